@@ -1,0 +1,75 @@
+"""What a benchmark suite offers the plugin.
+
+A suite knows how to list its items cheaply (for collection), how to build a context
+and its items on demand (on whichever worker runs them), how to answer offline, how to
+judge, and how to summarise records into metrics. It knows nothing of pytest.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar, Mapping, Sequence
+
+from ..protocols import Judge, ResponseModel
+from ..types import Context, Item
+
+
+@dataclass(frozen=True)
+class SuiteOptions:
+    """The part of the run's settings a suite reads."""
+
+    size: str
+    split: str | None
+    seeds: tuple[int, ...] | None
+    k: int
+    data_dir: Path | None
+    cache_dir: Path
+    bootstrap: int = 2000
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One item as collection sees it: no gold, nothing expensive."""
+
+    id: str
+    context_id: str
+    marks: tuple[str, ...]
+
+
+class Suite(ABC):
+    """Base class of the bundled suites; third-party suites implement the same methods."""
+
+    name: ClassVar[str]
+    #: every marker the suite may attach, with its description (registered for -m)
+    markers: ClassVar[Mapping[str, str]]
+    #: True when all contexts of a run share one namespace (memfail fills one store)
+    shared_store: ClassVar[bool] = False
+
+    def __init__(self, options: SuiteOptions) -> None:
+        self.options = options
+
+    @abstractmethod
+    def index(self) -> Sequence[IndexEntry]:
+        """All items of this run in a deterministic order, grouped by context."""
+
+    @abstractmethod
+    def context(self, context_id: str) -> Context:
+        """The sessions to store for one context."""
+
+    @abstractmethod
+    def item(self, item_id: str) -> Item:
+        """The full item (public view and private gold)."""
+
+    @abstractmethod
+    def reader(self) -> ResponseModel:
+        """The offline, deterministic response model of this suite."""
+
+    @abstractmethod
+    def judge(self) -> Judge:
+        """The deterministic judge of this suite."""
+
+    @abstractmethod
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Metrics with confidence intervals and breakdowns for one (suite, system) run."""

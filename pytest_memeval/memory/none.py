@@ -1,0 +1,30 @@
+"""`none`: the floor. Stores nothing, so every retrieval is empty."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..types import Memory, Message
+
+
+class NoMemory:
+    @classmethod
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "NoMemory":
+        if config:
+            raise ValueError(f"none takes no settings, got {sorted(config)}")
+        return cls()
+
+    def reset(self, namespace: str) -> None:
+        pass
+
+    def ingest(self, namespace: str, session: Sequence[Message]) -> None:
+        pass
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        return []
+
+    def dump(self, namespace: str) -> list[Memory] | None:
+        return []
+
+    def close(self) -> None:
+        pass

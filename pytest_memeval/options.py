@@ -1,0 +1,224 @@
+"""Command-line options and their validation into one immutable `Settings`.
+
+Option names are part of the public interface. Every bad value becomes a `ConfigError`
+with a one-line message; the plugin reports it as a pytest usage error (exit status 4).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .errors import ConfigError
+
+SIZES = ("smoke", "small", "full")
+SPLITS = ("train", "dev", "calibration", "test", "all")
+EMBEDDERS = ("minilm", "hashing")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated options of one run; shipped unchanged to xdist workers."""
+
+    memsystems: tuple[str, ...]
+    suites: tuple[str, ...]
+    size: str
+    split: str | None
+    seeds: tuple[int, ...] | None
+    k: int
+    responder: str
+    report: Path | None
+    data_dir: Path | None
+    embedder: str
+    cache_dir: Path
+    bootstrap: int
+
+    @property
+    def active(self) -> bool:
+        """The suites run only when at least one memory system is named."""
+        return bool(self.memsystems)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("memeval", "memory-system evaluation (pytest-memeval)")
+    group.addoption(
+        "--memsystem",
+        metavar="NAME[,NAME...]",
+        help="memory systems to evaluate: none, context, chroma, pkg.mod:Class, or a name from "
+        "the 'pytest_memeval.memsystems' entry points; several are compared item by item",
+    )
+    group.addoption(
+        "--memeval-suite",
+        metavar="NAME[,NAME...]",
+        help="benchmark suites to run (default: all available)",
+    )
+    group.addoption(
+        "--memeval-size",
+        default="smoke",
+        metavar="SIZE",
+        help="smoke (a few hundred items, for CI), small or full (default: smoke)",
+    )
+    group.addoption(
+        "--memeval-split",
+        metavar="SPLIT",
+        help="train, dev, calibration, test or all (default: test; all for --memeval-size=full)",
+    )
+    group.addoption(
+        "--memeval-seed",
+        metavar="N[,N...]",
+        help="generator seeds (default: each suite's published seeds)",
+    )
+    group.addoption("--memeval-k", default="10", metavar="K", help="retrieval depth (default: 10)")
+    group.addoption(
+        "--memeval-responder",
+        default="reader",
+        metavar="NAME",
+        help="response model: reader (offline, deterministic) (default: reader)",
+    )
+    group.addoption("--memeval-report", metavar="PATH", help="write the JSON report here")
+    group.addoption(
+        "--memeval-data",
+        metavar="DIR",
+        help="load a released benchmark layout from DIR instead of generating items",
+    )
+    group.addoption(
+        "--memeval-embedder",
+        default="minilm",
+        metavar="NAME",
+        help="embedder for built-in vector stores: minilm (all-MiniLM-L6-v2, offline) or "
+        "hashing (fast, dependency-free) (default: minilm)",
+    )
+    group.addoption(
+        "--memeval-cache-dir",
+        metavar="DIR",
+        help="cache for embeddings, item indexes and fitted readers "
+        "(default: $MEMEVAL_CACHE_DIR or ~/.cache/pytest-memeval)",
+    )
+    group.addoption(
+        "--memeval-bootstrap",
+        default="2000",
+        metavar="B",
+        help="bootstrap resamples for confidence intervals (default: 2000)",
+    )
+
+
+def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settings:
+    """Validate the raw options; `suite_names` are the suites this installation offers."""
+    opt = config.getoption
+    size = _choice("--memeval-size", opt("memeval_size"), SIZES)
+    split = opt("memeval_split")
+    if split is not None:
+        split = _choice("--memeval-split", split, SPLITS)
+    return Settings(
+        memsystems=_names("--memsystem", opt("memsystem")),
+        suites=_suites(opt("memeval_suite"), suite_names),
+        size=size,
+        split=split,
+        seeds=_seeds(opt("memeval_seed")),
+        k=_positive_int("--memeval-k", opt("memeval_k")),
+        responder=_responder(opt("memeval_responder")),
+        report=_writable_file("--memeval-report", opt("memeval_report")),
+        data_dir=_readable_dir("--memeval-data", opt("memeval_data")),
+        embedder=_choice("--memeval-embedder", opt("memeval_embedder"), EMBEDDERS),
+        cache_dir=_cache_dir(opt("memeval_cache_dir")),
+        bootstrap=_positive_int("--memeval-bootstrap", opt("memeval_bootstrap")),
+    )
+
+
+def _names(option: str, raw: str | None) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    names = tuple(name.strip() for name in raw.split(","))
+    if not all(names):
+        raise ConfigError(f"{option}: empty name in {raw!r}")
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise ConfigError(f"{option}: {', '.join(duplicates)} named twice")
+    return names
+
+
+def _suites(raw: str | None, available: tuple[str, ...]) -> tuple[str, ...]:
+    if raw is None:
+        return available
+    names = _names("--memeval-suite", raw)
+    unknown = [name for name in names if name not in available]
+    if unknown:
+        raise ConfigError(
+            f"--memeval-suite: unknown suite {unknown[0]!r} (available: {', '.join(available)})"
+        )
+    return names
+
+
+def _choice(option: str, raw: str, choices: tuple[str, ...]) -> str:
+    if raw not in choices:
+        raise ConfigError(f"{option}: {raw!r} is not one of {', '.join(choices)}")
+    return raw
+
+
+def _positive_int(option: str, raw: str) -> int:
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{option}: {raw!r} is not an integer") from None
+    if value < 1:
+        raise ConfigError(f"{option}: must be at least 1, got {value}")
+    return value
+
+
+def _seeds(raw: str | None) -> tuple[int, ...] | None:
+    if raw is None:
+        return None
+    seeds = []
+    for part in _names("--memeval-seed", raw):
+        try:
+            seeds.append(int(part))
+        except ValueError:
+            raise ConfigError(f"--memeval-seed: {part!r} is not an integer") from None
+        if seeds[-1] < 0:
+            raise ConfigError(f"--memeval-seed: {part!r} is negative")
+    return tuple(seeds)
+
+
+def _responder(raw: str) -> str:
+    if raw == "reader":
+        return raw
+    raise ConfigError(f"--memeval-responder: unknown responder {raw!r} (available: reader)")
+
+
+def _writable_file(option: str, raw: str | None) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw).expanduser().resolve()
+    if path.is_dir():
+        raise ConfigError(f"{option}: {raw} is a directory, expected a file path")
+    if not path.parent.is_dir():
+        raise ConfigError(f"{option}: directory {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK):
+        raise ConfigError(f"{option}: directory {path.parent} is not writable")
+    return path
+
+
+def _readable_dir(option: str, raw: str | None) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw).expanduser().resolve()
+    if not path.is_dir():
+        raise ConfigError(f"{option}: {raw} is not a directory")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise ConfigError(f"{option}: {raw} is not readable")
+    return path
+
+
+def _cache_dir(raw: str | None) -> Path:
+    if raw is None:
+        raw = os.environ.get("MEMEVAL_CACHE_DIR")
+    if raw is None:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(base) / "pytest-memeval"
+    path = Path(raw).expanduser().resolve()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"--memeval-cache-dir: {raw} exists and is not a directory")
+    return path

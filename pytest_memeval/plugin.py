@@ -1,0 +1,122 @@
+"""pytest hooks of pytest-memeval (loaded through the `pytest11` entry point).
+
+Hooks only: options, collection of the bundled suites, parametrization, and on the
+controller the aggregation of records into the terminal summary and the JSON report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from . import collection
+from .errors import ConfigError
+from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
+    STATE_KEY,
+    memeval_item_id,
+    memeval_memsystem,
+    memeval_result,
+    memeval_state,
+)
+from .options import add_options, read_settings
+from .registry import available_suites, load_object
+from .report.collector import RecordCollector
+from .report.session_report import SessionReport
+from .state import RunState
+
+COLLECTOR_NAME = "memeval-collector"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Make `-n N` keep each context on one worker unless the user chose --dist themselves."""
+    if getattr(config.option, "dist", "no") == "load" and not _dist_given(config):
+        config.option.dist = "loadgroup"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "memeval(suite): run this test once per item of the named memeval suite"
+    )
+    try:
+        suites = available_suites()
+        settings = read_settings(config, tuple(suites))
+        state = RunState.from_settings(settings)
+        for name in suites:
+            _register_suite_markers(config, name, suites[name])
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[STATE_KEY] = state
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
+    if settings.active and config.args_source != pytest.Config.ArgsSource.ARGS:
+        config.args = [str(collection.bundled_suites_dir())]
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip bundled suite modules that --memeval-suite did not select."""
+    suite = collection.suite_of_module(collection_path)
+    if suite is None or STATE_KEY not in config.stash:
+        return None
+    settings = config.stash[STATE_KEY].settings
+    return True if settings.active and suite not in settings.suites else None
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marker = metafunc.definition.get_closest_marker("memeval")
+    if marker is None:
+        return
+    if not marker.args:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid}: @pytest.mark.memeval needs a suite name")
+    state = metafunc.config.stash[STATE_KEY]
+    if not state.settings.active:
+        skip = pytest.mark.skip(reason="no memory system: pass --memsystem=NAME to evaluate one")
+        metafunc.parametrize(collection.ITEM_ARG, [pytest.param("", marks=skip, id="no-memsystem")])
+        return
+    try:
+        suite = state.suite(marker.args[0])
+        if ":" in marker.args[0]:  # a suite named by import path registers its markers now
+            _register_suite_markers(metafunc.config, suite.name, marker.args[0])
+        entries = suite.index()
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    report = _session_report(config)
+    if report is not None:
+        report.write_terminal(terminalreporter)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    report = _session_report(session.config)
+    if report is not None:
+        report.write_files()
+
+
+def _session_report(config: pytest.Config) -> SessionReport | None:
+    collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+    if collector is None or STATE_KEY not in config.stash:
+        return None
+    state = config.stash[STATE_KEY]
+    if not state.settings.active:
+        return None
+    return SessionReport.for_config(config, state, collector)
+
+
+def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:
+    suite_class = load_object(target)
+    config.addinivalue_line("markers", f"{name}: an item of the memeval suite '{name}'")
+    for marker, description in suite_class.markers.items():
+        config.addinivalue_line("markers", f"{marker}: {description}")
+
+
+def _dist_given(config: pytest.Config) -> bool:
+    args = config.invocation_params.args
+    return any(a == "--dist" or a.startswith("--dist=") or a == "-d" or a == "--distload" for a in args)

@@ -1,0 +1,91 @@
+"""Names to objects: bundled suites, built-in memory systems and third-party plugins.
+
+Resolution imports lazily so that loading the plugin stays cheap (chromadb and torch are
+only imported when a run actually uses them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, Callable, Mapping
+
+from .errors import ConfigError
+
+SUITE_ENTRY_POINTS = "pytest_memeval.suites"
+MEMSYSTEM_ENTRY_POINTS = "pytest_memeval.memsystems"
+
+BUNDLED_SUITES: Mapping[str, str] = {
+    "multisource": "pytest_memeval.benchmarks.multisource.suite:MultisourceSuite",
+}
+
+BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
+    "none": "pytest_memeval.memory.none:NoMemory",
+    "context": "pytest_memeval.memory.context:ContextMemory",
+    "chroma": "pytest_memeval.memory.chroma:ChromaMemory",
+}
+
+_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A name and where it points, e.g. ('chroma', 'pytest_memeval.memory.chroma:ChromaMemory')."""
+
+    name: str
+    target: str
+
+    def load(self) -> Any:
+        return load_object(self.target)
+
+
+def load_object(target: str) -> Any:
+    module_name, _, attribute = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import {module_name!r} for {target!r}: {exc}") from None
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ConfigError(f"{module_name!r} has no attribute {attribute!r}") from None
+    return obj
+
+
+def available_suites() -> dict[str, str]:
+    """Bundled suites plus those registered by other packages."""
+    suites = dict(BUNDLED_SUITES)
+    for entry in entry_points(group=SUITE_ENTRY_POINTS):
+        suites.setdefault(entry.name, entry.value)
+    return suites
+
+
+def resolve_memsystem(name: str) -> Resolved:
+    """Map a --memsystem name to an import target, failing with a one-line ConfigError."""
+    if name in BUILTIN_MEMSYSTEMS:
+        return Resolved(name, BUILTIN_MEMSYSTEMS[name])
+    if ":" in name:
+        if not _IMPORT_PATH.match(name):
+            raise ConfigError(f"--memsystem: {name!r} is not of the form pkg.module:Class")
+        load_object(name)  # fail now, on the controller, rather than once per test
+        return Resolved(name, name)
+    for entry in entry_points(group=MEMSYSTEM_ENTRY_POINTS):
+        if entry.name == name:
+            return Resolved(name, entry.value)
+    known = sorted(set(BUILTIN_MEMSYSTEMS) | {e.name for e in entry_points(group=MEMSYSTEM_ENTRY_POINTS)})
+    raise ConfigError(
+        f"--memsystem: unknown memory system {name!r} (known: {', '.join(known)}; "
+        "or give pkg.module:Class)"
+    )
+
+
+def build_memsystem(resolved: Resolved, config: Mapping[str, Any], resources: Any) -> Any:
+    """Instantiate an adapter: `from_memeval(config, resources)` when it has one, else `cls(**config)`."""
+    factory: Callable[..., Any] = resolved.load()
+    from_memeval = getattr(factory, "from_memeval", None)
+    if from_memeval is not None:
+        return from_memeval(dict(config), resources)
+    return factory(**config)

@@ -1,0 +1,49 @@
+"""On the controller: gather the per-item records that workers ship as plain JSON."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+RECORD_PROPERTY = "memeval"
+
+
+@dataclass(frozen=True)
+class RunKey:
+    suite: str
+    memsystem: str
+    responder: str
+    suite_ref: str
+
+
+class RecordCollector:
+    """A pytest plugin object; records arrive once per item, with its teardown report."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        for name, value in report.user_properties:
+            if name == RECORD_PROPERTY:
+                self.records.append(json.loads(value))
+
+    def by_run(self) -> dict[RunKey, list[dict[str, Any]]]:
+        """Records grouped per (suite, system, responder), each group sorted by item id.
+
+        Sorting makes every aggregate independent of the order in which xdist workers
+        finished, so -n 2 and -n 0 give the same numbers to the last digit.
+        """
+        groups: dict[RunKey, list[dict[str, Any]]] = defaultdict(list)
+        for record in self.records:
+            groups[RunKey(record["suite"], record["memsystem"], record["responder"], record["suite_ref"])].append(record)
+        return {key: sorted(groups[key], key=lambda r: r["id"]) for key in sorted(groups, key=_order)}
+
+
+def _order(key: RunKey) -> tuple[str, str, str]:
+    return (key.suite, key.memsystem, key.responder)

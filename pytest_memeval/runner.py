@@ -1,0 +1,158 @@
+"""One item's way through the house: fill the context, retrieve, answer, judge, record.
+
+Everything a test needs is computed here, in fixture setup, so that a failing adapter or
+response model shows as a test *error* (never a score) and the test body only asserts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar
+
+from .errors import AdapterError, ResponseError
+from .memory.tokens import count_tokens
+from .protocols import Judge, MemorySystem, ResponseModel
+from .types import Answer, Context, Item, Memory, Verdict
+
+T = TypeVar("T")
+
+#: how many filled namespaces a worker keeps per memory system before resetting the oldest
+FILLED_NAMESPACES_KEPT = 4
+
+
+def namespace_for(suite: str, context_id: str) -> str:
+    """An opaque namespace: context ids carry seeds and difficulty, which must not leak."""
+    digest = hashlib.sha256(f"{suite}\0{context_id}".encode()).hexdigest()[:20]
+    return f"{suite}-{digest}"
+
+
+def call_adapter(system_name: str, method: str, call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except Exception as exc:  # adapters may raise anything; we report it in one line
+        raise AdapterError(f"memsystem {system_name!r} failed in {method}: {_describe(exc)}") from exc
+
+
+@dataclass
+class ContextFiller:
+    """Fills each namespace once per worker and keeps the most recent few filled."""
+
+    system_name: str
+    system: MemorySystem
+    filled: "OrderedDict[str, None]" = field(default_factory=OrderedDict)
+    ingest_seconds: float = 0.0
+
+    def ensure(self, namespace: str, build_context: Callable[[], Context]) -> None:
+        if namespace in self.filled:
+            self.filled.move_to_end(namespace)
+            return
+        context = build_context()
+        started = time.perf_counter()
+        call_adapter(self.system_name, "reset", lambda: self.system.reset(namespace))
+        for session in context.sessions:
+            call_adapter(self.system_name, "ingest", lambda s=session: self.system.ingest(namespace, s))
+        self.ingest_seconds += time.perf_counter() - started
+        self.filled[namespace] = None
+        while len(self.filled) > FILLED_NAMESPACES_KEPT:
+            oldest, _ = self.filled.popitem(last=False)
+            call_adapter(self.system_name, "reset", lambda: self.system.reset(oldest))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one test asserts on, plus the plain-JSON record shipped to the controller."""
+
+    item: Item
+    memories: tuple[Memory, ...]
+    answer: Answer
+    verdict: Verdict
+    record: dict[str, Any]
+
+
+def run_item(
+    suite_ref: str,
+    item: Item,
+    namespace: str,
+    system_name: str,
+    system: MemorySystem,
+    responder_name: str,
+    responder: ResponseModel,
+    judge: Judge,
+    k: int,
+) -> Outcome:
+    query = str(item.view.extra.get("query", item.view.question))
+    started = time.perf_counter()
+    memories = call_adapter(system_name, "retrieve", lambda: system.retrieve(namespace, query, k))
+    retrieved = time.perf_counter()
+    if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
+        raise AdapterError(f"memsystem {system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
+    if len(memories) > k:
+        raise AdapterError(f"memsystem {system_name!r} returned {len(memories)} memories for k={k}")
+    try:
+        answer = responder.answer(item.view, memories)
+    except Exception as exc:
+        raise ResponseError(f"responder {responder_name!r} failed: {_describe(exc)}") from exc
+    answered = time.perf_counter()
+    verdict = judge.score(item, answer)
+    record = base_record(suite_ref, item, system_name, responder_name)
+    record.update(
+        answer=answer.label,
+        abstained=answer.abstained,
+        valid=answer.valid,
+        correct=verdict.correct,
+        score=verdict.score,
+        n_memories=len(memories),
+        retrieved_tokens=sum(count_tokens(m.text) for m in memories),
+        retrieve_ms=round((retrieved - started) * 1000, 3),
+        answer_ms=round((answered - retrieved) * 1000, 3),
+        detail=dict(verdict.detail),
+    )
+    if not answer.valid:
+        record["raw"] = answer.raw
+    return Outcome(item, tuple(memories), answer, verdict, record)
+
+
+def base_record(suite_ref: str, item: Item, system_name: str, responder_name: str) -> dict[str, Any]:
+    """`suite_ref` is how the test named the suite (a name or pkg.module:Class), to find it again."""
+    return {
+        "id": item.id,
+        "suite": item.view.suite,
+        "suite_ref": suite_ref,
+        "memsystem": system_name,
+        "responder": responder_name,
+        "context": item.context_id,
+        "cluster": item.cluster,
+        "task": item.view.task,
+        "strata": dict(item.strata),
+        "gold": item.gold,
+        "error": None,
+    }
+
+
+def error_record(item: Item, system_name: str, responder_name: str, message: str) -> dict[str, Any]:
+    record = base_record(suite_ref, item, system_name, responder_name)
+    record.update(error=message, correct=None, answer=None, abstained=False, valid=False)
+    return record
+
+
+def failure_message(outcome: Outcome) -> str:
+    """Why an item failed, readable in a terminal without the report."""
+    view, answer = outcome.item.view, outcome.answer
+    lines = [
+        f"{outcome.item.id}: answered {answer.label!r}, expected {outcome.item.gold!r}"
+        + (" (abstained)" if answer.abstained else ""),
+        f"question: {view.question}",
+        f"memories retrieved: {len(outcome.memories)}",
+    ]
+    if outcome.verdict.reason:
+        lines.append(f"judge: {outcome.verdict.reason}")
+    return "\n".join(lines)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+

@@ -1,0 +1,95 @@
+"""Per-process state of a run: the suites, memory systems and response models, built lazily.
+
+Every pytest process (the controller and each xdist worker) has one `RunState`. Nothing
+here is shared between processes; what must agree (item ids, metrics) is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .benchmarks.base import Suite, SuiteOptions
+from .errors import ConfigError
+from .memory.resources import Resources
+from .options import Settings
+from .protocols import Judge, MemorySystem, ResponseModel
+from .registry import Resolved, available_suites, build_memsystem, load_object, resolve_memsystem
+from .runner import ContextFiller
+
+
+def suite_options(settings: Settings) -> SuiteOptions:
+    return SuiteOptions(
+        size=settings.size,
+        split=settings.split,
+        seeds=settings.seeds,
+        k=settings.k,
+        data_dir=settings.data_dir,
+        cache_dir=settings.cache_dir,
+        bootstrap=settings.bootstrap,
+    )
+
+
+def suite_target(name: str) -> str:
+    """A suite name (bundled or from an entry point) or a `pkg.module:Class` import path."""
+    if ":" in name:
+        return name
+    targets = available_suites()
+    if name not in targets:
+        raise ConfigError(f"unknown memeval suite {name!r} (available: {', '.join(targets)})")
+    return targets[name]
+
+
+@dataclass
+class RunState:
+    settings: Settings
+    memsystems: dict[str, Resolved]
+    _suites: dict[str, Suite] = field(default_factory=dict)
+    _systems: dict[str, MemorySystem] = field(default_factory=dict)
+    _fillers: dict[str, ContextFiller] = field(default_factory=dict)
+    _responders: dict[str, ResponseModel] = field(default_factory=dict)
+    _judges: dict[str, Judge] = field(default_factory=dict)
+    resources: Resources | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "RunState":
+        """Resolve every name now, so that a typo is a usage error before collection."""
+        return cls(settings, {name: resolve_memsystem(name) for name in settings.memsystems})
+
+    def suite(self, name: str) -> Suite:
+        if name not in self._suites:
+            suite_class: Callable[[SuiteOptions], Suite] = load_object(suite_target(name))
+            self._suites[name] = suite_class(suite_options(self.settings))
+        return self._suites[name]
+
+    def use_workdir(self, workdir: Path) -> None:
+        self.resources = Resources(workdir, self.settings.embedder, self.settings.cache_dir)
+
+    def filler(self, system_name: str) -> ContextFiller:
+        if system_name not in self._fillers:
+            if self.resources is None:
+                raise RuntimeError("RunState.use_workdir must be called before memory systems are built")
+            system = build_memsystem(self.memsystems[system_name], {}, self.resources)
+            self._systems[system_name] = system
+            self._fillers[system_name] = ContextFiller(system_name, system)
+        return self._fillers[system_name]
+
+    def responder(self, suite: Suite) -> ResponseModel:
+        if suite.name not in self._responders:
+            self._responders[suite.name] = suite.reader()
+        return self._responders[suite.name]
+
+    def judge(self, suite: Suite) -> Judge:
+        if suite.name not in self._judges:
+            self._judges[suite.name] = suite.judge()
+        return self._judges[suite.name]
+
+    def close(self) -> None:
+        for system in self._systems.values():
+            system.close()
+        self._systems.clear()
+        self._fillers.clear()
+        close_embedder: Any = getattr(self.resources and self.resources._embedder, "close", None)
+        if close_embedder is not None:
+            close_embedder()

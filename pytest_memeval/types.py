@@ -1,0 +1,96 @@
+"""Plain data that flows through one evaluation: context -> memories -> answer -> verdict.
+
+Everything here is immutable and JSON-friendly. The split between `ItemView` (public:
+what the memory system and the response model may see) and `Item` (adds the private
+gold and generator state) is the leakage boundary of the whole plugin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of a session written to memory."""
+
+    role: str
+    content: str
+    timestamp: str | None = None
+
+
+Session = Sequence[Message]
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One thing a memory system returned: its text, and its rank score if it has one."""
+
+    text: str
+    score: float | None = None
+    id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What one namespace is filled with before its items are asked (a persona, an episode)."""
+
+    id: str
+    sessions: tuple[tuple[Message, ...], ...]
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """The public face of an item: all a memory system or a response model may see.
+
+    `task` names the question template (e.g. multisource "A1"), which is part of the
+    question itself; item ids, gold, difficulty and seeds are never here.
+    """
+
+    suite: str
+    task: str
+    question: str
+    answer_space: tuple[str, ...] = ()
+    allow_abstain: bool = True
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Item:
+    """A benchmark item: its public view plus what only the judge may read."""
+
+    id: str
+    context_id: str
+    cluster: str
+    view: ItemView
+    gold: Any
+    strata: Mapping[str, str] = field(default_factory=dict)
+    private: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A response model's output.
+
+    `label` is the forced answer (recorded even when the model abstains, as the
+    multisource paper scores it); `valid` is False when the output could not be read,
+    in which case `label` is None and `raw` keeps the text for the report.
+    """
+
+    label: str | None
+    abstained: bool = False
+    valid: bool = True
+    raw: str = ""
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's decision on one answer."""
+
+    correct: bool | None
+    score: float | None = None
+    reason: str = ""
+    detail: Mapping[str, Any] = field(default_factory=dict)

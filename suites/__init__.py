@@ -1,0 +1,1 @@
+"""The bundled benchmark suites; installed as pytest_memeval.suites."""
