@@ -55,3 +55,24 @@ def parametrize(
     metafunc.parametrize(ITEM_ARG, params)
     if len(memsystems) > 1:
         metafunc.parametrize(SYSTEM_ARG, list(memsystems), ids=list(memsystems))
+
+
+def add_missing_group_suffixes(items: Sequence[pytest.Item]) -> None:
+    """Give each memeval item the '@<group>' nodeid suffix that xdist's loadgroup schedules by.
+
+    pytest-xdist <= 3.8 appends it by assigning `item._nodeid`, which pytest 9 no longer
+    reads (node ids became `NodeId` objects in `item._id`), so every item would be its own
+    group and each context would be filled on every worker. Items that already carry the
+    suffix are left alone, so this is a no-op once xdist handles pytest 9.
+    """
+    for item in items:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is None or item.get_closest_marker("memeval") is None or "@" in item.nodeid:
+            continue
+        nodeid = f"{item.nodeid}@{mark.args[0]}"
+        if hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(nodeid)
+        else:
+            item._nodeid = nodeid

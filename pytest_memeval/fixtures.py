@@ -70,8 +70,12 @@ def memeval_result(
             memeval_state.settings.k,
         )
     except MemevalError as exc:
-        _attach(request, error_record(suite_ref, item, memeval_memsystem, responder_name, str(exc)))
-        pytest.fail(str(exc), pytrace=False)
+        error = str(exc)
+    else:
+        error = None
+    if error is not None:  # failing outside the except block keeps the chained traceback out
+        _attach(request, error_record(suite_ref, item, memeval_memsystem, responder_name, error))
+        pytest.fail(error, pytrace=False)
     _attach(request, outcome.record)
     if not outcome.answer.valid:
         pytest.fail(f"{item.id}: invalid answer from {responder_name!r}: {outcome.answer.raw[:200]!r}", pytrace=False)

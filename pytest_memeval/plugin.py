@@ -7,6 +7,7 @@ controller the aggregation of records into the terminal summary and the JSON rep
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,17 +27,11 @@ from .report.session_report import SessionReport
 from .state import RunState
 
 COLLECTOR_NAME = "memeval-collector"
+GROUPED_BY_CONTEXT = "memeval_grouped_by_context"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Make `-n N` keep each context on one worker unless the user chose --dist themselves."""
-    if getattr(config.option, "dist", "no") == "load" and not _dist_given(config):
-        config.option.dist = "loadgroup"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -52,6 +47,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
+    _group_contexts_on_one_worker(config)
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
     if settings.active and config.args_source != pytest.Config.ArgsSource.ARGS:
@@ -117,6 +113,32 @@ def _register_suite_markers(config: pytest.Config, name: str, target: str) -> No
         config.addinivalue_line("markers", f"{marker}: {description}")
 
 
-def _dist_given(config: pytest.Config) -> bool:
+def _group_contexts_on_one_worker(config: pytest.Config) -> None:
+    """Make `-n N` send each context to one worker (xdist's loadgroup) unless --dist was chosen.
+
+    xdist turns `-n N` into `--dist load` in pytest_cmdline_main, before any
+    pytest_configure, so this is the first point where the choice can be refined. Workers
+    parse the command line again and would not know; `pytest_configure_node` tells them.
+    """
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        if workerinput.get(GROUPED_BY_CONTEXT):
+            config.option.loadgroup = True
+        return
+    if getattr(config.option, "dist", "no") != "load":
+        return
     args = config.invocation_params.args
-    return any(a == "--dist" or a.startswith("--dist=") or a == "-d" or a == "--distload" for a in args)
+    if not any(a in ("--dist", "-d", "--distload") or a.startswith("--dist=") for a in args):
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller hook: tell each worker that items are grouped by context."""
+    node.workerinput[GROUPED_BY_CONTEXT] = node.config.getvalue("dist") == "loadgroup"
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if getattr(config.option, "loadgroup", False):  # set on xdist workers only
+        collection.add_missing_group_suffixes(items)

@@ -132,7 +132,9 @@ def base_record(suite_ref: str, item: Item, system_name: str, responder_name: st
     }
 
 
-def error_record(item: Item, system_name: str, responder_name: str, message: str) -> dict[str, Any]:
+def error_record(
+    suite_ref: str, item: Item, system_name: str, responder_name: str, message: str
+) -> dict[str, Any]:
     record = base_record(suite_ref, item, system_name, responder_name)
     record.update(error=message, correct=None, answer=None, abstained=False, valid=False)
     return record

@@ -1,0 +1,35 @@
+"""Helpers shared by the plugin's own tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+REPO_DIR = TESTS_DIR.parent
+
+
+def shared_dir() -> Path:
+    """../shared next to the checkout (the papers' reference data); may be absent."""
+    return Path(os.environ.get("MEMEVAL_SHARED_DIR", REPO_DIR.parent / "shared"))
+
+
+@pytest.fixture
+def toy_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.Pytester:
+    """A pytester project with the toy suite importable (also by xdist workers) and a private cache."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "memeval-cache"))
+    pytester.syspathinsert(TESTS_DIR)
+    pytester.makepyfile(
+        test_toy="""
+        import pytest
+        from pytest_memeval import check
+
+        @pytest.mark.memeval("toysuite:ToySuite")
+        def test_toy(memeval_result):
+            check(memeval_result)
+        """
+    )
+    return pytester

@@ -1,0 +1,99 @@
+"""The plugin end to end on a toy suite: collection, outcomes, errors, records, xdist."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+
+def test_items_become_parametrized_tests_with_readable_ids(toy_pytester: pytest.Pytester) -> None:
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["test_toy.py::test_toy[ada-colour]", "test_toy.py::test_toy[dev-pet]", "12 tests collected*"])
+
+
+def test_several_systems_parametrize_every_item(toy_pytester: pytest.Pytester) -> None:
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["test_toy.py::test_toy[ada-colour-context]", "test_toy.py::test_toy[ada-colour-none]", "24 tests collected*"])
+
+
+def test_markers_select_items_under_strict_markers(toy_pytester: pytest.Pytester) -> None:
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "--strict-markers", "-m", "toy_pet", "-q")
+    result.assert_outcomes(passed=4, deselected=8)
+
+
+def test_outcomes_and_failure_message(toy_pytester: pytest.Pytester) -> None:
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=none", "-q", "-k", "ada-colour")
+    result.assert_outcomes(failed=1, deselected=11)
+    result.stdout.fnmatch_lines(
+        ["*ada-colour: answered None, expected 'red' (abstained)", "*question: What is the colour of ada?", "*memories retrieved: 0"]
+    )
+
+
+def test_without_memsystem_a_memeval_test_is_skipped_with_a_reason(toy_pytester: pytest.Pytester) -> None:
+    result = toy_pytester.runpytest("test_toy.py", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*pass --memsystem=NAME*"])
+
+
+@pytest.mark.parametrize(
+    "adapter, message",
+    [
+        ("FailingRetrieve", "memsystem 'faulty_adapters:FailingRetrieve' failed in retrieve: ConnectionError: store unreachable"),
+        ("FailingIngest", "memsystem 'faulty_adapters:FailingIngest' failed in ingest: RuntimeError: disk full"),
+        ("TooMany", "returned 11 memories for k=10"),
+        ("WrongType", "retrieve returned list, expected list[Memory]"),
+    ],
+)
+def test_adapter_failures_are_errors_not_scores(toy_pytester: pytest.Pytester, adapter: str, message: str) -> None:
+    report = toy_pytester.path / "report.json"
+    result = toy_pytester.runpytest("test_toy.py", f"--memsystem=faulty_adapters:{adapter}", f"--memeval-report={report}", "-k", "ada-colour")
+    result.assert_outcomes(errors=1, deselected=11)
+    assert message in result.stdout.str()
+    assert "second line of detail" not in result.stdout.str()
+    data = json.loads(report.read_text())
+    (run,) = data["runs"]
+    assert (run["n_items"], run["n_errors"], run["n_scored"]) == (1, 1, 0)
+    assert run["metrics"] == {}
+    assert message in data["records"][0]["error"] and data["records"][0]["correct"] is None
+
+
+def test_json_report_has_runs_and_records(toy_pytester: pytest.Pytester) -> None:
+    report = toy_pytester.path / "report.json"
+    toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", f"--memeval-report={report}").assert_outcomes(passed=12, failed=12)
+    data = json.loads(report.read_text())
+    assert data["schema"] == "memeval-report/1"
+    assert [(r["memsystem"], r["n_items"], r["metrics"]["accuracy"]["value"]) for r in data["runs"]] == [
+        ("context", 12, 1.0),
+        ("none", 12, 0.0),
+    ]
+    assert len(data["records"]) == 24
+    assert {r["id"] for r in data["records"] if r["memsystem"] == "none"} == {
+        r["id"] for r in data["records"] if r["memsystem"] == "context"
+    }
+
+
+def _run_report(pytester: pytest.Pytester, *args: str) -> dict:
+    report = pytester.path / f"report{len(args)}.json"
+    result = pytester.runpytest_subprocess("test_toy.py", "--memsystem=chroma,context", "--memeval-embedder=hashing", f"--memeval-report={report}", *args)
+    assert result.ret in (0, 1), result.stdout.str()
+    return json.loads(report.read_text())
+
+
+def test_xdist_gives_the_same_records_and_metrics(toy_pytester: pytest.Pytester) -> None:
+    serial = _run_report(toy_pytester)
+    parallel = _run_report(toy_pytester, "-n", "2")
+    strip = lambda records: [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in records]  # noqa: E731
+    assert serial["runs"] == parallel["runs"]
+    assert strip(serial["records"]) == strip(parallel["records"])
+
+
+def test_xdist_fills_each_context_once(toy_pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "fills.log"
+    monkeypatch.setenv("MEMEVAL_FILL_LOG", str(log))
+    result = toy_pytester.runpytest_subprocess("test_toy.py", "--memsystem=faulty_adapters:CountingContext", "-n", "2", "-v")
+    result.assert_outcomes(passed=12)
+    fills = log.read_text().split()
+    # one reset per fill: four contexts, each filled once in the whole run
+    assert len(fills) == len(set(fills)) == 4
