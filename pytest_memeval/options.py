@@ -7,8 +7,10 @@ with a one-line message; the plugin reports it as a pytest usage error (exit sta
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping
 
 import pytest
 
@@ -35,6 +37,8 @@ class Settings:
     embedder: str
     cache_dir: Path
     bootstrap: int
+    #: per memory system: settings from --memsystem-config (TOML table named like the system)
+    memsystem_config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def active(self) -> bool:
@@ -98,6 +102,11 @@ def add_options(parser: pytest.Parser) -> None:
         "(default: $MEMEVAL_CACHE_DIR or ~/.cache/pytest-memeval)",
     )
     group.addoption(
+        "--memsystem-config",
+        metavar="PATH",
+        help="TOML file with one table of adapter settings per memory system, e.g. [chroma] host = ...",
+    )
+    group.addoption(
         "--memeval-bootstrap",
         default="2000",
         metavar="B",
@@ -112,8 +121,9 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
     split = opt("memeval_split")
     if split is not None:
         split = _choice("--memeval-split", split, SPLITS)
+    memsystems = _names("--memsystem", opt("memsystem"))
     return Settings(
-        memsystems=_names("--memsystem", opt("memsystem")),
+        memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
         size=size,
         split=split,
@@ -125,6 +135,7 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         embedder=_choice("--memeval-embedder", opt("memeval_embedder"), EMBEDDERS),
         cache_dir=_cache_dir(opt("memeval_cache_dir")),
         bootstrap=_positive_int("--memeval-bootstrap", opt("memeval_bootstrap")),
+        memsystem_config=_memsystem_config(opt("memsystem_config"), memsystems),
     )
 
 
@@ -222,3 +233,28 @@ def _cache_dir(raw: str | None) -> Path:
     if path.exists() and not path.is_dir():
         raise ConfigError(f"--memeval-cache-dir: {raw} exists and is not a directory")
     return path
+
+
+def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Tables of the TOML file, keyed by memory-system name; a table for a system not run is an error."""
+    if raw is None:
+        return {}
+    path = Path(raw).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--memsystem-config: cannot read {raw}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"--memsystem-config: {raw} is not valid TOML: {exc}") from None
+    config: dict[str, dict[str, Any]] = {}
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"--memsystem-config: {raw}: '{name}' must be a table like [{name}]")
+        if name not in memsystems:
+            raise ConfigError(
+                f"--memsystem-config: {raw} has settings for '{name}', which is not in --memsystem"
+            )
+        config[name] = table
+    return config

@@ -7,6 +7,7 @@ only imported when a run actually uses them).
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -80,6 +81,55 @@ def resolve_memsystem(name: str) -> Resolved:
         f"--memsystem: unknown memory system {name!r} (known: {', '.join(known)}; "
         "or give pkg.module:Class)"
     )
+
+
+def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
+    """Reject settings the adapter does not take, or of the wrong type, before any test runs.
+
+    The adapter's constructor signature is the schema: keyword names must exist and values
+    must match simple annotations (str, int, float, bool, and optionals of them).
+    """
+    factory = resolved.load()
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return
+    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    for key, value in settings.items():
+        parameter = parameters.get(key)
+        if parameter is None or key in _PROVIDED_BY_PLUGIN:
+            if accepts_any and key not in _PROVIDED_BY_PLUGIN:
+                continue
+            known = ", ".join(k for k in parameters if k not in _PROVIDED_BY_PLUGIN and k != "self")
+            raise ConfigError(
+                f"--memsystem-config [{resolved.name}]: unknown setting {key!r} (settings: {known or 'none'})"
+            )
+        expected = _simple_types(parameter.annotation)
+        if expected and not _matches(value, expected):
+            names = " or ".join(t.__name__ for t in expected)
+            raise ConfigError(
+                f"--memsystem-config [{resolved.name}]: {key} must be {names}, got {value!r}"
+            )
+
+
+_PROVIDED_BY_PLUGIN = frozenset({"embedder", "resources"})
+_SIMPLE = {"str": str, "int": int, "float": float, "bool": bool, "Path": str}
+
+
+def _simple_types(annotation: Any) -> tuple[type, ...]:
+    """(int,) for 'int', (str,) for 'str | None', () when the annotation is not simple."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    parts = [part.strip() for part in str(text).split("|") if part.strip() != "None"]
+    types = tuple(_SIMPLE[part] for part in parts if part in _SIMPLE)
+    return types if len(types) == len(parts) else ()
+
+
+def _matches(value: Any, expected: tuple[type, ...]) -> bool:
+    if isinstance(value, bool) and bool not in expected:
+        return False  # TOML true must not pass for an int setting
+    if float in expected and isinstance(value, int):
+        return True
+    return isinstance(value, expected)
 
 
 def build_memsystem(resolved: Resolved, config: Mapping[str, Any], resources: Any) -> Any:

@@ -15,7 +15,14 @@ from .errors import ConfigError
 from .memory.resources import Resources
 from .options import Settings
 from .protocols import Judge, MemorySystem, ResponseModel
-from .registry import Resolved, available_suites, build_memsystem, load_object, resolve_memsystem
+from .registry import (
+    Resolved,
+    available_suites,
+    build_memsystem,
+    check_settings,
+    load_object,
+    resolve_memsystem,
+)
 from .runner import ContextFiller
 
 
@@ -55,7 +62,10 @@ class RunState:
     @classmethod
     def from_settings(cls, settings: Settings) -> "RunState":
         """Resolve every name now, so that a typo is a usage error before collection."""
-        return cls(settings, {name: resolve_memsystem(name) for name in settings.memsystems})
+        memsystems = {name: resolve_memsystem(name) for name in settings.memsystems}
+        for name, resolved in memsystems.items():
+            check_settings(resolved, settings.memsystem_config.get(name, {}))
+        return cls(settings, memsystems)
 
     def suite(self, name: str) -> Suite:
         if name not in self._suites:
@@ -70,7 +80,8 @@ class RunState:
         if system_name not in self._fillers:
             if self.resources is None:
                 raise RuntimeError("RunState.use_workdir must be called before memory systems are built")
-            system = build_memsystem(self.memsystems[system_name], {}, self.resources)
+            settings = self.settings.memsystem_config.get(system_name, {})
+            system = build_memsystem(self.memsystems[system_name], settings, self.resources)
             self._systems[system_name] = system
             self._fillers[system_name] = ContextFiller(system_name, system)
         return self._fillers[system_name]

@@ -65,3 +65,28 @@ def test_options_are_documented_in_help(pytester: pytest.Pytester) -> None:
         "--memeval-embedder",
     ]:
         result.stdout.fnmatch_lines([f"*{option}*"])
+
+
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ('[chroma]\nchunk_tokens = "big"\n', "--memsystem-config [chroma]: chunk_tokens must be int, got 'big'"),
+        ("[chroma]\nchunk_tokens = true\n", "--memsystem-config [chroma]: chunk_tokens must be int, got True"),
+        ("[chroma]\nprot = 1\n", "--memsystem-config [chroma]: unknown setting 'prot' (settings: path, host, port"),
+        ("[context]\ntoken_budget = 10\n", "has settings for 'context', which is not in --memsystem"),
+        ("[chroma\n", "is not valid TOML"),
+        ("chroma = 3\n", "'chroma' must be a table like [chroma]"),
+    ],
+)
+def test_bad_memsystem_config(pytester: pytest.Pytester, toml: str, message: str) -> None:
+    config = pytester.makefile(".toml", memsystems=toml)
+    result = pytester.runpytest_subprocess("--memsystem=chroma", f"--memsystem-config={config}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert len([line for line in result.errlines if line.strip()]) == 1
+    assert message in result.errlines[0]
+
+
+def test_unreadable_memsystem_config(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--memsystem=chroma", "--memsystem-config=missing.toml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --memsystem-config: cannot read missing.toml: No such file or directory"])
