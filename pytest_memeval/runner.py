@@ -89,8 +89,6 @@ def run_item(
     retrieved = time.perf_counter()
     if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
         raise AdapterError(f"memsystem {system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
-    if len(memories) > k:
-        raise AdapterError(f"memsystem {system_name!r} returned {len(memories)} memories for k={k}")
     try:
         answer = responder.answer(item.view, memories)
     except Exception as exc:
@@ -109,6 +107,7 @@ def run_item(
         retrieve_ms=round((retrieved - started) * 1000, 3),
         answer_ms=round((answered - retrieved) * 1000, 3),
         detail=dict(verdict.detail),
+        answer_detail=dict(answer.detail),
     )
     if not answer.valid:
         record["raw"] = answer.raw

@@ -18,11 +18,6 @@ class FailingIngest(ContextMemory):
         raise RuntimeError("disk full")
 
 
-class TooMany(ContextMemory):
-    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
-        return [Memory(text="x")] * (k + 1)
-
-
 class WrongType(ContextMemory):
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:  # type: ignore[override]
         return ["a string is not a Memory"]  # type: ignore[list-item]

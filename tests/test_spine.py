@@ -42,7 +42,6 @@ def test_without_memsystem_a_memeval_test_is_skipped_with_a_reason(toy_pytester:
     [
         ("FailingRetrieve", "memsystem 'faulty_adapters:FailingRetrieve' failed in retrieve: ConnectionError: store unreachable"),
         ("FailingIngest", "memsystem 'faulty_adapters:FailingIngest' failed in ingest: RuntimeError: disk full"),
-        ("TooMany", "returned 11 memories for k=10"),
         ("WrongType", "retrieve returned list, expected list[Memory]"),
     ],
 )
