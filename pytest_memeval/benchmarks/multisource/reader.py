@@ -1,0 +1,67 @@
+"""The offline reader: answers a question from retrieved text alone.
+
+It parses whatever records the memory returned back into per-source evidence, reads
+each source's direct answer (the paper's atoms), resolves the atoms with Naive Bayes
+Fusion fitted on the train split and abstains when the posterior margin is below the
+threshold picked on the calibration split. It never sees the item id, the persona or the
+gold: only the public view and the memories.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from ...types import Answer, ItemView, Memory
+from .atoms import source_atoms
+from .catalog import Catalog, _read_json, _write_json
+from .generator import public_sources
+from .nbf import NBFModel, calibrate_theta, fit_nbf
+from .parse import parse_records
+
+
+class MultisourceReader:
+    def __init__(self, model: NBFModel) -> None:
+        self.model = model
+
+    def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
+        atoms = source_atoms(parse_records([m.text for m in memories]))[view.task]
+        prediction = self.model.predict(view.task, atoms)
+        return Answer(
+            label=prediction.label,
+            abstained=not prediction.answered,
+            detail={
+                "margin": round(prediction.margin, 6),
+                "sources_with_evidence": prediction.n_active,
+                "atoms": dict(sorted(atoms.items())),
+            },
+        )
+
+
+def fitted_model(catalog: Catalog) -> NBFModel:
+    """NBF fitted on the train split and calibrated on the calibration split of the run's seeds.
+
+    Cached on disk per data origin and seeds; the reader of a run never depends on which
+    items were selected (size, split or -k), only on the training data.
+    """
+    seeds = "-".join(str(s) for s in catalog.seeds)
+    path = catalog.cache_path(f"nbf-{seeds}.json")
+    cached = _read_json(path)
+    if cached is not None:
+        return NBFModel.from_json(cached)
+    train_atoms, train_gold = _atoms_and_gold(catalog, "train")
+    model = fit_nbf(train_atoms, train_gold)
+    calibration_atoms, calibration_gold = _atoms_and_gold(catalog, "calibration")
+    calibrate_theta(model, calibration_atoms, calibration_gold)
+    _write_json(path, json.loads(json.dumps(model.to_json())))
+    return model
+
+
+def _atoms_and_gold(catalog: Catalog, split: str) -> tuple[list, list]:
+    atoms, gold = [], []
+    for persona in catalog.personas(catalog.of_split(split)):
+        atoms.append(source_atoms(public_sources(persona)))
+        gold.append(persona.answers)
+    if not atoms:
+        raise ValueError(f"no {split} personas to fit the multisource reader on")
+    return atoms, gold

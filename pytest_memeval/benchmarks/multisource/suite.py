@@ -1,0 +1,108 @@
+"""The multisource suite: selective QA over conflicting multi-source personal memory (seed 000).
+
+One item per (seed, persona, question). A persona's context is its natural-language
+memory: the profile, then one entry per day of each of the four daily sources, one
+session per source. The reader answers from what the memory system returns.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, Mapping, Sequence
+
+from ...types import Answer, Context, Item, ItemView, Message, Verdict
+from ..base import IndexEntry, Suite, SuiteOptions
+from .catalog import Catalog, context_id, split_item_id
+from .markers import marker_descriptions, question_marks
+from .questions import QUESTIONS
+from .reader import MultisourceReader, fitted_model
+from .render import render_units, units_from_markdown
+from .summary import compare, summarize
+
+
+class ExactLabelJudge:
+    """Correct when the forced answer is the gold label; edge labels are answers, not SKIPs."""
+
+    def score(self, item: Item, answer: Answer) -> Verdict:
+        correct = answer.label == item.gold
+        return Verdict(
+            correct=correct,
+            score=float(correct),
+            reason="" if correct else f"gold {item.gold!r} ({item.private['derivation']})",
+            detail={"source_unreachable": item.private["source_unreachable"]},
+        )
+
+
+class MultisourceSuite(Suite):
+    name = "multisource"
+    markers = marker_descriptions()
+    metric_names = ("accuracy", "coverage", "selective_accuracy", "f05")
+
+    def __init__(self, options: SuiteOptions) -> None:
+        super().__init__(options)
+        self.catalog = Catalog(options)
+
+    def index(self) -> list[IndexEntry]:
+        refs = self.catalog.selected()
+        facts = self.catalog.facts(refs)
+        entries = []
+        for ref in refs:
+            context = context_id(ref)
+            persona_facts = facts[(ref.seed, ref.persona_id)]
+            for qid, question in QUESTIONS.items():
+                gold = persona_facts.gold[qid]
+                marks = question_marks(question, ref.difficulty, gold, qid in persona_facts.unreachable)
+                entries.append(IndexEntry(f"{context}-{qid}", context, marks))
+        return entries
+
+    def context(self, context_id: str) -> Context:
+        persona = self.catalog.persona(self.catalog.ref(context_id))
+        if persona.nl_render is not None:
+            units = units_from_markdown(persona.nl_render)
+        else:
+            units = render_units(persona.sources)
+        sessions: dict[str, list[Message]] = {}
+        for source, text in units:
+            sessions.setdefault(source, []).append(Message(role="user", content=text))
+        return Context(context_id, tuple(tuple(messages) for messages in sessions.values()))
+
+    def item(self, item_id: str) -> Item:
+        context, qid = split_item_id(item_id)
+        ref = self.catalog.ref(context)
+        persona = self.catalog.persona(ref)
+        question = QUESTIONS[qid]
+        gold = persona.ground_truth[qid]
+        unreachable = qid in self.catalog.facts([ref])[(ref.seed, ref.persona_id)].unreachable
+        return Item(
+            id=item_id,
+            context_id=context,
+            cluster=context,
+            view=ItemView(
+                suite=self.name, task=qid, question=question.text, answer_space=question.answer_space
+            ),
+            gold=gold["answer"],
+            strata={
+                "type": question.type_letter,
+                "difficulty": ref.difficulty,
+                "topic": question.topic,
+                "seed": str(ref.seed),
+                "split": ref.split,
+            },
+            private={"derivation": gold.get("derivation_detail", ""), "source_unreachable": unreachable},
+        )
+
+    def reader(self) -> MultisourceReader:
+        return MultisourceReader(self._model)
+
+    @cached_property
+    def _model(self):  # type: ignore[no-untyped-def]
+        return fitted_model(self.catalog)
+
+    def judge(self) -> ExactLabelJudge:
+        return ExactLabelJudge()
+
+    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        return summarize(records, self.options.bootstrap)
+
+    def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+        return compare(a, b, self.options.bootstrap)
