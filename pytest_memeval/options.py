@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import pytest
 
 from .errors import ConfigError
+from .report.gates import Gate, parse_gate
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
@@ -39,6 +40,10 @@ class Settings:
     bootstrap: int
     #: per memory system: settings from --memsystem-config (TOML table named like the system)
     memsystem_config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    baseline: Path | None = None
+    gates: tuple[Gate, ...] = ()
+    max_errors: int = 0
+    html: Path | None = None
 
     @property
     def active(self) -> bool:
@@ -107,6 +112,27 @@ def add_options(parser: pytest.Parser) -> None:
         help="TOML file with one table of adapter settings per memory system, e.g. [chroma] host = ...",
     )
     group.addoption(
+        "--memeval-baseline",
+        metavar="PATH",
+        help="an earlier --memeval-report JSON: pair its items with this run's and report the differences",
+    )
+    group.addoption(
+        "--memeval-gate",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="a CI gate, repeatable: multisource.accuracy>=0.75, ci:multisource.accuracy>=0.75 "
+        "(on the CI bound) or multisource.accuracy:no-regression[=MARGIN] (against --memeval-baseline); "
+        "with gates, they decide the exit status",
+    )
+    group.addoption(
+        "--memeval-max-errors",
+        default="0",
+        metavar="N",
+        help="items that may end in an error or an invalid answer before the run fails (default: 0)",
+    )
+    group.addoption("--memeval-html", metavar="PATH", help="write a self-contained HTML report here")
+    group.addoption(
         "--memeval-bootstrap",
         default="2000",
         metavar="B",
@@ -136,6 +162,10 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         cache_dir=_cache_dir(opt("memeval_cache_dir")),
         bootstrap=_positive_int("--memeval-bootstrap", opt("memeval_bootstrap")),
         memsystem_config=_memsystem_config(opt("memsystem_config"), memsystems),
+        baseline=_readable_file("--memeval-baseline", opt("memeval_baseline")),
+        gates=_gates(opt("memeval_gate"), opt("memeval_baseline")),
+        max_errors=_non_negative_int("--memeval-max-errors", opt("memeval_max_errors")),
+        html=_writable_file("--memeval-html", opt("memeval_html")),
     )
 
 
@@ -177,6 +207,35 @@ def _positive_int(option: str, raw: str) -> int:
     if value < 1:
         raise ConfigError(f"{option}: must be at least 1, got {value}")
     return value
+
+
+def _non_negative_int(option: str, raw: str) -> int:
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{option}: {raw!r} is not an integer") from None
+    if value < 0:
+        raise ConfigError(f"{option}: must not be negative, got {value}")
+    return value
+
+
+def _gates(raw: list[str], baseline: str | None) -> tuple[Gate, ...]:
+    gates = tuple(parse_gate(expression) for expression in raw)
+    for gate in gates:
+        if gate.needs_baseline and baseline is None:
+            raise ConfigError(f"--memeval-gate: {gate.expression!r} needs --memeval-baseline")
+    return gates
+
+
+def _readable_file(option: str, raw: str | None) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw).expanduser().resolve()
+    if not path.is_file():
+        raise ConfigError(f"{option}: {raw} is not a file")
+    if not os.access(path, os.R_OK):
+        raise ConfigError(f"{option}: {raw} is not readable")
+    return path
 
 
 def _seeds(raw: str | None) -> tuple[int, ...] | None:

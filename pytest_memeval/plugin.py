@@ -22,11 +22,15 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
 )
 from .options import add_options, read_settings
 from .registry import available_suites, load_object
+from .report.baseline import load_baseline
 from .report.collector import RecordCollector
+from .report.gates import Gate
 from .report.session_report import SessionReport
 from .state import RunState
 
 COLLECTOR_NAME = "memeval-collector"
+REPORT_KEY = pytest.StashKey[SessionReport]()
+REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPED_BY_CONTEXT = "memeval_grouped_by_context"
 
 
@@ -44,6 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
         state = RunState.from_settings(settings)
         for name in suites:
             _register_suite_markers(config, name, suites[name])
+        _check_gates(settings.gates, suites)
+        if settings.baseline is not None and not hasattr(config, "workerinput"):
+            state.baseline = load_baseline(settings.baseline)
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
@@ -84,26 +91,42 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems)
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    report = _session_report(config)
-    if report is not None:
-        report.write_terminal(terminalreporter)
-
-
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    report = _session_report(session.config)
-    if report is not None:
-        report.write_files()
-
-
-def _session_report(config: pytest.Config) -> SessionReport | None:
+    """On the controller: aggregate once, write the files, and let gates set the exit status."""
+    config = session.config
     collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-    if collector is None or STATE_KEY not in config.stash:
-        return None
-    state = config.stash[STATE_KEY]
-    if not state.settings.active:
-        return None
-    return SessionReport.for_config(config, state, collector)
+    if collector is None or STATE_KEY not in config.stash or not config.stash[STATE_KEY].settings.active:
+        return
+    try:
+        report = SessionReport.build(config.stash[STATE_KEY], collector)
+    except ConfigError as exc:  # e.g. an unreadable baseline: one line, and the run fails
+        config.stash[REPORT_ERROR_KEY] = str(exc)
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        return
+    config.stash[REPORT_KEY] = report
+    report.write_files()
+    session.exitstatus = report.exit_status(session.exitstatus)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if REPORT_ERROR_KEY in config.stash:
+        terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
+    if REPORT_KEY in config.stash:
+        config.stash[REPORT_KEY].write_terminal(terminalreporter)
+
+
+def _check_gates(gates: tuple[Gate, ...], suites: dict[str, str]) -> None:
+    """Metric names of known suites are checked now; a suite named only by a test file's
+    import path is known at the end, where a gate that matched no run fails."""
+    for gate in gates:
+        if gate.suite not in suites:
+            continue
+        names = load_object(suites[gate.suite]).metric_names
+        if gate.metric not in names:
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r}: {gate.suite} has no metric {gate.metric!r} "
+                f"(metrics: {', '.join(names)})"
+            )
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:

@@ -26,6 +26,7 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "none": "pytest_memeval.memory.none:NoMemory",
     "context": "pytest_memeval.memory.context:ContextMemory",
     "chroma": "pytest_memeval.memory.chroma:ChromaMemory",
+    "mem0": "pytest_memeval.memory.mem0:Mem0Memory",
 }
 
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")

@@ -58,6 +58,8 @@ class RunState:
     _responders: dict[str, ResponseModel] = field(default_factory=dict)
     _judges: dict[str, Judge] = field(default_factory=dict)
     resources: Resources | None = None
+    #: records of --memeval-baseline, read on the controller only
+    baseline: list[dict[str, Any]] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "RunState":

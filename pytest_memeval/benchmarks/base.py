@@ -46,6 +46,8 @@ class Suite(ABC):
     markers: ClassVar[Mapping[str, str]]
     #: True when all contexts of a run share one namespace (memfail fills one store)
     shared_store: ClassVar[bool] = False
+    #: the metrics of `summarize` that gates and comparisons may name
+    metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
@@ -73,3 +75,30 @@ class Suite(ABC):
     @abstractmethod
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Metrics with confidence intervals and breakdowns for one (suite, system) run."""
+
+    def compare(
+        self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        """Paired differences a - b of the headline metrics; records are aligned item by item.
+
+        The default fits a success rate: exact McNemar on the binary outcomes for the
+        p-value, a paired cluster bootstrap for the interval. Suites with macro or graded
+        metrics override it.
+        """
+        from ..stats import mcnemar_exact, minimum_detectable_effect_binary, paired_bootstrap_mean
+
+        correct_a = [bool(r["correct"]) for r in a]
+        correct_b = [bool(r["correct"]) for r in b]
+        clusters = [r["cluster"] for r in a]
+        interval = paired_bootstrap_mean(correct_a, correct_b, clusters, n_resamples=self.options.bootstrap)
+        return {
+            "accuracy": {
+                "estimate_a": interval.estimate_a,
+                "estimate_b": interval.estimate_b,
+                "difference": interval.difference,
+                "ci": list(interval.ci),
+                "p_value": mcnemar_exact(correct_a, correct_b).p_value,
+                "test": "mcnemar_exact",
+                "mde": minimum_detectable_effect_binary(correct_a, correct_b, clusters).mde,
+            }
+        }

@@ -1,9 +1,13 @@
-"""The controller's view of a finished session: one summary per (suite, system, responder)."""
+"""The controller's view of a finished session: summaries, comparisons, gates, files.
+
+Built once, in pytest_sessionfinish, from the records the workers shipped; the terminal
+summary, the JSON report and the exit status all read this one object.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -11,7 +15,10 @@ import pytest
 
 from ..options import Settings
 from ..state import RunState
+from .baseline import baseline_for
 from .collector import RecordCollector, RunKey
+from .comparisons import apply_holm, compare_runs, pairs_within_session
+from .gates import evaluate
 from .terminal import write_summary
 
 SCHEMA = "memeval-report/1"
@@ -22,19 +29,35 @@ class SessionReport:
     settings: Settings
     runs: list[dict[str, Any]]
     records: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    gates: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
-    def for_config(cls, config: pytest.Config, state: RunState, collector: RecordCollector) -> "SessionReport":
-        cached = config.stash.get(_REPORT_KEY, None)
-        if cached is not None:
-            return cached
-        runs, records = [], []
-        for key, group in collector.by_run().items():
-            runs.append(summarize_run(state, key, group))
-            records.extend(group)
+    def build(cls, state: RunState, collector: RecordCollector) -> "SessionReport":
+        grouped = collector.by_run()
+        runs = [summarize_run(state, key, records) for key, records in grouped.items()]
+        records = [r for group in grouped.values() for r in group]
         report = cls(state.settings, runs, records)
-        config.stash[_REPORT_KEY] = report
+        report.comparisons = _comparisons(state, grouped)
+        report.gates = [v for gate in state.settings.gates for v in evaluate(gate, runs, report.comparisons)]
         return report
+
+    @property
+    def n_errors(self) -> int:
+        """Items that ended without a score: adapter or response errors and invalid answers."""
+        return sum(run["n_errors"] + run["n_invalid"] for run in self.runs)
+
+    def exit_status(self, pytest_status: int) -> int:
+        """With gates, the gates decide (item failures are expected in a benchmark); errors
+        beyond --memeval-max-errors fail the run whatever the gates say."""
+        if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            return pytest_status
+        if self.n_errors > self.settings.max_errors:
+            return pytest.ExitCode.TESTS_FAILED
+        if self.settings.gates:
+            passed = self.gates and all(g["passed"] for g in self.gates)
+            return pytest.ExitCode.OK if passed else pytest.ExitCode.TESTS_FAILED
+        return pytest_status
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -42,6 +65,8 @@ class SessionReport:
             "plugin_version": _plugin_version(),
             "settings": _settings_json(self.settings),
             "runs": self.runs,
+            "comparisons": self.comparisons,
+            "gates": self.gates,
             "records": self.records,
         }
 
@@ -51,12 +76,15 @@ class SessionReport:
             self.settings.report.write_text(text + "\n", encoding="utf-8")
 
     def write_terminal(self, terminal: pytest.TerminalReporter) -> None:
-        write_summary(terminal, self.runs)
+        write_summary(terminal, self.runs, self.comparisons, self.gates)
+        if self.n_errors > self.settings.max_errors:
+            terminal.write_line(
+                f"memeval: {self.n_errors} items ended in an error or an invalid answer "
+                f"(--memeval-max-errors={self.settings.max_errors}): the run fails",
+                red=True,
+            )
         if self.settings.report is not None:
             terminal.write_line(f"memeval report: {self.settings.report}")
-
-
-_REPORT_KEY = pytest.StashKey[SessionReport]()
 
 
 def summarize_run(state: RunState, key: RunKey, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -77,6 +105,30 @@ def summarize_run(state: RunState, key: RunKey, records: list[dict[str, Any]]) -
     return run
 
 
+def _comparisons(state: RunState, grouped: dict[RunKey, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    baseline = state.baseline
+    by_suite: dict[str, list[tuple[RunKey, list[dict[str, Any]]]]] = {}
+    for key, records in grouped.items():
+        by_suite.setdefault(key.suite_ref, []).append((key, records))
+    order = {name: i for i, name in enumerate(state.settings.memsystems)}
+    comparisons = []
+    for suite_ref, runs in by_suite.items():
+        suite = state.suite(suite_ref)
+        runs.sort(key=lambda run: order.get(run[0].memsystem, len(order)))
+        labelled = [(_label(key), records) for key, records in runs]
+        comparisons.extend(pairs_within_session(labelled, suite.name, suite.compare))
+        for label, records in labelled if baseline is not None else ():
+            match = baseline_for(baseline, suite.name, label["memsystem"], label["responder"])
+            if match is not None:
+                comparisons.append(compare_runs(suite.name, (label, records), match, suite.compare, "baseline"))
+    apply_holm(comparisons)
+    return comparisons
+
+
+def _label(key: RunKey) -> dict[str, str]:
+    return {"memsystem": key.memsystem, "responder": key.responder, "label": f"{key.memsystem} | {key.responder}"}
+
+
 def _settings_json(settings: Settings) -> dict[str, Any]:
     return {
         "memsystems": list(settings.memsystems),
@@ -89,6 +141,9 @@ def _settings_json(settings: Settings) -> dict[str, Any]:
         "embedder": settings.embedder,
         "bootstrap": settings.bootstrap,
         "data_dir": str(settings.data_dir) if settings.data_dir else None,
+        "baseline": str(settings.baseline) if settings.baseline else None,
+        "gates": [gate.expression for gate in settings.gates],
+        "max_errors": settings.max_errors,
     }
 
 

@@ -52,7 +52,46 @@ def _breakdown_lines(dimension: str, cells: Mapping[str, Mapping[str, Any]]) -> 
     return lines
 
 
-def write_summary(terminal: pytest.TerminalReporter, runs: Sequence[Mapping[str, Any]]) -> None:
+def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"{comparison['suite']}: {comparison['a']['label']} minus {comparison['b']['label']}"
+        f"  ({comparison['n_paired']} paired items)"
+    ]
+    for side in ("only_a", "only_b"):
+        unpaired = comparison[side]
+        if unpaired["count"]:
+            who = comparison["a" if side == "only_a" else "b"]["label"]
+            names = ", ".join(unpaired["ids"][:3]) + (", ..." if unpaired["count"] > 3 else "")
+            lines.append(f"  {unpaired['count']} items scored only in {who}: {names}")
+    metrics = comparison["metrics"]
+    width = max((len(name) for name in metrics), default=0)
+    for name, cell in metrics.items():
+        ci = cell.get("ci") or [None, None]
+        interval = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if None not in ci else ""
+        p_holm = f" holm {cell['p_holm']:.4f}" if cell.get("p_holm") is not None else ""
+        mde = f"  mde {cell['mde']:.3f}" if cell.get("mde") is not None else ""
+        lines.append(
+            f"  {name:<{width}}  {cell['difference']:+.3f}{interval}  p {cell['p_value']:.4f}{p_holm}"
+            f"  {cell.get('test', '')}{mde}"
+        )
+    return lines
+
+
+def gate_lines(gates: Sequence[Mapping[str, Any]]) -> list[str]:
+    lines = []
+    for gate in gates:
+        verdict = "PASS" if gate["passed"] else "FAIL"
+        mde = f"  (smallest detectable effect {gate['mde']:.3f})" if gate.get("mde") is not None else ""
+        lines.append(f"  {verdict}  {gate['expression']}  {gate['detail']}{mde}")
+    return lines
+
+
+def write_summary(
+    terminal: pytest.TerminalReporter,
+    runs: Sequence[Mapping[str, Any]],
+    comparisons: Sequence[Mapping[str, Any]] = (),
+    gates: Sequence[Mapping[str, Any]] = (),
+) -> None:
     if not runs:
         return
     terminal.write_sep("=", "memeval summary")
@@ -61,3 +100,12 @@ def write_summary(terminal: pytest.TerminalReporter, runs: Sequence[Mapping[str,
             terminal.write_line("")
         for line in run_lines(run):
             terminal.write_line(line)
+    if comparisons:
+        terminal.write_sep("-", "paired comparisons (p Holm-adjusted over the session)")
+        for comparison in comparisons:
+            for line in comparison_lines(comparison):
+                terminal.write_line(line)
+    if gates:
+        terminal.write_sep("-", "gates")
+        for gate, line in zip(gates, gate_lines(gates)):
+            terminal.write_line(line, green=gate["passed"], red=not gate["passed"])

@@ -1,0 +1,245 @@
+"""One self-contained HTML page for a memeval report: tables, gates and SVG figures.
+
+The page loads nothing: CSS is inline, figures are inline SVG, there is no script, and a
+Content-Security-Policy of default-src 'none' makes the browser refuse any request the
+markup might still contain. Every string from the report is escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from html import escape
+from typing import Any, Mapping, Sequence
+
+from .figures import Estimate, Figure, format_number
+from .report_figures import (
+    breakdown_figures, comparison_figure, format_p, metric_names, run_label, side_label, suite_runs, suites,
+)
+from .svg import render_svg
+
+Report = Mapping[str, Any]
+CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+DASH = "\u2014"
+RUN_FIELDS = ("suite", "memsystem", "responder", "n_items", "n_scored", "n_errors", "n_invalid", "metrics",
+              "breakdown")
+STYLE = """
+:root { color-scheme: light; }
+body { margin: 0; background: #f6f7f9; color: #222; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI',
+       'DejaVu Sans', 'Liberation Sans', Arial, sans-serif; }
+main { max-width: 1120px; margin: 0 auto; padding: 8px 24px 48px; }
+header { background: #1f2937; color: #fff; padding: 18px 24px; }
+header h1 { margin: 0 0 4px; font-size: 22px; }
+header p { margin: 0; color: #d1d5db; }
+h2 { margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 2px solid #d0d4da; font-size: 19px; }
+h3 { margin: 22px 0 6px; font-size: 16px; }
+nav a { margin-right: 14px; color: #1d4ed8; }
+table { border-collapse: collapse; background: #fff; margin: 8px 0; font-size: 13px; }
+th, td { padding: 5px 10px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
+th { background: #eef0f3; font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.ci { color: #6b7280; font-size: 12px; }
+tr.sig td.diff { font-weight: 700; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 700; font-size: 12px; }
+.pass { background: #dcfce7; color: #14532d; }
+.fail { background: #fee2e2; color: #7f1d1d; }
+code { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 12px; }
+figure { background: #fff; border: 1px solid #e5e7eb; border-radius: 6px; padding: 10px; margin: 14px 0;
+         overflow-x: auto; }
+figure svg { display: block; max-width: 100%; height: auto; }
+figcaption { color: #4b5563; font-size: 13px; margin-top: 4px; }
+details > summary { cursor: pointer; color: #1d4ed8; margin: 8px 0; }
+.note { color: #4b5563; font-size: 13px; }
+"""
+
+
+def render_html(report: Report, extra_figures: Sequence[Figure] = ()) -> str:
+    """The whole page as a string; the same report and figures always give the same text."""
+    page = _Page()
+    sections = [_settings_section(report), _gates_section(report.get("gates", ()))]
+    sections += [_suite_section(report, suite, page) for suite in suites(report)]
+    if extra_figures:
+        figures = "".join(page.figure(f) for f in extra_figures)
+        sections.append(f'<section id="suite-figures"><h2>Suite figures</h2>{figures}</section>')
+    return "".join([
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>memeval report</title><style>{STYLE}</style></head><body>",
+        _header(report), "<main>", _navigation(report, bool(extra_figures)), *sections, "</main></body></html>\n",
+    ])
+
+
+def write_html(path: str | os.PathLike[str], report: Report, extra_figures: Sequence[Figure] = ()) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(render_html(report, extra_figures))
+
+
+class _Page:
+    """Numbers the figures of one page, so every SVG id is unique and stable."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def figure(self, figure: Figure) -> str:
+        self.count += 1
+        caption = f"<figcaption>{_e(figure.caption)}</figcaption>" if figure.caption else ""
+        return f"<figure>{render_svg(figure, f'fig-{self.count}')}{caption}</figure>"
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _anchor(report: Report, suite: str) -> str:
+    """An id of safe characters only; the index keeps it unique when names differ in other ones."""
+    slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in suite)
+    return f"suite-{suites(report).index(suite) + 1}-{slug}"
+
+
+def _header(report: Report) -> str:
+    runs, gates = report.get("runs", ()), report.get("gates", ())
+    facts = [f"pytest-memeval {report.get('plugin_version', '?')}", f"schema {report.get('schema', '?')}",
+             f"{len(runs)} run{'s' if len(runs) != 1 else ''}", f"{len(report.get('records', ()))} records"]
+    if gates:
+        failed = sum(1 for g in gates if not g.get("passed"))
+        facts.append(f"gates: {len(gates) - failed} passed, {failed} failed")
+    return f"<header><h1>memeval report</h1><p>{_e(' · '.join(facts))}</p></header>"
+
+
+def _navigation(report: Report, extra: bool) -> str:
+    links = ['<a href="#settings">Settings</a>']
+    if report.get("gates"):
+        links.append('<a href="#gates">Gates</a>')
+    links += [f'<a href="#{_anchor(report, s)}">{_e(s)}</a>' for s in suites(report)]
+    if extra:
+        links.append('<a href="#suite-figures">Suite figures</a>')
+    return f"<nav>{''.join(links)}</nav>"
+
+
+def _settings_section(report: Report) -> str:
+    rows = "".join(f"<tr><th>{_e(key)}</th><td>{_e(_setting(value))}</td></tr>"
+                   for key, value in report.get("settings", {}).items())
+    return f'<section id="settings"><h2>Settings</h2><table>{rows}</table></section>'
+
+
+def _setting(value: Any) -> str:
+    if value is None:
+        return DASH
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value) or DASH
+    if isinstance(value, Mapping):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def _gates_section(gates: Sequence[Mapping[str, Any]]) -> str:
+    if not gates:
+        return ""
+    rows = []
+    for gate in gates:
+        verdict = '<span class="badge pass">PASS</span>' if gate.get("passed") else '<span class="badge fail">FAIL</span>'
+        mde = gate.get("mde")
+        rows.append(f"<tr><td>{verdict}</td><td><code>{_e(gate.get('expression', ''))}</code></td>"
+                    f"<td>{_e(gate.get('detail', ''))}</td>"
+                    f'<td class="num">{_e(format_number(mde)) if mde is not None else DASH}</td></tr>')
+    head = "<tr><th>verdict</th><th>gate</th><th>detail</th><th>MDE</th></tr>"
+    return f'<section id="gates"><h2>Gates</h2><table>{head}{"".join(rows)}</table></section>'
+
+
+def _suite_section(report: Report, suite: str, page: _Page) -> str:
+    parts = [f'<section id="{_anchor(report, suite)}"><h2>Suite: {_e(suite)}</h2>', _summary_table(report, suite)]
+    comparisons = [c for c in report.get("comparisons", ()) if c["suite"] == suite]
+    if comparisons:
+        parts.append(f"<h3>Paired comparisons</h3>{_comparisons_table(comparisons)}")
+        forest = comparison_figure(report, suite)
+        if forest is not None:
+            parts.append(page.figure(forest))
+    for dimension, charts in breakdown_figures(report, suite):
+        parts.append(f"<h3>By {_e(dimension)}</h3>{page.figure(charts[0])}")
+        if len(charts) > 1:
+            others = "".join(page.figure(chart) for chart in charts[1:])
+            names = ", ".join(chart.value_label for chart in charts[1:])
+            parts.append(f"<details><summary>Other metrics by {_e(dimension)}: {_e(names)}</summary>{others}</details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _summary_table(report: Report, suite: str) -> str:
+    runs = suite_runs(report, suite)
+    if not runs:
+        return '<p class="note">No runs of this suite in the report (comparisons only).</p>'
+    metrics = list(dict.fromkeys(m for r in runs for m in metric_names(r.get("metrics", {}))))
+    extras = list(dict.fromkeys(k for r in runs for k, v in r.items()
+                                if k not in RUN_FIELDS and isinstance(v, (int, float)) and not isinstance(v, bool)))
+    head = "".join(f"<th>{_e(h)}</th>" for h in ("system", "items", "scored", "errors", "invalid", *metrics, *extras))
+    rows = []
+    for run in runs:
+        cells = [f"<td>{_e(run_label(run, runs))}</td>"]
+        cells += [f'<td class="num">{_e(run.get(k, ""))}</td>' for k in ("n_items", "n_scored", "n_errors", "n_invalid")]
+        cells += [_estimate_cell(run.get("metrics", {}).get(m)) for m in metrics]
+        cells += [f'<td class="num">{_e(_scalar(run.get(k)))}</td>' for k in extras]
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _scalar(value: Any) -> str:
+    return DASH if value is None else format_number(value) if isinstance(value, float) else str(value)
+
+
+def _estimate_cell(estimate: Mapping[str, Any] | None) -> str:
+    """The value, with its interval in a smaller grey line under it."""
+    coerced = Estimate.coerce(estimate)
+    if coerced is None or coerced.value is None:
+        return '<td class="num">n/a</td>'
+    ci = (f'<br><span class="ci">[{format_number(coerced.lo)}, {format_number(coerced.hi)}]</span>'
+          if coerced.has_interval else "")
+    return f'<td class="num">{format_number(coerced.value)}{ci}</td>'
+
+
+def _comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in ("A", "B", "source", "paired", "only A", "only B", "metric",
+                                             "A \u2212 B [CI]", "p", "Holm p", "test", "MDE"))
+    rows = []
+    for comparison in comparisons:
+        metrics = list(comparison.get("metrics", {}).items()) or [("", None)]
+        span = f' rowspan="{len(metrics)}"' if len(metrics) > 1 else ""
+        only = [comparison.get(side, {}) for side in ("only_a", "only_b")]
+        shared = (f"<td{span}>{_e(side_label(comparison['a']))}</td><td{span}>{_e(side_label(comparison['b']))}</td>"
+                  f"<td{span}>{_e(comparison.get('source', ''))}</td>"
+                  f'<td class="num"{span}>{_e(comparison.get("n_paired", ""))}</td>'
+                  + "".join(f'<td class="num"{span}>{_only(o)}</td>' for o in only))
+        for index, (metric, cell) in enumerate(metrics):
+            lead = shared if index == 0 else ""
+            if cell is None:
+                rows.append(f'<tr>{lead}<td colspan="6" class="note">no items scored by both</td></tr>')
+                continue
+            p_holm = cell.get("p_holm")
+            sig = ' class="sig"' if p_holm is not None and p_holm < 0.05 else ""
+            rows.append(f"<tr{sig}>{lead}<td>{_e(metric)}</td>{_difference_cell(cell)}"
+                        f'<td class="num">{_p(cell.get("p_value"))}</td><td class="num">{_p(p_holm)}</td>'
+                        f"<td>{_e(cell.get('test') or '')}</td>"
+                        f'<td class="num">{_e(_scalar(cell.get("mde")))}</td></tr>')
+    note = '<p class="note">Bold: Holm-adjusted p &lt; 0.05. A \u2212 B on the items both systems scored.</p>'
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>{note}"
+
+
+def _only(side: Mapping[str, Any]) -> str:
+    """The count, with the named ids (up to the report's limit) as a tooltip."""
+    ids = side.get("ids") or []
+    hint = f' title="{_e(", ".join(map(str, ids)))}"' if ids else ""
+    return f"<span{hint}>{_e(side.get('count', 0))}</span>"
+
+
+def _difference_cell(cell: Mapping[str, Any]) -> str:
+    difference = cell.get("difference")
+    if difference is None:
+        return '<td class="num diff">n/a</td>'
+    ci = cell.get("ci") or (None, None)
+    interval = (f' <span class="ci">[{format_number(ci[0])}, {format_number(ci[1])}]</span>'
+                if ci[0] is not None and ci[1] is not None else "")
+    return f'<td class="num diff">{difference:+.3f}{interval}</td>'
+
+
+def _p(p: float | None) -> str:
+    return DASH if p is None else format_p(p)

@@ -1,0 +1,148 @@
+"""Gates decide the exit status; comparisons pair items by id; a baseline is an earlier report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.report.gates import Gate, evaluate, parse_gate
+
+
+def test_parse_threshold_and_no_regression_gates() -> None:
+    assert parse_gate("multisource.accuracy>=0.75") == Gate(
+        "multisource.accuracy>=0.75", "multisource", "accuracy", op=">=", threshold=0.75
+    )
+    ci = parse_gate("ci:multisource[mem0].f05 < 0.5")
+    assert (ci.use_ci, ci.system, ci.metric, ci.op, ci.threshold) == (True, "mem0", "f05", "<", 0.5)
+    assert parse_gate("multisource.accuracy:no-regression").margin == 0.0
+    assert parse_gate("multisource.accuracy:no-regression=0.02").margin == 0.02
+
+
+@pytest.mark.parametrize("text", ["accuracy>=0.7", "multisource.accuracy=>0.7", "multisource.accuracy>=high", "ci:x.y:no-regression"])
+def test_unreadable_gates_are_config_errors(text: str) -> None:
+    with pytest.raises(ConfigError, match="--memeval-gate: cannot read"):
+        parse_gate(text)
+
+
+RUN = {"suite": "s", "memsystem": "m", "responder": "reader", "metrics": {"accuracy": {"value": 0.8, "ci": [0.7, 0.9]}}}
+
+
+@pytest.mark.parametrize(
+    "expression, passed",
+    [
+        ("s.accuracy>=0.8", True),
+        ("s.accuracy>0.8", False),
+        ("ci:s.accuracy>=0.75", False),  # lower bound 0.7
+        ("ci:s.accuracy>=0.7", True),
+        ("ci:s.accuracy<=0.85", False),  # upper bound 0.9
+        ("s[m].accuracy>=0.5", True),
+        ("s[other].accuracy>=0.5", False),  # matches no run: a gate that checks nothing fails
+    ],
+)
+def test_threshold_gates(expression: str, passed: bool) -> None:
+    (verdict,) = evaluate(parse_gate(expression), [RUN], [])
+    assert verdict["passed"] is passed
+    assert verdict["mde"] is None or verdict["mde"] > 0
+
+
+def _comparison(ci: list[float]) -> dict:
+    return {
+        "source": "baseline",
+        "suite": "s",
+        "a": {"memsystem": "m", "label": "m | reader"},
+        "n_paired": 100,
+        "metrics": {"accuracy": {"difference": sum(ci) / 2, "ci": ci, "mde": 0.05}},
+    }
+
+
+@pytest.mark.parametrize(
+    "ci, margin, passed",
+    [([-0.05, -0.01], 0.0, False), ([-0.05, 0.01], 0.0, True), ([-0.05, -0.03], 0.02, False), ([-0.05, -0.01], 0.02, True)],
+)
+def test_no_regression_fails_only_when_the_whole_interval_is_below_minus_margin(ci: list[float], margin: float, passed: bool) -> None:
+    gate = parse_gate(f"s.accuracy:no-regression={margin}")
+    (verdict,) = evaluate(gate, [RUN], [_comparison(ci)])
+    assert verdict["passed"] is passed
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
+    report = pytester.path / "report.json"
+    result = pytester.runpytest("test_toy.py", f"--memeval-report={report}", *args)
+    return result, json.loads(report.read_text()) if report.exists() else {}
+
+
+def test_with_gates_the_gates_decide_the_exit_status(toy_pytester: pytest.Pytester) -> None:
+    result, _ = _run(toy_pytester, "--memsystem=none", "--memeval-gate=toy.accuracy<=0.5")
+    assert result.ret == pytest.ExitCode.OK  # every item failed, but the gate holds
+    result.stdout.fnmatch_lines(["*PASS  toy.accuracy<=0.5  none | reader: 0.0000 <= 0.5*"])
+    result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=toy.accuracy<=0.5")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # every item passed, but the gate fails
+    result.stdout.fnmatch_lines(["*FAIL  toy.accuracy<=0.5*"])
+
+
+def test_errors_beyond_the_allowance_fail_whatever_the_gates_say(toy_pytester: pytest.Pytester) -> None:
+    args = ("--memsystem=faulty_adapters:FailingRetrieve", "--memeval-gate=toy.accuracy<=1", "-k", "ada")
+    result, _ = _run(toy_pytester, *args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*3 items ended in an error or an invalid answer (--memeval-max-errors=0)*"])
+    result, _ = _run(toy_pytester, *args, "--memeval-max-errors=3")
+    result.stdout.fnmatch_lines(["*FAIL  toy.accuracy<=1*no value for accuracy*"])
+
+
+def test_gate_names_are_checked_before_the_run(toy_pytester: pytest.Pytester) -> None:
+    result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=multisource.acc>=0.5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --memeval-gate: 'multisource.acc>=0.5': multisource has no metric 'acc' (metrics: *"])
+    result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=nosuite.accuracy>=0.5")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # only the end knows which suites ran
+    assert "FAIL  nosuite.accuracy>=0.5  no run of this suite and system in the session (runs: toy[context])" in result.stdout.str()
+    result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=multisource.accuracy:no-regression")
+    result.stderr.fnmatch_lines(["ERROR: --memeval-gate: 'multisource.accuracy:no-regression' needs --memeval-baseline"])
+
+
+def test_systems_of_one_run_are_compared_pairwise(toy_pytester: pytest.Pytester) -> None:
+    result, report = _run(toy_pytester, "--memsystem=context,none")
+    (comparison,) = report["comparisons"]
+    assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == ("context", "none", 12)
+    cell = comparison["metrics"]["accuracy"]
+    assert cell["difference"] == 1.0 and cell["test"] == "mcnemar_exact"
+    assert cell["p_value"] == pytest.approx(2 * 0.5**12, abs=1e-6) and cell["p_holm"] == cell["p_value"]
+    result.stdout.fnmatch_lines(["*toy: context | reader minus none | reader  (12 paired items)*"])
+
+
+def test_baseline_pairs_by_id_and_names_unpaired_items(toy_pytester: pytest.Pytester) -> None:
+    _, baseline = _run(toy_pytester, "--memsystem=context", "-k", "not dev")
+    saved = toy_pytester.path / "baseline.json"
+    saved.write_text(json.dumps(baseline))
+    result, report = _run(toy_pytester, "--memsystem=context", f"--memeval-baseline={saved}", "-k", "not ada")
+    (comparison,) = report["comparisons"]
+    assert comparison["source"] == "baseline" and comparison["n_paired"] == 6
+    assert comparison["only_a"] == {"count": 3, "ids": ["dev-city", "dev-colour", "dev-pet"]}
+    assert comparison["only_b"]["count"] == 3
+    result.stdout.fnmatch_lines(["*3 items scored only in context | reader: dev-city, dev-colour, dev-pet*"])
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("not json", "is not JSON"),
+        ('{"schema": "other/1"}', "is not a memeval-report/1 report (schema: 'other/1')"),
+        ('{"schema": "memeval-report/1", "records": []}', "has no per-item records to pair with"),
+        ('{"schema": "memeval-report/1", "records": [{"id": "x"}]}', "record 0 lacks suite, memsystem, responder, correct"),
+    ],
+)
+def test_bad_baselines_are_usage_errors(toy_pytester: pytest.Pytester, content: str, message: str) -> None:
+    saved = toy_pytester.path / "baseline.json"
+    saved.write_text(content)
+    result, _ = _run(toy_pytester, "--memsystem=context", f"--memeval-baseline={saved}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in "\n".join(result.errlines)
+
+
+def test_missing_baseline_file(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
+    result, _ = _run(toy_pytester, "--memsystem=context", f"--memeval-baseline={tmp_path / 'nope.json'}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --memeval-baseline: * is not a file"])
