@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from . import collection
-from .errors import ConfigError
+from .errors import ConfigError, MemevalError
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     STATE_KEY,
     memeval_item_id,
@@ -86,7 +86,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if ":" in marker.args[0]:  # a suite named by import path registers its markers now
             _register_suite_markers(metafunc.config, suite.name, marker.args[0])
         entries = suite.index()
-    except ConfigError as exc:
+    except MemevalError as exc:  # bad options or a malformed data file: one line, exit 4
         raise pytest.UsageError(str(exc)) from None
     collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems)
 
@@ -104,7 +104,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
     config.stash[REPORT_KEY] = report
-    report.write_files()
+    report.write_files(config.stash[STATE_KEY])
     session.exitstatus = report.exit_status(session.exitstatus)
 
 

@@ -96,3 +96,11 @@ def test_xdist_fills_each_context_once(toy_pytester: pytest.Pytester, tmp_path: 
     fills = log.read_text().split()
     # one reset per fill: four contexts, each filled once in the whole run
     assert len(fills) == len(set(fills)) == 4
+
+
+def test_html_report_is_written_with_the_suite_figures(toy_pytester: pytest.Pytester) -> None:
+    html = toy_pytester.path / "report.html"
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", f"--memeval-html={html}")
+    result.stdout.fnmatch_lines([f"memeval html: {html}"])
+    page = html.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "Suite: toy" in page and "paired differences" in page

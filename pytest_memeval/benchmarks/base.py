@@ -76,6 +76,14 @@ class Suite(ABC):
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Metrics with confidence intervals and breakdowns for one (suite, system) run."""
 
+    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+        """Extra figures (pytest_memeval.report.figures specs) for the HTML report.
+
+        `report` is the whole JSON report; a suite picks its own runs and records by name.
+        The standard figures (breakdown bars, paired differences) need nothing from here.
+        """
+        return []
+
     def compare(
         self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
     ) -> dict[str, dict[str, Any]]:

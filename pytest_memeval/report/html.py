@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from html import escape
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, Union
 
 from .figures import Estimate, Figure, format_number
 from .report_figures import (
@@ -19,24 +19,28 @@ from .report_figures import (
 from .svg import render_svg
 
 Report = Mapping[str, Any]
+ExtraFigures = Union[Sequence[Figure], Mapping[str, Sequence[Figure]]]
 CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 DASH = "\u2014"
+FAIL_BADGE = '<span class="badge fail">FAIL</span>'
+COUNTS = ("n_items", "n_scored", "n_errors", "n_invalid")
 RUN_FIELDS = ("suite", "memsystem", "responder", "n_items", "n_scored", "n_errors", "n_invalid", "metrics",
               "breakdown")
 STYLE = """
 :root { color-scheme: light; }
 body { margin: 0; background: #f6f7f9; color: #222; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI',
        'DejaVu Sans', 'Liberation Sans', Arial, sans-serif; }
-main { max-width: 1120px; margin: 0 auto; padding: 8px 24px 48px; }
+main { max-width: 1040px; margin: 0 auto; padding: 8px 24px 48px; }
 header { background: #1f2937; color: #fff; padding: 18px 24px; }
 header h1 { margin: 0 0 4px; font-size: 22px; }
 header p { margin: 0; color: #d1d5db; }
 h2 { margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 2px solid #d0d4da; font-size: 19px; }
 h3 { margin: 22px 0 6px; font-size: 16px; }
 nav a { margin-right: 14px; color: #1d4ed8; }
+.scroll { overflow-x: auto; }
 table { border-collapse: collapse; background: #fff; margin: 8px 0; font-size: 13px; }
 th, td { padding: 5px 10px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
-th { background: #eef0f3; font-weight: 600; }
+th { background: #eef0f3; font-weight: 600; white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .ci { color: #6b7280; font-size: 12px; }
 tr.sig td.diff { font-weight: 700; }
@@ -53,24 +57,32 @@ details > summary { cursor: pointer; color: #1d4ed8; margin: 8px 0; }
 """
 
 
-def render_html(report: Report, extra_figures: Sequence[Figure] = ()) -> str:
-    """The whole page as a string; the same report and figures always give the same text."""
+def render_html(report: Report, extra_figures: ExtraFigures = ()) -> str:
+    """The whole page as a string; the same report and figures always give the same text.
+
+    `extra_figures` is either a list, shown in a closing "Suite figures" section, or a
+    mapping from suite name to its figures, shown in that suite's section.
+    """
     page = _Page()
+    names = suites(report)
+    by_suite = extra_figures if isinstance(extra_figures, Mapping) else {}
+    loose = [] if isinstance(extra_figures, Mapping) else list(extra_figures)
+    loose += [figure for suite, figures in by_suite.items() if suite not in names for figure in figures]
     sections = [_settings_section(report), _gates_section(report.get("gates", ()))]
-    sections += [_suite_section(report, suite, page) for suite in suites(report)]
-    if extra_figures:
-        figures = "".join(page.figure(f) for f in extra_figures)
+    sections += [_suite_section(report, suite, page, by_suite.get(suite, ())) for suite in names]
+    if loose:
+        figures = "".join(page.figure(f) for f in loose)
         sections.append(f'<section id="suite-figures"><h2>Suite figures</h2>{figures}</section>')
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
-        f'<meta http-equiv="Content-Security-Policy" content="{escape(CSP)}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',  # a constant: no escaping
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>memeval report</title><style>{STYLE}</style></head><body>",
-        _header(report), "<main>", _navigation(report, bool(extra_figures)), *sections, "</main></body></html>\n",
+        _header(report), "<main>", _navigation(report, bool(loose)), *sections, "</main></body></html>\n",
     ])
 
 
-def write_html(path: str | os.PathLike[str], report: Report, extra_figures: Sequence[Figure] = ()) -> None:
+def write_html(path: str | os.PathLike[str], report: Report, extra_figures: ExtraFigures = ()) -> None:
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(render_html(report, extra_figures))
 
@@ -91,6 +103,11 @@ def _e(value: Any) -> str:
     return escape(str(value), quote=True)
 
 
+def _table(rows: str) -> str:
+    """A table that scrolls sideways on a narrow screen instead of widening the page."""
+    return f'<div class="scroll"><table>{rows}</table></div>'
+
+
 def _anchor(report: Report, suite: str) -> str:
     """An id of safe characters only; the index keeps it unique when names differ in other ones."""
     slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in suite)
@@ -108,7 +125,7 @@ def _header(report: Report) -> str:
 
 
 def _navigation(report: Report, extra: bool) -> str:
-    links = ['<a href="#settings">Settings</a>']
+    links = ['<a href="#settings">Settings</a>'] if report.get("settings") else []
     if report.get("gates"):
         links.append('<a href="#gates">Gates</a>')
     links += [f'<a href="#{_anchor(report, s)}">{_e(s)}</a>' for s in suites(report)]
@@ -120,7 +137,9 @@ def _navigation(report: Report, extra: bool) -> str:
 def _settings_section(report: Report) -> str:
     rows = "".join(f"<tr><th>{_e(key)}</th><td>{_e(_setting(value))}</td></tr>"
                    for key, value in report.get("settings", {}).items())
-    return f'<section id="settings"><h2>Settings</h2><table>{rows}</table></section>'
+    if not rows:
+        return ""
+    return f'<section id="settings"><h2>Settings</h2>{_table(rows)}</section>'
 
 
 def _setting(value: Any) -> str:
@@ -138,16 +157,16 @@ def _gates_section(gates: Sequence[Mapping[str, Any]]) -> str:
         return ""
     rows = []
     for gate in gates:
-        verdict = '<span class="badge pass">PASS</span>' if gate.get("passed") else '<span class="badge fail">FAIL</span>'
+        verdict = '<span class="badge pass">PASS</span>' if gate.get("passed") else FAIL_BADGE
         mde = gate.get("mde")
         rows.append(f"<tr><td>{verdict}</td><td><code>{_e(gate.get('expression', ''))}</code></td>"
                     f"<td>{_e(gate.get('detail', ''))}</td>"
                     f'<td class="num">{_e(format_number(mde)) if mde is not None else DASH}</td></tr>')
     head = "<tr><th>verdict</th><th>gate</th><th>detail</th><th>MDE</th></tr>"
-    return f'<section id="gates"><h2>Gates</h2><table>{head}{"".join(rows)}</table></section>'
+    return f'<section id="gates"><h2>Gates</h2>{_table(head + "".join(rows))}</section>'
 
 
-def _suite_section(report: Report, suite: str, page: _Page) -> str:
+def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Figure]) -> str:
     parts = [f'<section id="{_anchor(report, suite)}"><h2>Suite: {_e(suite)}</h2>', _summary_table(report, suite)]
     comparisons = [c for c in report.get("comparisons", ()) if c["suite"] == suite]
     if comparisons:
@@ -155,6 +174,8 @@ def _suite_section(report: Report, suite: str, page: _Page) -> str:
         forest = comparison_figure(report, suite)
         if forest is not None:
             parts.append(page.figure(forest))
+    if figures:
+        parts.append(f"<h3>Figures of {_e(suite)}</h3>{''.join(page.figure(f) for f in figures)}")
     for dimension, charts in breakdown_figures(report, suite):
         parts.append(f"<h3>By {_e(dimension)}</h3>{page.figure(charts[0])}")
         if len(charts) > 1:
@@ -176,11 +197,11 @@ def _summary_table(report: Report, suite: str) -> str:
     rows = []
     for run in runs:
         cells = [f"<td>{_e(run_label(run, runs))}</td>"]
-        cells += [f'<td class="num">{_e(run.get(k, ""))}</td>' for k in ("n_items", "n_scored", "n_errors", "n_invalid")]
+        cells += [f'<td class="num">{_e(run.get(k, ""))}</td>' for k in COUNTS]
         cells += [_estimate_cell(run.get("metrics", {}).get(m)) for m in metrics]
         cells += [f'<td class="num">{_e(_scalar(run.get(k)))}</td>' for k in extras]
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+    return _table(f"<tr>{head}</tr>{''.join(rows)}")
 
 
 def _scalar(value: Any) -> str:
@@ -221,7 +242,7 @@ def _comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> str:
                         f"<td>{_e(cell.get('test') or '')}</td>"
                         f'<td class="num">{_e(_scalar(cell.get("mde")))}</td></tr>')
     note = '<p class="note">Bold: Holm-adjusted p &lt; 0.05. A \u2212 B on the items both systems scored.</p>'
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>{note}"
+    return _table(f"<tr>{head}</tr>{''.join(rows)}") + note
 
 
 def _only(side: Mapping[str, Any]) -> str:
@@ -242,4 +263,4 @@ def _difference_cell(cell: Mapping[str, Any]) -> str:
 
 
 def _p(p: float | None) -> str:
-    return DASH if p is None else format_p(p)
+    return DASH if p is None else _e(format_p(p))

@@ -97,7 +97,7 @@ def comparison_figure(report: Report, suite: str) -> ForestPlot | None:
             ci = cell.get("ci") or (None, None)
             rows.append(Difference(f"{metric}: {a} \u2212 {b}", cell.get("difference"), ci[0], ci[1],
                                    _note(cell)))
-    if not rows:
+    if all(row.value is None for row in rows):
         return None
     return ForestPlot(
         title=f"{suite}: paired differences",
@@ -114,8 +114,9 @@ def _note(cell: Mapping[str, Any]) -> str:
     if difference is None:
         return "n/a"
     text = f"{difference:+.3f}"
-    p = cell.get("p_holm", cell.get("p_value"))
-    return text + (f"  p={format_p(p)}" if p is not None else "")
+    if cell.get("p_holm") is not None:
+        return f"{text}  p(Holm)={format_p(cell['p_holm'])}"
+    return f"{text}  p={format_p(cell['p_value'])}" if cell.get("p_value") is not None else text
 
 
 def format_p(p: float) -> str:

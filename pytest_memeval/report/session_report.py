@@ -19,6 +19,7 @@ from .baseline import baseline_for
 from .collector import RecordCollector, RunKey
 from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .gates import evaluate
+from .html import write_html
 from .terminal import write_summary
 
 SCHEMA = "memeval-report/1"
@@ -70,10 +71,14 @@ class SessionReport:
             "records": self.records,
         }
 
-    def write_files(self) -> None:
+    def write_files(self, state: RunState) -> None:
+        data = self.to_json()
         if self.settings.report is not None:
-            text = json.dumps(self.to_json(), indent=1, sort_keys=True)
-            self.settings.report.write_text(text + "\n", encoding="utf-8")
+            self.settings.report.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        if self.settings.html is not None:
+            suites = {r["suite"]: r["suite_ref"] for r in self.records}
+            figures = {name: state.suite(ref).figures(data) for name, ref in sorted(suites.items())}
+            write_html(self.settings.html, data, figures)
 
     def write_terminal(self, terminal: pytest.TerminalReporter) -> None:
         write_summary(terminal, self.runs, self.comparisons, self.gates)
@@ -85,6 +90,8 @@ class SessionReport:
             )
         if self.settings.report is not None:
             terminal.write_line(f"memeval report: {self.settings.report}")
+        if self.settings.html is not None:
+            terminal.write_line(f"memeval html: {self.settings.html}")
 
 
 def summarize_run(state: RunState, key: RunKey, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -144,6 +151,7 @@ def _settings_json(settings: Settings) -> dict[str, Any]:
         "baseline": str(settings.baseline) if settings.baseline else None,
         "gates": [gate.expression for gate in settings.gates],
         "max_errors": settings.max_errors,
+        "html": str(settings.html) if settings.html else None,
     }
 
 

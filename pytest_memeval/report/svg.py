@@ -13,15 +13,16 @@ from typing import Sequence
 
 from .figures import BarChart, DotPlot, Estimate, Figure, ForestPlot, LineChart, Series, StackedBarChart, format_number
 from .svg_layout import (
-    INK, MUTED, PAD, REFERENCE, X_AXIS_HEIGHT, X_LABEL_HEIGHT, LegendEntry, Linear, Ticks, color, document,
+    INK, MUTED, PAD, REFERENCE, X_AXIS_HEIGHT, X_LABEL_HEIGHT, LegendEntry, Linear, Ticks, color, document, ink_on,
     el, fit, legend, nice_ticks, num, text, text_width, tick_label_width, title_block, tooltip, value_ticks,
     x_axis, y_axis,
 )
 
-WIDTH = 760
+WIDTH = 880
 PLOT_HEIGHT = 260
-MAX_ROW_LABEL = 240
-#: (label width cap, rotation) used when category labels do not fit under their column
+MAX_ROW_LABEL = 320
+MAX_NOTE = 220
+#: the widest a category label may be once rotated (when labels do not fit under their column)
 ROTATED_LABEL = 150.0
 
 
@@ -89,12 +90,14 @@ def _columns(title: str, entries: Sequence[LegendEntry], categories: Sequence[st
              value_label: str, category_label: str, min_column: float) -> tuple[Frame, str, list[str], bool]:
     """Columns layout: value axis on the left, category labels under the columns."""
     left = PAD + (22 if value_label else 0) + tick_label_width(ticks) + 8
+    widest = max((text_width(c) for c in categories), default=0.0)
+    rotate = widest > max(WIDTH - left - PAD, len(categories) * min_column) / max(1, len(categories)) - 6
+    if rotate:  # room on the left for the first label, which leans that way by cos(35 deg)
+        left = max(left, PAD + 0.82 * min(widest, ROTATED_LABEL))
     plot_width = max(WIDTH - left - PAD, len(categories) * min_column)
     width = left + plot_width + PAD
     head, top = _header(title, entries, width)
     band = plot_width / max(1, len(categories))
-    widest = max((text_width(c) for c in categories), default=0.0)
-    rotate = widest > band - 6
     labels = [fit(c, ROTATED_LABEL if rotate else band - 6) for c in categories]
     label_height = 0.6 * min(widest, ROTATED_LABEL) + 18 if rotate else X_AXIS_HEIGHT
     height = top + PLOT_HEIGHT + label_height + (X_LABEL_HEIGHT if category_label else 0) + PAD
@@ -161,6 +164,13 @@ def _whisker(scale: Linear, estimate: Estimate, at: float, horizontal: bool, str
     return "".join(parts)
 
 
+def _missing(zero: float, at: float, horizontal: bool, what: str) -> str:
+    """A small "n/a" where a mark would be, so a missing value is not read as zero."""
+    if horizontal:
+        return text(zero + 4, at, "n/a", fill=MUTED, size=10, hint=f"{what}: n/a")
+    return text(at, zero - 8, "n/a", anchor="middle", fill=MUTED, size=10, hint=f"{what}: n/a")
+
+
 def _bar_chart(fig: BarChart, eid: str) -> tuple[float, float, str]:
     entries = [LegendEntry(s.name, color(i)) for i, s in enumerate(fig.series)]
     ticks = value_ticks(_estimates(fig.series), fig.value_range, include=(0.0,))
@@ -179,15 +189,17 @@ def _bar_chart(fig: BarChart, eid: str) -> tuple[float, float, str]:
         axis = y_axis(scale, ticks, frame.left, frame.right, fig.value_label, PAD + 6)
         labels = _column_labels(frame, fig.categories, shown, rotate, fig.category_label)
     zero = scale.clamp(0.0)
-    thickness = (row - 14) / n_series if fig.horizontal else min(28.0, (row - 14) / n_series)
+    thickness = (row - 14) / n_series if fig.horizontal else min(40.0, (row - 14) / n_series)
     marks = []
     for ci, category in enumerate(fig.categories):
         start = (frame.top if fig.horizontal else frame.left) + ci * row + (row - thickness * n_series) / 2
         for si, series in enumerate(fig.series):
             estimate = series.values[ci]
-            if estimate is None or estimate.value is None:
-                continue
             at = start + si * thickness
+            if estimate is None or estimate.value is None:
+                what = f"{series.name} \u00b7 {category}"
+                marks.append(_missing(zero, at + (thickness - 1.0) / 2, fig.horizontal, what))
+                continue
             end = scale.clamp(estimate.value)
             lo, size = min(zero, end), abs(end - zero)
             box = ({"x": lo, "y": at, "width": size, "height": thickness - 1.0} if fig.horizontal
@@ -233,13 +245,12 @@ def _stacked_chart(fig: StackedBarChart, eid: str) -> tuple[float, float, str]:
                             tooltip(hint)))
             label = f"{share:.0%}" if fig.normalize else format_number(value)
             if fig.horizontal and b - a > text_width(label) + 6:
-                ink = "#ffffff" if si % len(entries) in (0, 2, 5, 6) else INK
-                marks.append(text((a + b) / 2, at + thickness / 2, label, anchor="middle", fill=ink, size=11))
+                marks.append(text((a + b) / 2, at + thickness / 2, label, anchor="middle", fill=ink_on(si), size=11))
     return frame.total_width, frame.total_height, head + axis + "".join(marks) + labels
 
 
 def _forest_plot(fig: ForestPlot, eid: str) -> tuple[float, float, str]:
-    notes = [r.note or (Estimate(r.value, r.lo, r.hi).label()) for r in fig.rows]
+    notes = [fit(r.note or Estimate(r.value, r.lo, r.hi).label(), MAX_NOTE) for r in fig.rows]
     note_width = max((text_width(n) for n in notes), default=0.0)
     row = 24.0
     labels = [r.label for r in fig.rows]
@@ -256,7 +267,7 @@ def _forest_plot(fig: ForestPlot, eid: str) -> tuple[float, float, str]:
         y = frame.top + (i + 0.5) * row
         parts.append(text(frame.right + 12, y, note, fill=MUTED))
         if difference.value is None:
-            parts.append(text((frame.left + frame.right) / 2, y, "n/a", anchor="middle", fill=MUTED))
+            parts.append(_missing(frame.left, y, True, difference.label))
             continue
         estimate = Estimate(difference.value, difference.lo, difference.hi)
         parts.append(_whisker(scale, estimate, y, True, stroke=color(0)))
@@ -337,8 +348,8 @@ def _reference_line(value: float, axis: str, label: str, xs: Linear, ys: Linear)
     parts = [el("line", {**ends, "stroke": REFERENCE, "stroke-dasharray": "3 3", "stroke-width": 1.2})]
     if label:
         if axis == "x":
-            parts.append(text(at + 4, ys.r1 + 8, fit(label, xs.r1 - at - 8), fill=MUTED, hint=label))
+            parts.append(text(at + 4, ys.r1 + 8, fit(label, xs.r1 - at - 8), fill=MUTED, hint=label, halo=True))
         else:
             shown = fit(label, (xs.r1 - xs.r0) / 2)
-            parts.append(text(xs.r1 - 4, at - 8, shown, anchor="end", fill=MUTED, hint=label))
+            parts.append(text(xs.r1 - 4, at - 8, shown, anchor="end", fill=MUTED, hint=label, halo=True))
     return "".join(parts)

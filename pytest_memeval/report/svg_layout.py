@@ -2,7 +2,7 @@
 
 Everything is plain string building with escaped text and fixed number formatting, so the
 same figure always gives the same bytes. Text is measured by an average glyph width (no
-font metrics offline); `CHAR_WIDTH` errs on the wide side so labels do not overflow.
+font metrics offline); `text_width` errs on the wide side so labels do not overflow.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ from typing import Sequence
 FONT = "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', 'Liberation Sans', Arial, sans-serif"
 FONT_SIZE = 12
 TITLE_SIZE = 14
-#: average advance of a glyph in em; DejaVu Sans, the widest common fallback, is about 0.6
-CHAR_WIDTH = 0.62
+#: glyph advances in em, rounded up from DejaVu Sans, the widest common fallback font
+NARROW, SPACE, SLIM, WIDE, UPPER, DEFAULT = 0.3, 0.33, 0.42, 1.0, 0.78, 0.64
+#: bold glyphs are wider than regular ones by up to this factor
+BOLD = 1.15
+CHAR_CLASSES = (("ijl|!.,:;'", NARROW), (" ", SPACE), ("ftrI()[]-/", SLIM), ("mwMW%@\u2014", WIDE))
 PAD = 12
 INK = "#222222"
 MUTED = "#666666"
@@ -28,6 +31,11 @@ REFERENCE = "#555555"
 
 def color(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
+
+
+def ink_on(index: int) -> str:
+    """Text colour readable on `color(index)`: white on the dark entries, ink on the light ones."""
+    return "#ffffff" if index % len(PALETTE) in (0, 2, 5, 6) else INK
 
 
 def num(x: float) -> str:
@@ -54,23 +62,39 @@ def tooltip(text: str) -> str:
 
 
 def text(x: float, y: float, content: str, *, size: int = FONT_SIZE, anchor: str = "start",
-         fill: str = INK, weight: str | None = None, baseline: str = "middle", hint: str = "") -> str:
-    """One line of text; `hint` (e.g. the untruncated label) becomes its tooltip."""
+         fill: str = INK, weight: str | None = None, baseline: str = "middle", hint: str = "",
+         halo: bool = False) -> str:
+    """One line of text; `hint` (e.g. the untruncated label) becomes its tooltip.
+
+    A halo (a white outline painted under the glyphs) keeps text legible across lines.
+    """
     attrs = {"x": float(x), "y": float(y), "font-size": size, "text-anchor": anchor, "fill": fill,
              "font-weight": weight, "dominant-baseline": baseline}
+    if halo:
+        attrs.update({"stroke": "#ffffff", "stroke-width": 3, "stroke-linejoin": "round", "paint-order": "stroke"})
     body = escape(content, quote=False) + (tooltip(hint) if hint and hint != content else "")
     return el("text", attrs, body)
 
 
+def _advance(char: str) -> float:
+    for chars, width in CHAR_CLASSES:
+        if char in chars:
+            return width
+    return UPPER if char.isupper() else DEFAULT
+
+
 def text_width(content: str, size: int = FONT_SIZE) -> float:
-    return len(content) * size * CHAR_WIDTH
+    """Estimated width in pixels; no font metrics offline, so it errs on the wide side."""
+    return sum(_advance(c) for c in content) * size
 
 
 def fit(content: str, max_width: float, size: int = FONT_SIZE) -> str:
     """`content`, cut with an ellipsis where it would be wider than `max_width`."""
     if text_width(content, size) <= max_width:
         return content
-    keep = max(1, int(max_width / (size * CHAR_WIDTH)) - 1)
+    keep = min(len(content), int(max_width / (size * NARROW)))
+    while keep > 1 and text_width(content[:keep] + "\u2026", size) > max_width:
+        keep -= 1
     return content[:keep] + "\u2026"
 
 
@@ -120,8 +144,8 @@ class Ticks:
 
 def nice_ticks(lo: float, hi: float, target: int = 5, fixed: bool = False) -> Ticks:
     """Round tick positions covering [lo, hi]; `fixed` keeps the bounds exactly as given."""
-    if not hi > lo:
-        lo, hi = (lo - 1, hi + 1) if lo == 0 else (lo - abs(lo) * 0.1, hi + abs(hi) * 0.1)
+    if not hi > lo:  # a single value: widen around it (from 0 when it is 0, e.g. empty bars)
+        lo, hi = (0.0, 1.0) if lo == 0 else (lo - abs(lo) * 0.1, hi + abs(hi) * 0.1)
     raw = (hi - lo) / max(1, target)
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
@@ -221,7 +245,7 @@ def _legend_mark(entry: LegendEntry, x: float, y: float) -> str:
 
 def title_block(title: str, width: float) -> tuple[str, float]:
     """The figure title wrapped to the width; returns the SVG and the height it takes."""
-    lines = wrap(title, width - 2 * PAD, TITLE_SIZE)
+    lines = wrap(title, (width - 2 * PAD) / BOLD, TITLE_SIZE)
     parts = [text(PAD, PAD + 8 + i * 18, line, size=TITLE_SIZE, weight="bold") for i, line in enumerate(lines)]
     return "".join(parts), PAD + len(lines) * 18
 

@@ -17,7 +17,21 @@ from .atoms import source_atoms
 from .catalog import Catalog, _read_json, _write_json
 from .generator import public_sources
 from .nbf import NBFModel, calibrate_theta, fit_nbf
-from .parse import parse_records
+from ._common import NUM_DAYS
+from .parse import DAILY_SOURCES, ParsedSources, parse_records
+from .questions import QUESTIONS
+
+
+#: A daily source speaks for a question only when its retrieved days cover at least half of
+#: the question's window. NBF was fitted on complete sources; from a handful of retrieved
+#: days an extrapolated count is mostly noise that NBF would trust as much as a full month.
+MIN_WINDOW_COVERAGE = 0.5
+
+
+def sparse_sources(parsed: ParsedSources, window_days: int) -> set[str]:
+    window = set(range(NUM_DAYS - window_days + 1, NUM_DAYS + 1))
+    needed = MIN_WINDOW_COVERAGE * window_days
+    return {name for name in DAILY_SOURCES if len(window.intersection(parsed.days(name))) < needed}
 
 
 class MultisourceReader:
@@ -25,7 +39,10 @@ class MultisourceReader:
         self.model = model
 
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
-        atoms = source_atoms(parse_records([m.text for m in memories]))[view.task]
+        parsed = parse_records([m.text for m in memories])
+        atoms = dict(source_atoms(parsed)[view.task])
+        for name in sparse_sources(parsed, QUESTIONS[view.task].window_days):
+            atoms[name] = None
         prediction = self.model.predict(view.task, atoms)
         return Answer(
             label=prediction.label,

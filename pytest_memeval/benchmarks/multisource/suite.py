@@ -17,6 +17,7 @@ from .markers import marker_descriptions, question_marks
 from .questions import QUESTIONS
 from .reader import MultisourceReader, fitted_model
 from .render import render_units, units_from_markdown
+from .figures import risk_coverage_figures
 from .summary import compare, summarize
 
 
@@ -103,6 +104,9 @@ class MultisourceSuite(Suite):
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         return summarize(records, self.options.bootstrap)
+
+    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+        return risk_coverage_figures(report, self.name)
 
     def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
         return compare(a, b, self.options.bootstrap)

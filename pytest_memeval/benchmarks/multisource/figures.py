@@ -1,0 +1,51 @@
+"""The risk-coverage curve: selective accuracy against coverage as the abstention margin moves.
+
+The offline reader records each item's posterior margin, so every threshold can be
+replayed after the run; the reader's own calibrated threshold is one point on the curve.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ...report.figures import LineChart, LineSeries
+from .metrics import coverage, selective_accuracy
+
+THRESHOLDS = tuple(i / 50 for i in range(51))
+
+
+def risk_coverage_figures(report: Mapping[str, Any], suite: str) -> list[LineChart]:
+    runs: dict[str, list[Mapping[str, Any]]] = {}
+    for record in report["records"]:
+        if record["suite"] == suite and record.get("correct") is not None:
+            detail = record.get("answer_detail") or {}
+            if "margin" in detail:
+                runs.setdefault(f"{record['memsystem']} | {record['responder']}", []).append(record)
+    if not runs:
+        return []
+    series = [LineSeries(label, curve(records), markers=True) for label, records in sorted(runs.items())]
+    return [
+        LineChart(
+            title="multisource: risk-coverage",
+            series=series,
+            x_label="coverage (share answered)",
+            y_label="selective accuracy (macro)",
+            x_range=(0.0, 1.0),
+            y_range=(0.0, 1.0),
+            caption="Each point abstains below one posterior-margin threshold (0 to 1 in steps of .02); "
+            "items with fewer than two sources of evidence always answer, as in the paper.",
+        )
+    ]
+
+
+def curve(records: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
+    qids = [r["task"] for r in records]
+    correct = [bool(r["correct"]) for r in records]
+    margins = [r["answer_detail"]["margin"] for r in records]
+    always = [r["answer_detail"]["sources_with_evidence"] < 2 for r in records]
+    points = set()
+    for theta in THRESHOLDS:
+        answered = [a or m >= theta for a, m in zip(always, margins)]
+        if any(answered):
+            points.add((round(coverage(answered), 4), round(selective_accuracy(qids, correct, answered), 4)))
+    return sorted(points)
