@@ -51,7 +51,13 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_gates(settings.gates, suites)
         if settings.baseline is not None and not hasattr(config, "workerinput"):
             state.baseline = load_baseline(settings.baseline)
-    except ConfigError as exc:
+        if settings.active:
+            # Index the selected suites now: a broken data file is a usage error rather
+            # than a collection error, and under xdist the controller warms the on-disk
+            # caches before the workers start.
+            for name in settings.suites:
+                state.suite(name).index()
+    except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
     _group_contexts_on_one_worker(config)
@@ -86,7 +92,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         if ":" in marker.args[0]:  # a suite named by import path registers its markers now
             _register_suite_markers(metafunc.config, suite.name, marker.args[0])
         entries = suite.index()
-    except MemevalError as exc:  # bad options or a malformed data file: one line, exit 4
+    except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems)
 

@@ -8,12 +8,6 @@ from pathlib import Path
 import pytest
 
 TESTS_DIR = Path(__file__).resolve().parent
-REPO_DIR = TESTS_DIR.parent
-
-
-def shared_dir() -> Path:
-    """../shared next to the checkout (the papers' reference data); may be absent."""
-    return Path(os.environ.get("MEMEVAL_SHARED_DIR", REPO_DIR.parent / "shared"))
 
 
 @pytest.fixture

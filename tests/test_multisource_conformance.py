@@ -13,13 +13,8 @@ from pytest_memeval.benchmarks.multisource import (
     source_atoms, units_from_markdown)
 
 
-def _reference_dir() -> Path:
-    shared = os.environ.get("MEMEVAL_SHARED_DIR")
-    base = Path(shared) if shared else Path(__file__).resolve().parents[2] / "shared"
-    return base / "reference" / "multisource"
+from reference_data import MULTISOURCE as REF
 
-
-REF = _reference_dir()
 SEED_DIR = REF / "s20260324"
 PERSONA_DIRS = sorted(SEED_DIR.glob("bench_*")) if SEED_DIR.is_dir() else []
 needs_reference = pytest.mark.skipif(not PERSONA_DIRS, reason=f"reference data not found at {REF}")

@@ -1,0 +1,147 @@
+"""The multisource suite through pytest: ids, markers, outcomes, xdist, released data, leakage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_memeval.benchmarks.base import SuiteOptions
+from pytest_memeval.benchmarks.multisource import QUESTIONS
+from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
+from pytest_memeval.types import Memory
+
+from reference_data import MULTISOURCE as REFERENCE
+from reference_data import needs_multisource_reference as needs_reference
+
+
+@pytest.fixture
+def suite_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
+    # One cache for the whole test session: the reader is fitted once, not per test.
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
+    return pytester
+
+
+def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
+    options = dict(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200)
+    options.update(overrides)
+    return MultisourceSuite(SuiteOptions(**options))  # type: ignore[arg-type]
+
+
+def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--memsystem=context", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*test_multisource.py::test_multisource[[]s20260321-stable_121-A1[]]", "216 tests collected*"])
+
+
+def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest(
+        "--memsystem=context", "--collect-only", "-q", "--strict-markers", "-m", "type_F and difficulty_stable"
+    )
+    result.stdout.fnmatch_lines(["12/216 tests collected (204 deselected)*"])  # 3 questions x 4 personas
+    result = suite_pytester.runpytest("--memsystem=context", "--collect-only", "-q", "--strict-markers", "-m", "fm_cross_midnight")
+    result.stdout.fnmatch_lines(["12/216 tests collected*"])  # C3 for the 12 personas
+
+
+def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--markers")
+    for marker in ("multisource:", "type_A:", "difficulty_temporal_shift:", "edge_label:", "source_unreachable:", "fm_tracker_missing:"):
+        result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
+
+
+def test_without_memsystem_only_tests_run(suite_pytester: pytest.Pytester) -> None:
+    suite_pytester.makepyfile(test_mine="def test_mine(): pass")
+    result = suite_pytester.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["test_mine.py::test_mine", "1 test collected*"])
+
+
+def _report(pytester: pytest.Pytester, *args: str) -> dict:
+    report = pytester.path / f"report-{len(args)}.json"
+    result = pytester.runpytest_subprocess(
+        "--memsystem=context,chroma", "--memeval-embedder=hashing", f"--memeval-report={report}", "-p", "no:cacheprovider", *args
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
+    return json.loads(report.read_text())
+
+
+def test_two_workers_give_the_same_metrics_as_one_to_the_last_digit(suite_pytester: pytest.Pytester) -> None:
+    serial, parallel = _report(suite_pytester), _report(suite_pytester, "-n", "2")
+    assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
+    strip = lambda report: [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]]  # noqa: E731
+    assert strip(serial) == strip(parallel)
+    context = next(run for run in serial["runs"] if run["memsystem"] == "context")
+    assert set(context["metrics"]) == {"accuracy", "coverage", "selective_accuracy", "f05"}
+    assert set(context["breakdown"]) == {"type", "difficulty", "type_x_difficulty"}
+    lo, hi = context["metrics"]["accuracy"]["ci"]
+    assert lo < context["metrics"]["accuracy"]["value"] < hi
+
+
+def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
+    result = suite_pytester.runpytest("--memsystem=none", "-k", "stable_121-D2")
+    result.stdout.fnmatch_lines(
+        [
+            "*s20260321-stable_121-D2: answered '*', expected '*'*",
+            "question: In the past 30 days, did this person's daily home-cooked meal count*",
+            "memories retrieved: 0",
+            "judge: gold '*' (profile_meals=*",
+        ]
+    ) if result.ret else result.assert_outcomes(passed=1)
+
+
+@needs_reference
+def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--memsystem=context", f"--memeval-data={REFERENCE}", "--collect-only", "-q")
+    # the reference holds 2 test-split personas per difficulty class
+    result.stdout.fnmatch_lines(["*test_multisource[[]s20260324-stable_131-A1[]]", "108 tests collected*"])
+    outcome = suite_pytester.runpytest("--memsystem=context", f"--memeval-data={REFERENCE}", "-q")
+    assert outcome.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+    outcome.stdout.fnmatch_lines(["multisource | context | reader  n=108"])
+
+
+@needs_reference
+def test_broken_release_is_a_one_line_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
+    copy = tmp_path / "release"
+    shutil.copytree(REFERENCE / "s20260324", copy / "s20260324")
+    (copy / "s20260324" / "bench_stable_131_vera_bennett" / "event_table.json").write_text("{not json")
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", f"--memeval-data={copy}", "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.errlines if line.strip()]
+    assert len(errors) == 1 and "event_table.json" in errors[0], errors
+
+
+def test_data_dir_without_seeds_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", f"--memeval-data={tmp_path}", "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --memeval-data: *no s<seed> directories found*"])
+
+
+def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-data=/", "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_the_reader_answers_from_memories_alone(tmp_path: Path) -> None:
+    """Leakage boundary: the same memories give the same answer whichever persona an item is
+    about; with no memories every persona gets the training prior's answer."""
+    suite = _suite(tmp_path)
+    reader = suite.reader()
+    entries = suite.index()
+    first, second = entries[0].context_id, entries[-1].context_id
+    memories = [Memory(text=m.content) for session in suite.context(second).sessions for m in session]
+    for qid in QUESTIONS:
+        item_a, item_b = suite.item(f"{first}-{qid}"), suite.item(f"{second}-{qid}")
+        assert reader.answer(item_a.view, memories) == reader.answer(item_b.view, memories)
+        assert reader.answer(item_a.view, []).label == reader.answer(item_b.view, []).label
+        assert item_a.view == item_b.view  # the public view carries nothing persona-specific
+
+
+def test_nothing_private_reaches_the_memory_system(tmp_path: Path) -> None:
+    suite = _suite(tmp_path)
+    entries = suite.index()
+    stored = "\n".join(m.content for e in entries[::18] for s in suite.context(e.context_id).sessions for m in s)
+    views = [suite.item(e.id).view for e in entries]
+    public = stored + "\n".join(v.question + " ".join(v.answer_space) + v.task for v in views)
+    for secret in ("bench_", "stable_121", "temporal_shift", "stated_vs_revealed", "20260321", "calibration", "derivation"):
+        assert secret not in public
+    assert all(not hasattr(v, "gold") and "gold" not in v.extra for v in views)
