@@ -1,0 +1,142 @@
+"""A content-addressed cache of model calls in one SQLite file, shared by xdist workers.
+
+One row per request key (see `ChatRequest.key`), holding the request as JSON (for review
+in a diff of a committed cache; it never contains the API key, which is not part of a
+request) and the completion as JSON. WAL mode lets workers read while one writes; every
+entry is its own transaction, so a run killed with SIGKILL keeps every entry it finished
+and leaves a valid file. synchronous=NORMAL is enough for that: in WAL mode a committed
+transaction is in the OS's hands once `put` returns; only a power cut could lose the last
+few entries, never corrupt the file. On close the WAL is checkpointed into the main file,
+so `fixtures/<name>.sqlite` alone can be committed (ignore the -wal and -shm files).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import ConfigError
+from .calls import KEY_FORMAT, ChatRequest, Completion
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS calls (
+        key TEXT PRIMARY KEY,
+        model TEXT NOT NULL,
+        template TEXT NOT NULL,
+        request TEXT NOT NULL,
+        completion TEXT NOT NULL
+    ) WITHOUT ROWID""",
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
+)
+_BUSY_TIMEOUT_S = 60.0
+
+
+class CallCache:
+    """Thread-safe within a process (one connection behind a lock), process-safe through SQLite."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        if readonly and not self.path.is_file():
+            raise ConfigError(f"LLM cache {self.path} does not exist (replay needs a recorded cache)")
+        if not readonly:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._closed = False
+        try:
+            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise ConfigError(f"LLM cache {self.path} cannot be opened: {exc}") from None
+        try:
+            if readonly:
+                self._db.execute("PRAGMA query_only=ON")
+                self._check_format()
+            else:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                with self._transaction():
+                    for statement in _SCHEMA:
+                        self._db.execute(statement)
+                    self._db.execute("INSERT OR IGNORE INTO meta VALUES ('key_format', ?)", (str(KEY_FORMAT),))
+                self._check_format()
+        except sqlite3.DatabaseError as exc:
+            message = f"LLM cache {self.path} is not a usable SQLite cache: {exc}"
+        else:
+            return
+        self._db.close()
+        raise ConfigError(message)
+
+    def __repr__(self) -> str:
+        return f"CallCache({str(self.path)!r}, readonly={self.readonly})"
+
+    def get(self, key: str) -> Completion | None:
+        with self._lock:
+            row = self._db.execute("SELECT completion FROM calls WHERE key = ?", (key,)).fetchone()
+        return None if row is None else Completion.from_json(json.loads(row[0]), cached=True)
+
+    def put(self, request: ChatRequest, completion: Completion, key: str | None = None) -> None:
+        """Store one completion; the first writer of a key wins (a concurrent twin is ignored)."""
+        if self.readonly:
+            raise RuntimeError("this LLM cache was opened read-only (replay)")
+        row = (
+            key or request.key(),
+            request.model,
+            request.template,
+            json.dumps(request.canonical(), sort_keys=True, ensure_ascii=False),
+            json.dumps(completion.to_json(), sort_keys=True, ensure_ascii=False),
+        )
+        with self._lock, self._transaction():
+            self._db.execute("INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?)", row)
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM calls").fetchone()[0])
+
+    def keys(self) -> Iterator[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT key FROM calls ORDER BY key").fetchall()
+        return iter(row[0] for row in rows)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if not self.readonly:
+                try:
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                except sqlite3.OperationalError:
+                    pass  # another process is busy with it; the last one to close checkpoints
+            self._db.close()
+
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self._db)
+
+    def _check_format(self) -> None:
+        try:
+            row = self._db.execute("SELECT value FROM meta WHERE name = 'key_format'").fetchone()
+        except sqlite3.OperationalError:
+            row = None
+        if row is None or row[0] != str(KEY_FORMAT):
+            found = "none" if row is None else row[0]
+            raise sqlite3.DatabaseError(f"key format {found}, expected {KEY_FORMAT}")
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT: takes the write lock up front, so busy_timeout applies."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")

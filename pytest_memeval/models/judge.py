@@ -1,0 +1,220 @@
+"""LLM judges: a templated prompt and a strict parser per judge, and panels of several models.
+
+Invalid judge output never becomes a score: `LLMJudge.score` raises `JudgeOutputError`
+(a `ResponseError`, so the item is reported as an error, with the raw text). A panel
+returns every judge's parsed verdict or failure; its combined verdict needs at least
+`min_valid` valid judges (all of them by default).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+from ..errors import ResponseError
+from ..types import Answer, Item, Verdict
+from .cache import CallCache
+from .caller import ModelCaller
+from .calls import ChatRequest, Completion
+from .settings import LLMSettings
+from .templates import PromptTemplate
+
+
+class InvalidOutput(ValueError):
+    """Raised by a judge parser; the message is the reason."""
+
+
+class JudgeOutputError(ResponseError):
+    """A judge's reply could not be read as a verdict."""
+
+    def __init__(self, judge: str, reason: str, raw: str, label: str | None = None) -> None:
+        target = f" for {label}" if label else ""
+        super().__init__(f"judge {judge!r} gave invalid output{target}: {reason}; raw: {raw[:200]!r}")
+        self.judge, self.reason, self.raw = judge, reason, raw
+
+
+class JudgePrompt(Protocol):
+    template: PromptTemplate
+
+    def messages(self, item: Item, answer: Answer) -> list[dict[str, str]]: ...
+
+    def parse(self, completion: Completion, item: Item) -> Verdict:
+        """A verdict, or InvalidOutput(reason)."""
+        ...
+
+
+class TemplateJudgePrompt:
+    """A JudgePrompt from a template, a function giving its placeholder values, and a parser."""
+
+    def __init__(
+        self,
+        template: PromptTemplate,
+        values: Callable[[Item, Answer], Mapping[str, str]],
+        parse: Callable[[str], Verdict],
+    ) -> None:
+        self.template = template
+        self._values = values
+        self._parse = parse
+
+    def messages(self, item: Item, answer: Answer) -> list[dict[str, str]]:
+        return self.template.render(self._values(item, answer))
+
+    def parse(self, completion: Completion, item: Item) -> Verdict:
+        if completion.content is None or not completion.content.strip():
+            raise InvalidOutput("empty output")
+        try:
+            return self._parse(completion.content)
+        except InvalidOutput:
+            if completion.truncated:
+                raise InvalidOutput("output cut at max_tokens") from None
+            raise
+
+
+def cut(text: str, limit: int) -> str:
+    """The first `limit` characters (e.g. the behavior judge reads 1,500 of a response)."""
+    return text[:limit]
+
+
+def parse_score(
+    text: str,
+    *,
+    low: int,
+    high: int,
+    key: str = "score",
+    reason_key: str | None = "reason",
+    pass_at: int | None = None,
+) -> Verdict:
+    """Strictly parse {"<key>": <int in low..high>, "<reason_key>": <str>}; nothing else allowed.
+
+    `pass_at` sets `correct` (score >= pass_at); without it `correct` is None.
+    """
+    try:
+        data = json.loads(text.strip())
+    except ValueError:
+        raise InvalidOutput("not a JSON document") from None
+    if not isinstance(data, dict):
+        raise InvalidOutput(f"JSON {type(data).__name__}, expected an object")
+    expected = {key} | ({reason_key} if reason_key else set())
+    if set(data) != expected:
+        raise InvalidOutput(f"keys {sorted(data)}, expected {sorted(expected)}")
+    score = data[key]
+    if isinstance(score, bool) or not isinstance(score, int) or not low <= score <= high:
+        raise InvalidOutput(f"{key} {score!r} is not an integer in {low}..{high}")
+    reason = data[reason_key] if reason_key else ""
+    if not isinstance(reason, str):
+        raise InvalidOutput(f"{reason_key} is not a string")
+    correct = None if pass_at is None else score >= pass_at
+    return Verdict(correct=correct, score=float(score), reason=reason, detail={key: score})
+
+
+class LLMJudge:
+    """A `Judge` that asks one model."""
+
+    def __init__(
+        self, prompt: JudgePrompt, settings: LLMSettings, *, caller: ModelCaller | None = None, name: str | None = None
+    ) -> None:
+        self.prompt = prompt
+        self.settings = settings
+        self.name = name or settings.model
+        self._owns_caller = caller is None
+        self.caller = caller or ModelCaller(settings)
+
+    def __repr__(self) -> str:
+        return f"LLMJudge({self.name!r}, template={self.prompt.template.id!r})"
+
+    def score(self, item: Item, answer: Answer, *, label: str | None = None) -> Verdict:
+        request = ChatRequest.build(self.settings, self.prompt.messages(item, answer), self.prompt.template.id)
+        completion = self.caller.call(request, label=label)
+        try:
+            verdict = self.prompt.parse(completion, item)
+        except InvalidOutput as exc:
+            reason = str(exc)
+        else:
+            return replace(verdict, detail=dict(verdict.detail, judge=self.name, template=self.prompt.template.id))
+        raise JudgeOutputError(self.name, reason, completion.content or "", label)
+
+    def close(self) -> None:
+        if self._owns_caller:
+            self.caller.close()
+
+
+@dataclass(frozen=True)
+class JudgeFailure:
+    judge: str
+    reason: str
+    raw: str
+
+
+class JudgePanel:
+    """Several judges on the same item, asked concurrently; each judge's parse is kept."""
+
+    def __init__(
+        self,
+        judges: Sequence[LLMJudge],
+        *,
+        aggregate: Callable[[Sequence[float]], float] = statistics.fmean,
+        min_valid: int | None = None,
+    ) -> None:
+        if not judges:
+            raise ValueError("a judge panel needs at least one judge")
+        names = [j.name for j in judges]
+        if len(set(names)) != len(names):
+            raise ValueError(f"judge names must be distinct: {names}")
+        self.judges = tuple(judges)
+        self.aggregate = aggregate
+        self.min_valid = len(judges) if min_valid is None else min_valid
+        self._pool = ThreadPoolExecutor(len(judges), thread_name_prefix="memeval-judge")
+
+    @classmethod
+    def from_models(
+        cls, prompt: JudgePrompt, settings: LLMSettings, models: Sequence[str], **kwargs: Any
+    ) -> "JudgePanel":
+        """One judge per model name, all sharing one cache file connection."""
+        cache = None
+        if settings.cache_mode != "off" and settings.cache_path is not None:
+            cache = CallCache(settings.cache_path, readonly=settings.cache_mode == "replay")
+        judges = []
+        for model in models:
+            model_settings = replace(settings, model=model)
+            judge = LLMJudge(prompt, model_settings, caller=ModelCaller(model_settings, cache=cache))
+            judge._owns_caller = True  # closing the shared cache twice is harmless
+            judges.append(judge)
+        return cls(judges, **kwargs)
+
+    def verdicts(self, item: Item, answer: Answer, *, label: str | None = None) -> dict[str, Verdict | JudgeFailure]:
+        """Each judge's verdict, or its failure to give a readable one; transport errors raise."""
+        futures = {j.name: self._pool.submit(j.score, item, answer, label=label) for j in self.judges}
+        out: dict[str, Verdict | JudgeFailure] = {}
+        for name, future in futures.items():
+            try:
+                out[name] = future.result()
+            except JudgeOutputError as exc:
+                out[name] = JudgeFailure(name, exc.reason, exc.raw)
+        return out
+
+    def score(self, item: Item, answer: Answer, *, label: str | None = None) -> Verdict:
+        results = self.verdicts(item, answer, label=label)
+        valid = {n: v for n, v in results.items() if isinstance(v, Verdict)}
+        per_judge = {
+            name: {"score": r.score, "correct": r.correct, "reason": r.reason}
+            if isinstance(r, Verdict)
+            else {"invalid": r.reason, "raw": r.raw}
+            for name, r in results.items()
+        }
+        scored = [v.score for v in valid.values() if v.score is not None]
+        if len(scored) < self.min_valid:
+            failed = [n for n, r in results.items() if isinstance(r, JudgeFailure)]
+            raw = "; ".join(f"{n}: {results[n].raw[:80]!r}" for n in failed)  # type: ignore[union-attr]
+            reason = f"{len(scored)} of {len(results)} judges gave a valid score (need {self.min_valid})"
+            raise JudgeOutputError("panel", reason, raw, label)
+        votes = [v.correct for v in valid.values()]
+        correct = None if any(c is None for c in votes) else sum(votes) * 2 > len(votes)
+        return Verdict(correct=correct, score=self.aggregate(scored), detail={"judges": per_judge})
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        for judge in self.judges:
+            judge.close()

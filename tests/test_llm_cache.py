@@ -1,0 +1,282 @@
+"""The SQLite call cache: content addressing, replay, concurrent writers, SIGKILL safety."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from llm_server import LLMServer
+
+from pytest_memeval.errors import ConfigError, ResponseError
+from pytest_memeval.models import (
+    CallCache,
+    ChatRequest,
+    Completion,
+    LLMResponder,
+    LLMSettings,
+    ModelCaller,
+    MultisourcePrompt,
+    ReplayMissError,
+    TokenLogprob,
+)
+from pytest_memeval.types import ItemView, Memory
+
+SECRET = "sk-cache-test-55aa2f19c0de-DO-NOT-LEAK"
+MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]
+VIEW = ItemView("multisource", "A1", "How many nights?", ("fewer_than_10", "10_to_19", "20_or_more"))
+REPLY = '{"answer": "10_to_19", "would_skip": false}'
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+
+
+def key_of(settings: LLMSettings, messages=MESSAGES, template: str = "t@1") -> str:
+    return ChatRequest.build(settings, messages, template).key()
+
+
+def test_the_key_changes_with_everything_that_changes_the_output():
+    base = LLMSettings(model="m")
+    keys = {
+        key_of(base),
+        key_of(base, template="t@2"),
+        key_of(base, template="u@1"),
+        key_of(replace(base, model="m2")),
+        key_of(replace(base, temperature=0.7)),
+        key_of(replace(base, max_tokens=10)),
+        key_of(replace(base, logprobs=True, top_logprobs=5)),
+        key_of(replace(base, logprobs=True, top_logprobs=3)),
+        key_of(replace(base, extra={"reasoning_effort": "high"})),
+        key_of(base, messages=[*MESSAGES[:1], {"role": "user", "content": "hello!"}]),
+        key_of(base, messages=[{"role": "user", "content": "be brief"}, MESSAGES[1]]),
+    }
+    assert len(keys) == 11
+
+
+def test_the_key_ignores_the_api_key_endpoint_and_transport(monkeypatch: pytest.MonkeyPatch):
+    base = LLMSettings(model="m", base_url="http://a:1/v1")
+    first = key_of(base)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-another-key-entirely-000000")
+    same = replace(base, base_url="http://b:2/v1", timeout_s=5, max_attempts=2, retry_budget_s=9,
+                   concurrency=3, backoff_s=0.1)
+    assert key_of(same) == first
+    assert SECRET not in str(ChatRequest.build(base, MESSAGES, "t@1").canonical())
+
+
+def test_completions_round_trip(tmp_path: Path):
+    cache = CallCache(tmp_path / "c.sqlite")
+    settings = LLMSettings(model="m")
+    request = ChatRequest.build(settings, MESSAGES, "t@1")
+    completion = Completion("ok", "stop", (TokenLogprob("o", -0.1, (("o", -0.1), ("k", -2.0))),), "m", {"total_tokens": 3})
+    cache.put(request, completion)
+    cache.put(request, replace(completion, content="second writer loses"))
+    got = cache.get(request.key())
+    assert got == replace(completion, cached=True)
+    assert len(cache) == 1 and list(cache.keys()) == [request.key()]
+    cache.close()
+    cache.close()
+
+
+def record(server: LLMServer, path: Path, views: list[ItemView]) -> None:
+    settings = LLMSettings(model="m", base_url=server.base_url, cache_mode="readwrite", cache_path=path)
+    responder = LLMResponder(MultisourcePrompt(), settings)
+    responder.prefetch([(f"item-{i}", v, [Memory(f"note {i}")]) for i, v in enumerate(views)])
+    for i, view in enumerate(views):
+        assert responder.answer(view, [Memory(f"note {i}")]).valid
+    responder.close()
+
+
+def views(n: int) -> list[ItemView]:
+    return [replace(VIEW, question=f"Question {i}?") for i in range(n)]
+
+
+def test_replay_makes_no_http_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "llm.sqlite"
+    with LLMServer(REPLY) as server:
+        record(server, path, views(5))
+        assert server.count == 5
+        server.reset()
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-a-different-key-for-replay-11")
+        settings = LLMSettings(model="m", base_url=server.base_url, cache_mode="replay", cache_path=path)
+        responder = LLMResponder(MultisourcePrompt(), settings)
+        responder.prefetch([(f"item-{i}", v, [Memory(f"note {i}")]) for i, v in enumerate(views(5))])
+        answers = [responder.answer(v, [Memory(f"note {i}")]) for i, v in enumerate(views(5))]
+        responder.close()
+        assert server.count == 0
+    assert all(a.valid and a.label == "10_to_19" and a.detail["cached"] for a in answers)
+
+
+def test_replay_needs_no_server_and_no_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "llm.sqlite"
+    with LLMServer(REPLY) as server:
+        record(server, path, views(2))
+    monkeypatch.delenv("OPENAI_API_KEY")
+    settings = LLMSettings(model="m", base_url="http://127.0.0.1:9/v1", cache_mode="replay", cache_path=path)
+    responder = LLMResponder(MultisourcePrompt(), settings)
+    assert responder.answer(views(2)[1], [Memory("note 1")]).label == "10_to_19"
+    assert responder.stats()["network_calls"] == 0
+    responder.close()
+
+
+def test_a_replay_miss_is_an_error_naming_the_item(tmp_path: Path):
+    path = tmp_path / "llm.sqlite"
+    with LLMServer(REPLY) as server:
+        record(server, path, views(1))
+        settings = LLMSettings(model="m", base_url=server.base_url, cache_mode="replay", cache_path=path)
+        responder = LLMResponder(MultisourcePrompt(), settings)
+        with pytest.raises(ReplayMissError, match="ms-test-A1-0042") as info:
+            responder.answer(views(2)[1], [Memory("note 1")], label="ms-test-A1-0042")
+        responder.prefetch([("ms-test-B2-0007", VIEW, [Memory("unseen")])])
+        with pytest.raises(ResponseError, match="ms-test-B2-0007"):
+            responder.answer(VIEW, [Memory("unseen")])
+        responder.close()
+        assert server.count == 1  # the recording only
+    assert "\n" not in str(info.value) and "readwrite" in str(info.value)
+
+
+def test_replay_without_a_cache_file_is_a_config_error(tmp_path: Path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        ModelCaller(LLMSettings(model="m", cache_mode="replay", cache_path=tmp_path / "nope.sqlite"))
+
+
+def test_a_corrupt_cache_file_is_a_config_error(tmp_path: Path):
+    path = tmp_path / "bad.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(ConfigError, match="not a usable SQLite cache"):
+        CallCache(path)
+
+
+def test_the_api_key_never_reaches_the_cache_file(tmp_path: Path):
+    path = tmp_path / "llm.sqlite"
+    echo = lambda r: f'{{"answer": "x", "would_skip": false, "auth": "{r.headers["authorization"]}"}}'  # noqa: E731
+    with LLMServer(echo) as server:
+        settings = LLMSettings(model="m", base_url=server.base_url, cache_mode="readwrite", cache_path=path)
+        responder = LLMResponder(MultisourcePrompt(), settings)
+        answer = responder.answer(VIEW, [Memory("n")])
+        responder.close()
+    assert not answer.valid and SECRET not in answer.raw
+    data = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert len(data) > 0 and SECRET.encode() not in data
+
+
+def test_a_closed_cache_is_one_committable_file(tmp_path: Path):
+    path = tmp_path / "llm.sqlite"
+    with LLMServer(REPLY) as server:
+        record(server, path, views(3))
+    assert not (tmp_path / "llm.sqlite-wal").exists() or (tmp_path / "llm.sqlite-wal").stat().st_size == 0
+    copy = tmp_path / "copy" / "llm.sqlite"  # what a teammate gets from git: the main file only
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    assert len(CallCache(copy, readonly=True)) == 3
+
+
+# -- several processes --------------------------------------------------------------------------
+
+
+def _writer(path: str, worker: int, n: int) -> None:
+    cache = CallCache(Path(path))
+    settings = LLMSettings(model="m")
+    for i in range(n):
+        # every third key is shared by all workers: concurrent twins must not clash
+        name = f"shared-{i}" if i % 3 == 0 else f"w{worker}-{i}"
+        request = ChatRequest.build(settings, [{"role": "user", "content": name}], "t@1")
+        cache.put(request, Completion(f"answer {name}", "stop"))
+    cache.close()
+
+
+def test_concurrent_writer_processes_lose_nothing(tmp_path: Path):
+    path = tmp_path / "shared.sqlite"
+    workers, n = 4, 150
+    context = multiprocessing.get_context("spawn")
+    processes = [context.Process(target=_writer, args=(str(path), w, n)) for w in range(workers)]
+    for p in processes:
+        p.start()
+    for p in processes:
+        p.join(120)
+        assert p.exitcode == 0
+    settings = LLMSettings(model="m")
+    expected = {f"shared-{i}" for i in range(0, n, 3)} | {
+        f"w{w}-{i}" for w in range(workers) for i in range(n) if i % 3
+    }
+    cache = CallCache(path, readonly=True)
+    for name in expected:
+        got = cache.get(ChatRequest.build(settings, [{"role": "user", "content": name}], "t@1").key())
+        assert got is not None and got.content == f"answer {name}"
+    assert len(cache) == len(expected)
+    cache.close()
+
+
+KILLED_WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from pytest_memeval.models import CallCache, ChatRequest, Completion, LLMSettings
+    cache = CallCache(Path(sys.argv[1]))
+    settings = LLMSettings(model="m")
+    for i in range(1_000_000):
+        request = ChatRequest.build(settings, [{"role": "user", "content": f"q{i}"}], "t@1")
+        cache.put(request, Completion("x" * 4000 + str(i), "stop"))
+        print(request.key(), flush=True)   # reported only once committed
+    """
+)
+
+
+@pytest.mark.parametrize("kill_after", [1, 40, 300])
+def test_sigkill_loses_no_completed_entry(tmp_path: Path, kill_after: int):
+    path = tmp_path / "killed.sqlite"
+    child = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    reported: list[str] = []
+    deadline = time.monotonic() + 60
+    while len(reported) < kill_after and time.monotonic() < deadline:
+        line = child.stdout.readline()
+        if not line:
+            break
+        reported.append(line.strip())
+    os.kill(child.pid, signal.SIGKILL)
+    rest = child.stdout.read()  # EOF once the child is gone; what it printed before dying
+    child.stdout.close()
+    child.wait(30)
+    reported += [line for line in rest.split("\n") if len(line) == 64]  # whole lines only
+    assert child.returncode == -signal.SIGKILL
+    assert len(reported) >= kill_after
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        stored = {row[0] for row in db.execute("SELECT key FROM calls")}
+    assert set(reported) <= stored
+    assert len(stored) - len(reported) <= 1  # at most the entry committed but not yet printed
+
+
+REPLAY_WITHOUT_OPENAI = textwrap.dedent(
+    """
+    import sys
+    sys.modules["openai"] = None          # importing openai now fails
+    from pathlib import Path
+    from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt
+    from pytest_memeval.types import ItemView, Memory
+    view = ItemView("multisource", "A1", "Question 0?", ("fewer_than_10", "10_to_19", "20_or_more"))
+    settings = LLMSettings(model="m", cache_mode="replay", cache_path=Path(sys.argv[1]))
+    responder = LLMResponder(MultisourcePrompt(), settings)
+    print(responder.answer(view, [Memory("note 0")]).label)
+    """
+)
+
+
+def test_replay_does_not_need_the_openai_package(tmp_path: Path):
+    path = tmp_path / "llm.sqlite"
+    with LLMServer(REPLY) as server:
+        record(server, path, views(1))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    done = subprocess.run([sys.executable, "-c", REPLAY_WITHOUT_OPENAI, str(path)], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "10_to_19"

@@ -1,0 +1,218 @@
+"""The real openai client against the loopback server: retries, bounds, errors, secrets."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import time
+import traceback
+
+import pytest
+from llm_server import LLMServer, Reply, fail_first, sequence
+
+from pytest_memeval.errors import ConfigError, ResponseError
+from pytest_memeval.models import ChatClient, ChatRequest, LLMSettings, ModelCaller, Secret
+
+SECRET = "sk-test-7c1f0d9e2b4a46f8-DO-NOT-LEAK"
+MESSAGES = [{"role": "user", "content": "hello"}]
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return SECRET
+
+
+def settings_for(server: LLMServer, **overrides: object) -> LLMSettings:
+    values: dict = dict(model="test-model", base_url=server.base_url, timeout_s=2.0, max_attempts=4,
+                        retry_budget_s=10.0, backoff_s=0.02, backoff_max_s=0.1)
+    values.update(overrides)
+    return LLMSettings(**values)
+
+
+def call(settings: LLMSettings, label: str | None = "item-1"):
+    client = ChatClient(settings)
+    try:
+        return client.complete(ChatRequest.build(settings, MESSAGES, "t@1"), label=label)
+    finally:
+        client.close()
+
+
+def failure_of(settings: LLMSettings, label: str | None = "item-1") -> tuple[ResponseError, float]:
+    started = time.monotonic()
+    with pytest.raises(ResponseError) as info:
+        call(settings, label)
+    return info.value, time.monotonic() - started
+
+
+def test_plain_call_sends_the_request_and_reads_the_reply():
+    with LLMServer("hi there") as server:
+        completion = call(settings_for(server, max_tokens=77))
+        (request,) = server.requests
+    assert completion.content == "hi there" and completion.finish_reason == "stop" and completion.attempts == 1
+    assert request.body["messages"] == MESSAGES
+    assert request.body["temperature"] == 0.0 and request.body["max_tokens"] == 77
+    assert "logprobs" not in request.body  # not asked for, not sent (some servers reject it)
+    assert request.headers["authorization"] == f"Bearer {SECRET}"
+    assert SECRET.encode() not in request.raw_body
+
+
+def test_logprobs_are_exposed_when_the_endpoint_gives_them():
+    tokens = [('{"', -0.1, [('{"', -0.1)]), ("A", -0.4, [("A", -0.4), ("B", -1.2)])]
+    with LLMServer(Reply('{"A', tokens=tokens)) as server:
+        completion = call(settings_for(server, logprobs=True, top_logprobs=2))
+        assert server.requests[0].body["logprobs"] is True and server.requests[0].body["top_logprobs"] == 2
+    assert completion.logprobs is not None
+    assert completion.logprobs[1].token == "A" and completion.logprobs[1].logprob == pytest.approx(-0.4)
+    assert completion.logprobs[1].top_probs() == pytest.approx({"A": 0.6703, "B": 0.3012}, abs=1e-3)
+
+
+def test_missing_logprobs_are_reported_as_none():
+    with LLMServer("x", supports_logprobs=False) as server:
+        assert call(settings_for(server, logprobs=True, top_logprobs=2)).logprobs is None
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [Reply.error(429), Reply.error(500), Reply.error(503), Reply.malformed_body(), Reply.truncated_body("x")],
+    ids=["429", "500", "503", "malformed-body", "truncated-body"],
+)
+def test_transient_failures_are_retried(failure: Reply):
+    with LLMServer(fail_first(2, failure, "ok")) as server:
+        completion = call(settings_for(server))
+        assert server.count == 3
+    assert completion.content == "ok" and completion.attempts == 3
+
+
+def test_retry_after_is_honoured():
+    with LLMServer(fail_first(1, Reply.error(429, retry_after=0.4), "ok")) as server:
+        started = time.monotonic()
+        call(settings_for(server))
+        first, second = server.requests
+    assert second.received - first.received >= 0.38
+    assert time.monotonic() - started < 2.0
+
+
+def test_retries_stop_after_max_attempts():
+    with LLMServer(Reply.error(500)) as server:
+        error, elapsed = failure_of(settings_for(server, max_attempts=4, backoff_s=0.05, backoff_max_s=1.0))
+        assert server.count == 4
+    # jittered back-off 0.05, 0.1, 0.2 times U(0.5, 1]
+    assert 0.17 <= elapsed < 1.5
+    message = str(error)
+    assert "\n" not in message and "item-1" in message and "4 attempts" in message and "HTTP 500" in message
+
+
+def test_retries_stop_when_the_time_budget_is_spent():
+    with LLMServer(Reply.error(429, retry_after=0.2)) as server:
+        error, elapsed = failure_of(settings_for(server, max_attempts=1000, retry_budget_s=1.0))
+        attempts = server.count
+    assert 4 <= attempts <= 6
+    assert elapsed < 1.3
+    assert "retry budget" in str(error)
+
+
+def test_a_retry_after_beyond_the_budget_gives_up_at_once():
+    with LLMServer(Reply.error(429, retry_after=60)) as server:
+        error, elapsed = failure_of(settings_for(server, retry_budget_s=5.0))
+        assert server.count == 1
+    assert elapsed < 1.0 and "Retry-After" in str(error)
+
+
+def test_slow_responses_time_out_and_are_retried_within_bounds():
+    with LLMServer(Reply.slow("late", 5.0)) as server:
+        error, elapsed = failure_of(settings_for(server, timeout_s=0.2, max_attempts=3))
+        assert server.count == 3
+    assert 0.6 <= elapsed < 2.0
+    assert "timed out" in str(error)
+
+
+def test_a_slow_first_reply_then_a_fast_one_succeeds():
+    with LLMServer(fail_first(1, Reply.slow("late", 3.0), "ok")) as server:
+        completion = call(settings_for(server, timeout_s=0.3))
+    assert completion.content == "ok" and completion.attempts == 2
+
+
+def test_the_budget_also_bounds_a_slow_attempt():
+    with LLMServer(Reply.slow("late", 5.0)) as server:
+        _, elapsed = failure_of(settings_for(server, timeout_s=3.0, retry_budget_s=0.5, max_attempts=5))
+    assert elapsed < 1.2
+
+
+def test_connection_errors_are_retried_and_bounded():
+    with LLMServer("x") as server:
+        settings = settings_for(server, max_attempts=3)
+    error, elapsed = failure_of(settings)  # the server is gone: connection refused
+    assert elapsed < 2.0 and "3 attempts" in str(error) and "connection error" in str(error)
+
+
+def test_client_errors_fail_at_once():
+    with LLMServer(Reply.error(400, message="bad request: unknown field")) as server:
+        error, _ = failure_of(settings_for(server))
+        assert server.count == 1
+    assert "HTTP 400" in str(error) and "1 attempt " in str(error)
+
+
+def echo_key(request) -> Reply:
+    """A hostile server: echoes the Authorization header in its error and its answer."""
+    return Reply.error(401, message=f"invalid key {request.headers['authorization']}")
+
+
+def test_the_api_key_never_appears_in_errors_or_logs(caplog: pytest.LogCaptureFixture):
+    caplog.set_level(logging.DEBUG)
+    errors = []
+    with LLMServer(echo_key) as server:
+        errors.append(failure_of(settings_for(server))[0])
+    with LLMServer(sequence(Reply.error(500), Reply.error(429, retry_after=0.01), Reply.slow("x", 2))) as server:
+        errors.append(failure_of(settings_for(server, timeout_s=0.2, max_attempts=3))[0])
+    for error in errors:
+        text = "".join(traceback.format_exception(error)) + repr(error) + str(error.args)
+        assert SECRET not in text
+        assert error.__cause__ is None and error.__context__ is None
+    assert "<redacted>" in str(errors[0])
+    assert SECRET not in caplog.text
+    assert any("retrying" in record.getMessage() for record in caplog.records)
+
+
+def test_an_echoed_key_in_content_is_scrubbed(tmp_path):
+    with LLMServer(lambda r: f"your key is {r.headers['authorization']}") as server:
+        settings = settings_for(server, cache_mode="readwrite", cache_path=tmp_path / "c.sqlite")
+        caller = ModelCaller(settings)
+        completion = caller.call(ChatRequest.build(settings, MESSAGES))
+        caller.close()
+    assert SECRET not in (completion.content or "") and "<redacted>" in (completion.content or "")
+
+
+def test_nothing_holding_settings_shows_or_pickles_the_key():
+    settings = LLMSettings(model="m", base_url="http://127.0.0.1:9/v1")
+    client = ChatClient(settings)
+    caller = ModelCaller(settings, client=client)
+    for obj in (settings, client, caller, Secret(SECRET)):
+        assert SECRET not in repr(obj) and SECRET not in str(obj) and SECRET not in f"{obj}"
+    assert SECRET.encode() not in pickle.dumps(settings)
+    with pytest.raises(TypeError):
+        pickle.dumps(Secret(SECRET))
+    client.close()
+
+
+def test_base_url_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch):
+    with LLMServer("from env") as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        assert call(LLMSettings(model="m")).content == "from env"
+
+
+def test_no_key_and_no_local_server_is_a_config_error(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        ChatClient(LLMSettings(model="m"))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [dict(temperature=-1), dict(max_attempts=0), dict(concurrency=0), dict(timeout_s=0),
+     dict(cache_mode="sometimes"), dict(cache_mode="replay"), dict(model=""), dict(top_logprobs=50)],
+)
+def test_bad_settings_are_config_errors(bad: dict):
+    with pytest.raises(ConfigError):
+        LLMSettings(**{"model": "m", **bad})
