@@ -62,17 +62,21 @@ def add_missing_group_suffixes(items: Sequence[pytest.Item]) -> None:
 
     pytest-xdist <= 3.8 appends it by assigning `item._nodeid`, which pytest 9 no longer
     reads (node ids became `NodeId` objects in `item._id`), so every item would be its own
-    group and each context would be filled on every worker. Items that already carry the
-    suffix are left alone, so this is a no-op once xdist handles pytest 9.
+    group and each context would be filled on every worker. A `NodeId` renders its params
+    in trailing brackets, while xdist wants the '@' after the last ']', so the suffixed
+    last segment is stored as a name. Items that already carry a suffix are left alone,
+    so this is a no-op once xdist handles pytest 9.
     """
     for item in items:
         mark = item.get_closest_marker("xdist_group")
         if mark is None or item.get_closest_marker("memeval") is None or "@" in item.nodeid:
             continue
-        nodeid = f"{item.nodeid}@{mark.args[0]}"
         if hasattr(item, "_id"):
-            from _pytest.nodeid import NodeId
+            import dataclasses
 
-            item._id = NodeId.parse(nodeid)
+            node_id = item._id
+            last = node_id.names[-1] + (f"[{node_id.params}]" if node_id.params is not None else "")
+            names = (*node_id.names[:-1], f"{last}@{mark.args[0]}")
+            item._id = dataclasses.replace(node_id, names=names, params=None)
         else:
-            item._nodeid = nodeid
+            item._nodeid = f"{item.nodeid}@{mark.args[0]}"
