@@ -7,13 +7,16 @@ are reported as errors (not as wrong answers) and the test body only asserts.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Iterator
 
 import pytest
 
 from .errors import MemevalError
 from .report.collector import RECORD_PROPERTY
-from .runner import Outcome, error_record, failure_message, namespace_for, run_item
+from .prefetch import Prefetcher, items_by_context
+from .runner import Outcome, error_record, failure_message, namespace_for, retrieve, run_item
+from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState
 
 STATE_KEY = pytest.StashKey[RunState]()
@@ -32,6 +35,14 @@ def memeval_state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     state.close()
 
 
+@pytest.fixture(scope="session")
+def memeval_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
+    """Prefetching needs every item of a context on this worker: no xdist, or loadgroup."""
+    config = request.config
+    grouped = not hasattr(config, "workerinput") or getattr(config.option, "loadgroup", False)
+    return Prefetcher(items_by_context(request.session.items) if grouped else {})
+
+
 @pytest.fixture
 def memeval_item_id() -> str:
     raise pytest.UsageError("memeval_item_id is parametrized by @pytest.mark.memeval('<suite>')")
@@ -45,7 +56,11 @@ def memeval_memsystem(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def memeval_result(
-    request: pytest.FixtureRequest, memeval_state: RunState, memeval_item_id: str, memeval_memsystem: str
+    request: pytest.FixtureRequest,
+    memeval_state: RunState,
+    memeval_prefetcher: Prefetcher,
+    memeval_item_id: str,
+    memeval_memsystem: str,
 ) -> Outcome:
     """Fill the context, retrieve, answer and judge; the record goes to the session report."""
     marker = request.node.get_closest_marker("memeval")
@@ -57,17 +72,17 @@ def memeval_result(
     try:
         namespace = namespace_for(suite.name, "shared" if suite.shared_store else item.context_id)
         filler = memeval_state.filler(memeval_memsystem)
-        filler.ensure(namespace, lambda: suite.context(item.context_id))
+        responder = memeval_state.responder(suite)
+        k = memeval_state.settings.k
+        if filler.ensure(namespace, lambda: suite.context(item.context_id)):
+            memeval_prefetcher.start(
+                (suite_ref, item.context_id), suite.item, namespace, memeval_memsystem, filler.system, responder, k
+            )
+        retrieval = memeval_prefetcher.take(memeval_memsystem, item.id) or retrieve(
+            item, namespace, memeval_memsystem, filler.system, k
+        )
         outcome = run_item(
-            suite_ref,
-            item,
-            namespace,
-            memeval_memsystem,
-            filler.system,
-            responder_name,
-            memeval_state.responder(suite),
-            memeval_state.judge(suite),
-            memeval_state.settings.k,
+            suite_ref, item, retrieval, memeval_memsystem, responder_name, responder, memeval_state.judge(suite)
         )
     except MemevalError as exc:
         error = str(exc)
@@ -77,14 +92,23 @@ def memeval_result(
         _attach(request, error_record(suite_ref, item, memeval_memsystem, responder_name, error))
         pytest.fail(error, pytrace=False)
     _attach(request, outcome.record)
+    if memeval_state.settings.snapshot:
+        assertion = request.getfixturevalue("snapshot").use_extension(extension_for(request.config.rootpath))
+        outcome = replace(outcome, snapshot=VerdictSnapshot(assertion, request.node))
     if not outcome.answer.valid:
         pytest.fail(f"{item.id}: invalid answer from {responder_name!r}: {outcome.answer.raw[:200]!r}", pytrace=False)
     return outcome
 
 
 def check(outcome: Outcome) -> None:
-    """Pass when the judge accepted the answer; fail with a readable message otherwise."""
+    """Pass when the judge accepted the answer; fail with a readable message otherwise.
+
+    With --memeval-snapshot, a changed verdict fails first, with syrupy's diff.
+    """
     __tracebackhide__ = True
+    diff = outcome.snapshot.differences(outcome) if outcome.snapshot is not None else None
+    if diff is not None:
+        pytest.fail(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", pytrace=False)
     if not outcome.verdict.correct:
         pytest.fail(failure_message(outcome), pytrace=False)
 

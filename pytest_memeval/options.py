@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import pytest
 
 from .errors import ConfigError
+from .models.settings import CACHE_MODES, LLMSettings
 from .report.gates import Gate, parse_gate
 
 SIZES = ("smoke", "small", "full")
@@ -44,6 +45,14 @@ class Settings:
     gates: tuple[Gate, ...] = ()
     max_errors: int = 0
     html: Path | None = None
+    #: LLM call settings shared by responder and judges (None when no LLM is used)
+    llm: LLMSettings | None = None
+    judges: tuple[str, ...] = ()
+    snapshot: bool = False
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.responder != "reader" or bool(self.judges)
 
     @property
     def active(self) -> bool:
@@ -85,7 +94,45 @@ def add_options(parser: pytest.Parser) -> None:
         "--memeval-responder",
         default="reader",
         metavar="NAME",
-        help="response model: reader (offline, deterministic) (default: reader)",
+        help="response model: reader (each suite's offline, deterministic reader) or openai:MODEL "
+        "(any OpenAI-compatible endpoint) (default: reader)",
+    )
+    group.addoption(
+        "--memeval-judge",
+        metavar="openai:MODEL[,...]",
+        help="LLM judge(s) for suites graded by rubric; several form a panel",
+    )
+    group.addoption(
+        "--memeval-base-url",
+        metavar="URL",
+        help="OpenAI-compatible endpoint for responders and judges (default: $OPENAI_BASE_URL); "
+        "the key is read from $OPENAI_API_KEY",
+    )
+    group.addoption(
+        "--memeval-cache",
+        default="readwrite",
+        metavar="MODE",
+        help="LLM call cache: readwrite, replay (never touches the network; a miss is an error) or off "
+        "(default: readwrite)",
+    )
+    group.addoption(
+        "--memeval-cache-file",
+        metavar="PATH",
+        help="the LLM call cache, one SQLite file a team can commit (default: <cache dir>/llm-calls.sqlite)",
+    )
+    group.addoption("--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)")
+    group.addoption("--memeval-timeout", default="60", metavar="SECONDS", help="LLM timeout per attempt (default: 60)")
+    group.addoption(
+        "--memeval-concurrency",
+        default="16",
+        metavar="N",
+        help="LLM calls in flight per worker while a context's answers are prefetched (default: 16)",
+    )
+    group.addoption(
+        "--memeval-snapshot",
+        action="store_true",
+        help="compare each item's normalised verdict with its syrupy snapshot under snapshots/ "
+        "(record with --snapshot-update)",
     )
     group.addoption("--memeval-report", metavar="PATH", help="write the JSON report here")
     group.addoption(
@@ -148,6 +195,12 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
     if split is not None:
         split = _choice("--memeval-split", split, SPLITS)
     memsystems = _names("--memsystem", opt("memsystem"))
+    cache_dir = _cache_dir(opt("memeval_cache_dir"))
+    responder = _responder(opt("memeval_responder"))
+    judges = tuple(_model("--memeval-judge", name) for name in _names("--memeval-judge", opt("memeval_judge")))
+    llm = None
+    if responder != "reader" or judges:
+        llm = _llm_settings(opt, responder.removeprefix("openai:") if responder != "reader" else judges[0], cache_dir)
     return Settings(
         memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
@@ -155,17 +208,20 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         split=split,
         seeds=_seeds(opt("memeval_seed")),
         k=_positive_int("--memeval-k", opt("memeval_k")),
-        responder=_responder(opt("memeval_responder")),
+        responder=responder,
         report=_writable_file("--memeval-report", opt("memeval_report")),
         data_dir=_readable_dir("--memeval-data", opt("memeval_data")),
         embedder=_choice("--memeval-embedder", opt("memeval_embedder"), EMBEDDERS),
-        cache_dir=_cache_dir(opt("memeval_cache_dir")),
+        cache_dir=cache_dir,
         bootstrap=_positive_int("--memeval-bootstrap", opt("memeval_bootstrap")),
         memsystem_config=_memsystem_config(opt("memsystem_config"), memsystems),
         baseline=_readable_file("--memeval-baseline", opt("memeval_baseline")),
         gates=_gates(opt("memeval_gate"), opt("memeval_baseline")),
         max_errors=_non_negative_int("--memeval-max-errors", opt("memeval_max_errors")),
         html=_writable_file("--memeval-html", opt("memeval_html")),
+        llm=llm,
+        judges=judges,
+        snapshot=bool(opt("memeval_snapshot")),
     )
 
 
@@ -255,7 +311,48 @@ def _seeds(raw: str | None) -> tuple[int, ...] | None:
 def _responder(raw: str) -> str:
     if raw == "reader":
         return raw
-    raise ConfigError(f"--memeval-responder: unknown responder {raw!r} (available: reader)")
+    if raw.startswith("openai:"):
+        return f"openai:{_model('--memeval-responder', raw)}"
+    raise ConfigError(f"--memeval-responder: unknown responder {raw!r} (available: reader, openai:MODEL)")
+
+
+def _model(option: str, raw: str) -> str:
+    """The model name of an `openai:MODEL` spec."""
+    kind, _, model = raw.partition(":")
+    if kind != "openai" or not model.strip():
+        raise ConfigError(f"{option}: {raw!r} is not of the form openai:MODEL")
+    return model.strip()
+
+
+def _llm_settings(opt: Any, model: str, cache_dir: Path) -> LLMSettings:
+    mode = _choice("--memeval-cache", opt("memeval_cache"), CACHE_MODES)
+    raw_file = opt("memeval_cache_file")
+    cache_file = Path(raw_file).expanduser().resolve() if raw_file else cache_dir / "llm-calls.sqlite"
+    if mode == "replay" and not cache_file.is_file():
+        raise ConfigError(f"--memeval-cache=replay: no cache file at {cache_file} (record one with readwrite first)")
+    if mode != "off" and cache_file.exists() and not cache_file.is_file():
+        raise ConfigError(f"--memeval-cache-file: {cache_file} is not a file")
+    timeout = _positive_float("--memeval-timeout", opt("memeval_timeout"))
+    return LLMSettings(
+        model=model,
+        base_url=opt("memeval_base_url"),
+        max_tokens=_positive_int("--memeval-max-tokens", opt("memeval_max_tokens")),
+        timeout_s=timeout,
+        retry_budget_s=max(5 * timeout, 60.0),
+        concurrency=_positive_int("--memeval-concurrency", opt("memeval_concurrency")),
+        cache_mode=mode,  # type: ignore[arg-type]
+        cache_path=None if mode == "off" else cache_file,
+    )
+
+
+def _positive_float(option: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{option}: {raw!r} is not a number") from None
+    if not value > 0:
+        raise ConfigError(f"{option}: must be positive, got {raw}")
+    return value
 
 
 def _writable_file(option: str, raw: str | None) -> Path | None:

@@ -17,10 +17,12 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     STATE_KEY,
     memeval_item_id,
     memeval_memsystem,
+    memeval_prefetcher,
     memeval_result,
     memeval_state,
 )
-from .options import add_options, read_settings
+from .benchmarks.base import Suite
+from .options import Settings, add_options, read_settings
 from .registry import available_suites, load_object
 from .report.baseline import load_baseline
 from .report.collector import RecordCollector
@@ -51,6 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_gates(settings.gates, suites)
         if settings.baseline is not None and not hasattr(config, "workerinput"):
             state.baseline = load_baseline(settings.baseline)
+        _check_llm_support(settings, suites)
         if settings.active:
             # Index the selected suites now: a broken data file is a usage error rather
             # than a collection error, and under xdist the controller warms the on-disk
@@ -119,6 +122,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
     if REPORT_KEY in config.stash:
         config.stash[REPORT_KEY].write_terminal(terminalreporter)
+
+
+def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
+    """An LLM responder needs every selected suite to have a prompt; a judge needs one suite graded by rubric."""
+    selected = {name: load_object(suites[name]) for name in settings.suites if name in suites}
+    if settings.responder != "reader":
+        lacking = [name for name, cls in selected.items() if cls.llm_prompt is Suite.llm_prompt]
+        if lacking:
+            raise ConfigError(f"--memeval-responder: suite {lacking[0]!r} has no LLM prompt (use reader)")
+    if settings.judges and all(cls.llm_judge is Suite.llm_judge for cls in selected.values()):
+        names = ", ".join(selected) or "none"
+        raise ConfigError(f"--memeval-judge: none of the selected suites ({names}) is graded by an LLM judge")
 
 
 def _check_gates(gates: tuple[Gate, ...], suites: dict[str, str]) -> None:

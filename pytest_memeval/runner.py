@@ -7,6 +7,7 @@ response model shows as a test *error* (never a score) and the test body only as
 from __future__ import annotations
 
 import hashlib
+import inspect
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -45,10 +46,11 @@ class ContextFiller:
     filled: "OrderedDict[str, None]" = field(default_factory=OrderedDict)
     ingest_seconds: float = 0.0
 
-    def ensure(self, namespace: str, build_context: Callable[[], Context]) -> None:
+    def ensure(self, namespace: str, build_context: Callable[[], Context]) -> bool:
+        """Fill `namespace` unless it is filled; True when it was filled now."""
         if namespace in self.filled:
             self.filled.move_to_end(namespace)
-            return
+            return False
         context = build_context()
         started = time.perf_counter()
         call_adapter(self.system_name, "reset", lambda: self.system.reset(namespace))
@@ -59,6 +61,7 @@ class ContextFiller:
         while len(self.filled) > FILLED_NAMESPACES_KEPT:
             oldest, _ = self.filled.popitem(last=False)
             call_adapter(self.system_name, "reset", lambda: self.system.reset(oldest))
+        return True
 
 
 @dataclass(frozen=True)
@@ -70,31 +73,52 @@ class Outcome:
     answer: Answer
     verdict: Verdict
     record: dict[str, Any]
+    #: a syrupy SnapshotAssertion when --memeval-snapshot is on
+    snapshot: Any = None
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What a memory system returned for one item's query, and how long it took."""
+
+    memories: list[Memory]
+    seconds: float
+
+
+def retrieve(item: Item, namespace: str, system_name: str, system: MemorySystem, k: int) -> Retrieval:
+    query = str(item.view.extra.get("query", item.view.question))
+    started = time.perf_counter()
+    memories = call_adapter(system_name, "retrieve", lambda: system.retrieve(namespace, query, k))
+    seconds = time.perf_counter() - started
+    if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
+        raise AdapterError(f"memsystem {system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
+    return Retrieval(memories, seconds)
 
 
 def run_item(
     suite_ref: str,
     item: Item,
-    namespace: str,
+    retrieval: Retrieval,
     system_name: str,
-    system: MemorySystem,
     responder_name: str,
     responder: ResponseModel,
     judge: Judge,
-    k: int,
 ) -> Outcome:
-    query = str(item.view.extra.get("query", item.view.question))
+    """Answer from the retrieved memories and judge; an invalid answer is never judged."""
+    memories = retrieval.memories
     started = time.perf_counter()
-    memories = call_adapter(system_name, "retrieve", lambda: system.retrieve(namespace, query, k))
-    retrieved = time.perf_counter()
-    if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
-        raise AdapterError(f"memsystem {system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
     try:
-        answer = responder.answer(item.view, memories)
+        answer = _answer(responder, item, memories)
     except Exception as exc:
-        raise ResponseError(f"responder {responder_name!r} failed: {_describe(exc)}") from exc
+        raise ResponseError(f"responder {responder_name!r} failed on {item.id}: {_describe(exc)}") from exc
     answered = time.perf_counter()
-    verdict = judge.score(item, answer)
+    if answer.valid:
+        try:
+            verdict = judge.score(item, answer)
+        except Exception as exc:
+            raise ResponseError(f"judge failed on {item.id}: {_describe(exc)}") from exc
+    else:
+        verdict = Verdict(correct=None, reason="invalid answer: not scored")
     record = base_record(suite_ref, item, system_name, responder_name)
     record.update(
         answer=answer.label,
@@ -104,14 +128,21 @@ def run_item(
         score=verdict.score,
         n_memories=len(memories),
         retrieved_tokens=sum(count_tokens(m.text) for m in memories),
-        retrieve_ms=round((retrieved - started) * 1000, 3),
-        answer_ms=round((answered - retrieved) * 1000, 3),
+        retrieve_ms=round(retrieval.seconds * 1000, 3),
+        answer_ms=round((answered - started) * 1000, 3),
         detail=dict(verdict.detail),
         answer_detail=dict(answer.detail),
     )
     if not answer.valid:
         record["raw"] = answer.raw
     return Outcome(item, tuple(memories), answer, verdict, record)
+
+
+def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Answer:
+    """Responders that take a `label` (the LLM path) name the item in their errors."""
+    if "label" in inspect.signature(responder.answer).parameters:
+        return responder.answer(item.view, memories, label=item.id)  # type: ignore[call-arg]
+    return responder.answer(item.view, memories)
 
 
 def base_record(suite_ref: str, item: Item, system_name: str, responder_name: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ here is shared between processes; what must agree (item ids, metrics) is determi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -90,15 +90,40 @@ class RunState:
 
     def responder(self, suite: Suite) -> ResponseModel:
         if suite.name not in self._responders:
-            self._responders[suite.name] = suite.reader()
+            self._responders[suite.name] = self._build_responder(suite)
         return self._responders[suite.name]
+
+    def _build_responder(self, suite: Suite) -> ResponseModel:
+        if self.settings.responder == "reader":
+            return suite.reader()
+        from .models import LLMResponder
+
+        prompt = suite.llm_prompt()
+        if prompt is None or self.settings.llm is None:
+            raise ConfigError(f"--memeval-responder: suite {suite.name!r} has no LLM prompt; use reader")
+        llm = replace(self.settings.llm, model=self.settings.responder.removeprefix("openai:"))
+        return LLMResponder(prompt, llm, name=self.settings.responder)
 
     def judge(self, suite: Suite) -> Judge:
         if suite.name not in self._judges:
-            self._judges[suite.name] = suite.judge()
+            self._judges[suite.name] = self._build_judge(suite)
         return self._judges[suite.name]
 
+    def _build_judge(self, suite: Suite) -> Judge:
+        if self.settings.judges and self.settings.llm is not None:
+            from .models import JudgePanel
+
+            llm = self.settings.llm
+            judged = suite.llm_judge(lambda prompt: JudgePanel.from_models(prompt, llm, self.settings.judges))
+            if judged is not None:
+                return judged
+        return suite.judge()
+
     def close(self) -> None:
+        for model in (*self._responders.values(), *self._judges.values()):
+            close_model = getattr(model, "close", None)
+            if close_model is not None:
+                close_model()
         for system in self._systems.values():
             system.close()
         self._systems.clear()

@@ -72,6 +72,16 @@ class Suite(ABC):
     def judge(self) -> Judge:
         """The deterministic judge of this suite."""
 
+    def llm_prompt(self) -> Any:
+        """The prompt (pytest_memeval.models.ResponsePrompt) an LLM responder answers with;
+        None when the suite has no LLM path."""
+        return None
+
+    def llm_judge(self, panel: Any) -> Judge | None:
+        """A judge that grades with `panel` (a pytest_memeval.models.JudgePanel factory:
+        prompt -> JudgePanel); None when the suite is scored deterministically."""
+        return None
+
     @abstractmethod
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Metrics with confidence intervals and breakdowns for one (suite, system) run."""

@@ -10,9 +10,11 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any, Mapping, Sequence
 
+from ...models.multisource import MultisourcePrompt
 from ...types import Answer, Context, Item, ItemView, Message, Verdict
 from ..base import IndexEntry, Suite, SuiteOptions
 from .catalog import Catalog, context_id, split_item_id
+from .headings import LABEL_NOTES, TITLES
 from .markers import marker_descriptions, question_marks
 from .questions import QUESTIONS
 from .reader import MultisourceReader, fitted_model
@@ -85,7 +87,11 @@ class MultisourceSuite(Suite):
             context_id=context,
             cluster=context,
             view=ItemView(
-                suite=self.name, task=qid, question=question.text, answer_space=question.answer_space
+                suite=self.name,
+                task=qid,
+                question=question.text,
+                answer_space=question.answer_space,
+                extra={"title": TITLES[qid], "label_notes": dict(LABEL_NOTES.get(qid, {}))},
             ),
             gold=gold["answer"],
             strata={
@@ -107,6 +113,9 @@ class MultisourceSuite(Suite):
 
     def judge(self) -> ExactLabelJudge:
         return ExactLabelJudge()
+
+    def llm_prompt(self) -> MultisourcePrompt:
+        return MultisourcePrompt()
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         return summarize(records, self.options.bootstrap)
