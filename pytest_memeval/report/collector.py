@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 RECORD_PROPERTY = "memeval"
+SNAPSHOT_CHANGED = "memeval_snapshot_changed"
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class RecordCollector:
 
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
+        #: items whose verdict differs from its syrupy snapshot (--memeval-snapshot)
+        self.snapshot_changes: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "teardown":
@@ -32,6 +35,8 @@ class RecordCollector:
         for name, value in report.user_properties:
             if name == RECORD_PROPERTY:
                 self.records.append(json.loads(value))
+            elif name == SNAPSHOT_CHANGED:
+                self.snapshot_changes.append(value)
 
     def by_run(self) -> dict[RunKey, list[dict[str, Any]]]:
         """Records grouped per (suite, system, responder), each group sorted by item id.

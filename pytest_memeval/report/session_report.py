@@ -32,13 +32,14 @@ class SessionReport:
     records: list[dict[str, Any]]
     comparisons: list[dict[str, Any]] = field(default_factory=list)
     gates: list[dict[str, Any]] = field(default_factory=list)
+    snapshot_changes: list[str] = field(default_factory=list)
 
     @classmethod
     def build(cls, state: RunState, collector: RecordCollector) -> "SessionReport":
         grouped = collector.by_run()
         runs = [summarize_run(state, key, records) for key, records in grouped.items()]
         records = [r for group in grouped.values() for r in group]
-        report = cls(state.settings, runs, records)
+        report = cls(state.settings, runs, records, snapshot_changes=sorted(collector.snapshot_changes))
         report.comparisons = _comparisons(state, grouped)
         report.gates = [v for gate in state.settings.gates for v in evaluate(gate, runs, report.comparisons)]
         return report
@@ -50,10 +51,11 @@ class SessionReport:
 
     def exit_status(self, pytest_status: int) -> int:
         """With gates, the gates decide (item failures are expected in a benchmark); errors
-        beyond --memeval-max-errors fail the run whatever the gates say."""
+        beyond --memeval-max-errors and verdicts that differ from their snapshots fail the
+        run whatever the gates say."""
         if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return pytest_status
-        if self.n_errors > self.settings.max_errors:
+        if self.n_errors > self.settings.max_errors or self.snapshot_changes:
             return pytest.ExitCode.TESTS_FAILED
         if self.settings.gates:
             passed = self.gates and all(g["passed"] for g in self.gates)
@@ -86,6 +88,12 @@ class SessionReport:
             terminal.write_line(
                 f"memeval: {self.n_errors} items ended in an error or an invalid answer "
                 f"(--memeval-max-errors={self.settings.max_errors}): the run fails",
+                red=True,
+            )
+        if self.snapshot_changes:
+            terminal.write_line(
+                f"memeval: {len(self.snapshot_changes)} verdicts differ from their snapshots "
+                "(review the diffs; record with --snapshot-update): the run fails",
                 red=True,
             )
         if self.settings.report is not None:

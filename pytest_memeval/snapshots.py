@@ -1,0 +1,78 @@
+"""syrupy snapshots of each item's normalised verdict, for reviewing judge changes as diffs.
+
+With --memeval-snapshot every item compares what its judge decided (answer label,
+abstention, validity, correctness, score and the judge's detail: failure stage, rubric scores)
+with a JSON file under <rootdir>/snapshots/<test module>/, one file per item, so a change
+of judge, prompt or memory system shows up as a reviewable diff. Nothing that varies
+between identical runs (latencies, cache hits, timestamps) and none of the responder's
+internals (atoms, margins, raw text) is stored. syrupy merges the
+reports of xdist workers and locks its files, so comparing and recording work under -n.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from syrupy.extensions.json import JSONSnapshotExtension
+from syrupy.terminal import disable_color
+
+from .report.collector import SNAPSHOT_CHANGED
+
+if TYPE_CHECKING:
+    from syrupy.location import PyTestLocation
+
+    from .runner import Outcome
+
+SNAPSHOT_DIR = "snapshots"
+
+
+class VerdictSnapshotExtension(JSONSnapshotExtension):
+    """One JSON file per item under the project's snapshots/ directory (not beside the
+    bundled test modules, which may live in site-packages)."""
+
+    root: ClassVar[Path] = Path(SNAPSHOT_DIR)
+
+    @classmethod
+    def dirname(cls, *, test_location: "PyTestLocation") -> str:
+        return str(cls.root / test_location.basename)
+
+
+def extension_for(rootdir: Path) -> type[VerdictSnapshotExtension]:
+    return type("VerdictSnapshot", (VerdictSnapshotExtension,), {"root": rootdir / SNAPSHOT_DIR})
+
+
+class VerdictSnapshot:
+    """An item's snapshot assertion; a change is also recorded for the session report,
+    because a changed verdict fails the run even when gates decide the exit status."""
+
+    def __init__(self, assertion: Any, node: Any) -> None:
+        self.assertion = assertion
+        self.node = node
+
+    def differences(self, outcome: "Outcome") -> str | None:
+        """None when the verdict matches its snapshot, else syrupy's diff."""
+        if self.assertion == normalised_verdict(outcome):
+            return None
+        self.node.user_properties.append((SNAPSHOT_CHANGED, outcome.item.id))
+        option = self.node.config.option
+        # syrupy colours its diffs unless --snapshot-no-colors (the default off a terminal)
+        colours = contextlib.nullcontext() if not getattr(option, "no_colors", False) else disable_color()
+        with colours:
+            return "\n".join(self.assertion.get_assert_diff(diff_mode=option.diff_mode))
+
+
+
+
+def normalised_verdict(outcome: "Outcome") -> dict[str, Any]:
+    answer, verdict = outcome.answer, outcome.verdict
+    return {
+        "answer": answer.label,
+        "abstained": answer.abstained,
+        "valid": answer.valid,
+        "correct": verdict.correct,
+        "score": verdict.score,
+        "judge": dict(verdict.detail),
+    }
