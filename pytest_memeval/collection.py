@@ -17,6 +17,7 @@ from .benchmarks.base import IndexEntry
 
 ITEM_ARG = "memeval_item_id"
 SYSTEM_ARG = "memeval_memsystem"
+K_ARG = "memeval_k"
 
 
 def bundled_suites_dir() -> Path:
@@ -40,9 +41,9 @@ def _mark(name: str, *args: str) -> pytest.MarkDecorator:
 
 
 def parametrize(
-    metafunc: pytest.Metafunc, suite: str, entries: Sequence[IndexEntry], memsystems: Sequence[str]
+    metafunc: pytest.Metafunc, suite: str, entries: Sequence[IndexEntry], memsystems: Sequence[str], ks: Sequence[int]
 ) -> None:
-    """One test per item (and per system when several are compared), grouped by context."""
+    """One test per item (and per system and depth when several are given), grouped by context."""
     suite_mark = _mark(suite)
     params = [
         pytest.param(
@@ -55,6 +56,8 @@ def parametrize(
     metafunc.parametrize(ITEM_ARG, params)
     if len(memsystems) > 1:
         metafunc.parametrize(SYSTEM_ARG, list(memsystems), ids=list(memsystems))
+    if len(ks) > 1:
+        metafunc.parametrize(K_ARG, list(ks), ids=[f"k{k}" for k in ks])
 
 
 def add_missing_group_suffixes(items: Sequence[pytest.Item]) -> None:

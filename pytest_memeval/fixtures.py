@@ -15,7 +15,8 @@ import pytest
 from .errors import MemevalError
 from .report.collector import RECORD_PROPERTY
 from .prefetch import Prefetcher, items_by_context
-from .runner import Outcome, error_record, failure_message, namespace_for, retrieve, run_item
+from .evaluation import evaluate
+from .runner import Outcome, error_record, failure_message
 from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState
 
@@ -55,43 +56,37 @@ def memeval_memsystem(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
+def memeval_k(request: pytest.FixtureRequest) -> int:
+    """The retrieval depth of this test (parametrized when --memeval-k names several)."""
+    return run_state(request.config).settings.k
+
+
+@pytest.fixture
 def memeval_result(
     request: pytest.FixtureRequest,
     memeval_state: RunState,
     memeval_prefetcher: Prefetcher,
     memeval_item_id: str,
     memeval_memsystem: str,
+    memeval_k: int,
 ) -> Outcome:
     """Fill the context, retrieve, answer and judge; the record goes to the session report."""
     marker = request.node.get_closest_marker("memeval")
     assert marker is not None and marker.args, "memeval_result needs @pytest.mark.memeval('<suite>')"
     suite_ref = marker.args[0]
-    suite = memeval_state.suite(suite_ref)
-    item = suite.item(memeval_item_id)
+    item = memeval_state.suite(suite_ref).item(memeval_item_id)
     responder_name = memeval_state.settings.responder
     try:
-        namespace = namespace_for(suite.name, "shared" if suite.shared_store else item.context_id)
-        filler = memeval_state.filler(memeval_memsystem)
-        responder = memeval_state.responder(suite)
-        k = memeval_state.settings.k
-        if filler.ensure(namespace, lambda: suite.context(item.context_id)):
-            memeval_prefetcher.start(
-                (suite_ref, item.context_id), suite.item, namespace, memeval_memsystem, filler.system, responder, k
-            )
-        retrieval = memeval_prefetcher.take(memeval_memsystem, item.id) or retrieve(
-            item, namespace, memeval_memsystem, filler.system, k
-        )
-        outcome = run_item(
-            suite_ref, item, retrieval, memeval_memsystem, responder_name, responder, memeval_state.judge(suite)
-        )
+        outcome = evaluate(memeval_state, memeval_prefetcher, suite_ref, item, memeval_memsystem, memeval_k)
     except MemevalError as exc:
         error = str(exc)
     else:
         error = None
     if error is not None:  # failing outside the except block keeps the chained traceback out
-        _attach(request, error_record(suite_ref, item, memeval_memsystem, responder_name, error))
+        record = error_record(suite_ref, item, memeval_memsystem, responder_name, error)
+        _attach(request, dict(record, k=memeval_k))
         pytest.fail(error, pytrace=False)
-    _attach(request, outcome.record)
+    _attach(request, dict(outcome.record, k=memeval_k))
     if memeval_state.settings.snapshot:
         assertion = request.getfixturevalue("snapshot").use_extension(extension_for(request.config.rootpath))
         outcome = replace(outcome, snapshot=VerdictSnapshot(assertion, request.node))

@@ -32,7 +32,8 @@ class Settings:
     size: str
     split: str | None
     seeds: tuple[int, ...] | None
-    k: int
+    #: retrieval depths; several sweep every item over them
+    ks: tuple[int, ...]
     responder: str
     report: Path | None
     data_dir: Path | None
@@ -53,6 +54,10 @@ class Settings:
     @property
     def uses_llm(self) -> bool:
         return self.responder != "reader" or bool(self.judges)
+
+    @property
+    def k(self) -> int:
+        return self.ks[0]
 
     @property
     def active(self) -> bool:
@@ -89,7 +94,12 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="N[,N...]",
         help="generator seeds (default: each suite's published seeds)",
     )
-    group.addoption("--memeval-k", default="10", metavar="K", help="retrieval depth (default: 10)")
+    group.addoption(
+        "--memeval-k",
+        default="10",
+        metavar="K[,K...]",
+        help="retrieval depth; several (e.g. 5,10,15) sweep every item over them (default: 10)",
+    )
     group.addoption(
         "--memeval-responder",
         default="reader",
@@ -207,7 +217,7 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         size=size,
         split=split,
         seeds=_seeds(opt("memeval_seed")),
-        k=_positive_int("--memeval-k", opt("memeval_k")),
+        ks=tuple(_positive_int("--memeval-k", part) for part in _names("--memeval-k", opt("memeval_k"))),
         responder=responder,
         report=_writable_file("--memeval-report", opt("memeval_report")),
         data_dir=_readable_dir("--memeval-data", opt("memeval_data")),

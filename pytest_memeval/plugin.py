@@ -16,6 +16,7 @@ from .errors import ConfigError, MemevalError
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     STATE_KEY,
     memeval_item_id,
+    memeval_k,
     memeval_memsystem,
     memeval_prefetcher,
     memeval_result,
@@ -97,7 +98,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         entries = suite.index()
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
-    collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems)
+    collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -14,8 +14,8 @@ from typing import Callable, Sequence
 import pytest
 
 from .collection import ITEM_ARG
-from .protocols import MemorySystem, ResponseModel
-from .runner import Retrieval, retrieve
+from .protocols import ResponseModel
+from .runner import BoundMemory, Retrieval, retrieve
 from .types import Item
 
 ContextKey = tuple[str, str]  # (suite as the test names it, context id)
@@ -43,14 +43,7 @@ class Prefetcher:
         self._retrievals: dict[tuple[str, str], Retrieval] = {}
 
     def start(
-        self,
-        key: ContextKey,
-        build_item: Callable[[str], Item],
-        namespace: str,
-        system_name: str,
-        system: MemorySystem,
-        responder: ResponseModel,
-        k: int,
+        self, key: ContextKey, build_item: Callable[[str], Item], memory: BoundMemory, responder: ResponseModel, k: int
     ) -> int:
         """Retrieve for every item of a freshly filled context and submit its answers."""
         prefetch = getattr(responder, "prefetch", None)
@@ -59,10 +52,10 @@ class Prefetcher:
         requests = []
         for item_id in self.contexts.get(key, []):
             item = build_item(item_id)
-            retrieval = retrieve(item, namespace, system_name, system, k)
-            self._retrievals[(system_name, item_id)] = retrieval
+            retrieval = retrieve(item, memory, k)
+            self._retrievals[(memory.system_name, k, item_id)] = retrieval
             requests.append((item_id, item.view, retrieval.memories))
         return int(prefetch(requests))
 
-    def take(self, system_name: str, item_id: str) -> Retrieval | None:
-        return self._retrievals.pop((system_name, item_id), None)
+    def take(self, system_name: str, k: int, item_id: str) -> Retrieval | None:
+        return self._retrievals.pop((system_name, k, item_id), None)

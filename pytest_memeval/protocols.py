@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence, runtime_checkable
 
-from .types import Answer, Item, ItemView, Memory, Message, Verdict
+from .types import Answer, Item, ItemView, Memory, Message, Trace, Verdict
 
 
 @runtime_checkable
@@ -38,4 +38,4 @@ class ResponseModel(Protocol):
 
 
 class Judge(Protocol):
-    def score(self, item: Item, answer: Answer) -> Verdict: ...
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict: ...

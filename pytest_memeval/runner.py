@@ -11,12 +11,12 @@ import inspect
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
-from .errors import AdapterError, ResponseError
+from .errors import AdapterError, MemevalError, ResponseError
 from .memory.tokens import count_tokens
 from .protocols import Judge, MemorySystem, ResponseModel
-from .types import Answer, Context, Item, Memory, Verdict
+from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
 
 T = TypeVar("T")
 
@@ -85,41 +85,85 @@ class Retrieval:
     seconds: float
 
 
-def retrieve(item: Item, namespace: str, system_name: str, system: MemorySystem, k: int) -> Retrieval:
-    query = str(item.view.extra.get("query", item.view.question))
-    started = time.perf_counter()
-    memories = call_adapter(system_name, "retrieve", lambda: system.retrieve(namespace, query, k))
-    seconds = time.perf_counter() - started
-    if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
-        raise AdapterError(f"memsystem {system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
-    return Retrieval(memories, seconds)
+def retrieve(item: Item, memory: "BoundMemory", k: int) -> Retrieval:
+    """The item's query against its namespace; items whose view says `retrieve: False` (a
+    condition that hands the model its context directly) get no memories."""
+    if item.view.extra.get("retrieve", True) is False:
+        return Retrieval([], 0.0)
+    before = memory.retrieve_seconds
+    memories = memory.retrieve(str(item.view.extra.get("query", item.view.question)), k)
+    return Retrieval(memories, memory.retrieve_seconds - before)
+
+
+class BoundMemory:
+    """A memory system bound to one namespace, for suites that drive it themselves
+    (a bayes episode writes each observation and probes between writes)."""
+
+    def __init__(self, system_name: str, system: MemorySystem, namespace: str) -> None:
+        self.system_name, self.system, self.namespace = system_name, system, namespace
+        self.retrievals = 0
+        self.retrieve_seconds = 0.0
+
+    def reset(self) -> None:
+        call_adapter(self.system_name, "reset", lambda: self.system.reset(self.namespace))
+
+    def ingest(self, session: Sequence[Message]) -> None:
+        call_adapter(self.system_name, "ingest", lambda: self.system.ingest(self.namespace, session))
+
+    def retrieve(self, query: str, k: int) -> list[Memory]:
+        started = time.perf_counter()
+        memories = call_adapter(self.system_name, "retrieve", lambda: self.system.retrieve(self.namespace, query, k))
+        self.retrieve_seconds += time.perf_counter() - started
+        self.retrievals += 1
+        if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
+            raise AdapterError(f"memsystem {self.system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
+        return memories
+
+    def dump(self) -> list[Memory] | None:
+        return call_adapter(self.system_name, "dump", lambda: self.system.dump(self.namespace))
 
 
 def run_item(
     suite_ref: str,
     item: Item,
     retrieval: Retrieval,
-    system_name: str,
+    memory: BoundMemory,
     responder_name: str,
     responder: ResponseModel,
     judge: Judge,
 ) -> Outcome:
-    """Answer from the retrieved memories and judge; an invalid answer is never judged."""
-    memories = retrieval.memories
+    """Answer from the retrieved memories, then judge."""
     started = time.perf_counter()
     try:
-        answer = _answer(responder, item, memories)
+        answer = _answer(responder, item, retrieval.memories)
     except Exception as exc:
-        raise ResponseError(f"responder {responder_name!r} failed on {item.id}: {_describe(exc)}") from exc
-    answered = time.perf_counter()
+        raise _answer_error(responder_name, item, exc) from exc
+    return conclude(suite_ref, item, answer, time.perf_counter() - started, retrieval, memory, responder_name, judge)
+
+
+def conclude(
+    suite_ref: str,
+    item: Item,
+    answer: Answer,
+    answer_seconds: float,
+    retrieval: Retrieval,
+    memory: BoundMemory,
+    responder_name: str,
+    judge: Judge,
+) -> Outcome:
+    """Judge a valid answer (an invalid one is never scored) and build the item's record."""
+    memories = retrieval.memories
     if answer.valid:
+        trace = Trace(tuple(memories), memory.dump)
         try:
-            verdict = judge.score(item, answer)
+            verdict = judge.score(item, answer, trace)
+        except MemevalError:
+            raise
         except Exception as exc:
             raise ResponseError(f"judge failed on {item.id}: {_describe(exc)}") from exc
     else:
         verdict = Verdict(correct=None, reason="invalid answer: not scored")
-    record = base_record(suite_ref, item, system_name, responder_name)
+    record = base_record(suite_ref, item, memory.system_name, responder_name)
     record.update(
         answer=answer.label,
         abstained=answer.abstained,
@@ -129,13 +173,20 @@ def run_item(
         n_memories=len(memories),
         retrieved_tokens=sum(count_tokens(m.text) for m in memories),
         retrieve_ms=round(retrieval.seconds * 1000, 3),
-        answer_ms=round((answered - started) * 1000, 3),
+        answer_ms=round(answer_seconds * 1000, 3),
         detail=dict(verdict.detail),
         answer_detail=dict(answer.detail),
     )
     if not answer.valid:
         record["raw"] = answer.raw
     return Outcome(item, tuple(memories), answer, verdict, record)
+
+
+def _answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalError:
+    """Adapter errors raised while a suite drives the memory keep their own message."""
+    if isinstance(exc, MemevalError):
+        return exc
+    return ResponseError(f"responder {responder_name!r} failed on {item.id}: {_describe(exc)}")
 
 
 def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Answer:

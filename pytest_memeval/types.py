@@ -8,7 +8,7 @@ gold and generator state) is the leakage boundary of the whole plugin.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -94,3 +94,13 @@ class Verdict:
     score: float | None = None
     reason: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What the judge may inspect besides the answer: the memories retrieved for the item,
+    and (lazily, since it can be large) everything the memory system holds for its
+    namespace, for attributing a failure to storage, summarisation or retrieval."""
+
+    memories: tuple[Memory, ...] = ()
+    dump: Callable[[], list[Memory] | None] = lambda: None

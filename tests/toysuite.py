@@ -10,7 +10,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from pytest_memeval.benchmarks.base import IndexEntry, Suite
-from pytest_memeval.types import Answer, Context, Item, ItemView, Memory, Message, Verdict
+from pytest_memeval.types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
 
 NAMES = ("ada", "ben", "cleo", "dev")
 THINGS = ("colour", "city", "pet")
@@ -33,7 +33,7 @@ class ToyReader:
 
 
 class ToyJudge:
-    def score(self, item: Item, answer: Answer) -> Verdict:
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
         return Verdict(correct=answer.label == item.gold)
 
 

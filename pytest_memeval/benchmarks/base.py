@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 from ..protocols import Judge, ResponseModel
-from ..types import Context, Item
+from ..types import Answer, Context, Item
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ class Suite(ABC):
     name: ClassVar[str]
     #: every marker the suite may attach, with its description (registered for -m)
     markers: ClassVar[Mapping[str, str]]
-    #: True when all contexts of a run share one namespace (memfail fills one store)
-    shared_store: ClassVar[bool] = False
+    #: True when the suite drives the memory itself for each item (see `interact`)
+    interactive: ClassVar[bool] = False
     #: the metrics of `summarize` that gates and comparisons may name
     metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
 
@@ -71,6 +71,12 @@ class Suite(ABC):
     @abstractmethod
     def judge(self) -> Judge:
         """The deterministic judge of this suite."""
+
+    def interact(self, item: Item, memory: Any, responder: ResponseModel, k: int) -> Answer:
+        """For interactive suites: write to and probe `memory` (a runner.BoundMemory on a
+        fresh namespace of this item) as the item's protocol requires, asking `responder`,
+        and return the answer that the judge scores (its detail may hold a trajectory)."""
+        raise NotImplementedError(f"suite {self.name} is not interactive")
 
     def llm_prompt(self) -> Any:
         """The prompt (pytest_memeval.models.ResponsePrompt) an LLM responder answers with;

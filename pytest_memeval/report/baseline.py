@@ -35,17 +35,17 @@ def load_baseline(path: Path) -> list[dict[str, Any]]:
 
 
 def baseline_for(
-    records: Sequence[Record], suite: str, memsystem: str, responder: str
-) -> tuple[dict[str, str], list[Record]] | None:
-    """The baseline run matching (suite, system, responder); else the suite's only run; else None."""
-    runs: dict[tuple[str, str], list[Record]] = {}
+    records: Sequence[Record], suite: str, memsystem: str, responder: str, k: int
+) -> tuple[dict[str, Any], list[Record]] | None:
+    """The baseline run matching (suite, system, responder, k); else the suite's only run; else None."""
+    runs: dict[tuple[str, str, Any], list[Record]] = {}
     for record in records:
         if record["suite"] == suite:
-            runs.setdefault((record["memsystem"], record["responder"]), []).append(record)
-    key = (memsystem, responder)
+            runs.setdefault((record["memsystem"], record["responder"], record.get("k")), []).append(record)
+    key = (memsystem, responder, k)
     if key not in runs:
         if len(runs) != 1:
             return None
         key = next(iter(runs))
-    label = {"memsystem": key[0], "responder": key[1], "label": f"baseline {key[0]} | {key[1]}"}
+    label = {"memsystem": key[0], "responder": key[1], "k": key[2], "label": f"baseline {key[0]} | {key[1]}"}
     return label, runs[key]

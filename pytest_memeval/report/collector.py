@@ -19,6 +19,7 @@ class RunKey:
     memsystem: str
     responder: str
     suite_ref: str
+    k: int
 
 
 class RecordCollector:
@@ -46,9 +47,9 @@ class RecordCollector:
         """
         groups: dict[RunKey, list[dict[str, Any]]] = defaultdict(list)
         for record in self.records:
-            groups[RunKey(record["suite"], record["memsystem"], record["responder"], record["suite_ref"])].append(record)
+            groups[RunKey(record["suite"], record["memsystem"], record["responder"], record["suite_ref"], record["k"])].append(record)
         return {key: sorted(groups[key], key=lambda r: r["id"]) for key in sorted(groups, key=_order)}
 
 
-def _order(key: RunKey) -> tuple[str, str, str]:
-    return (key.suite, key.memsystem, key.responder)
+def _order(key: RunKey) -> tuple[str, str, str, int]:
+    return (key.suite, key.memsystem, key.responder, key.k)

@@ -111,6 +111,7 @@ def summarize_run(state: RunState, key: RunKey, records: list[dict[str, Any]]) -
         "suite": key.suite,
         "memsystem": key.memsystem,
         "responder": key.responder,
+        "k": key.k,
         "n_items": len(records),
         "n_scored": len(scored),
         "n_errors": len(errors),
@@ -129,19 +130,21 @@ def _comparisons(state: RunState, grouped: dict[RunKey, list[dict[str, Any]]]) -
     comparisons = []
     for suite_ref, runs in by_suite.items():
         suite = state.suite(suite_ref)
-        runs.sort(key=lambda run: order.get(run[0].memsystem, len(order)))
-        labelled = [(_label(key), records) for key, records in runs]
+        runs.sort(key=lambda run: (order.get(run[0].memsystem, len(order)), run[0].k))
+        several_k = len(state.settings.ks) > 1
+        labelled = [(_label(key, several_k), records) for key, records in runs]
         comparisons.extend(pairs_within_session(labelled, suite.name, suite.compare))
         for label, records in labelled if baseline is not None else ():
-            match = baseline_for(baseline, suite.name, label["memsystem"], label["responder"])
+            match = baseline_for(baseline, suite.name, label["memsystem"], label["responder"], label["k"])
             if match is not None:
                 comparisons.append(compare_runs(suite.name, (label, records), match, suite.compare, "baseline"))
     apply_holm(comparisons)
     return comparisons
 
 
-def _label(key: RunKey) -> dict[str, str]:
-    return {"memsystem": key.memsystem, "responder": key.responder, "label": f"{key.memsystem} | {key.responder}"}
+def _label(key: RunKey, with_k: bool) -> dict[str, Any]:
+    label = f"{key.memsystem} | {key.responder}" + (f" | k={key.k}" if with_k else "")
+    return {"memsystem": key.memsystem, "responder": key.responder, "k": key.k, "label": label}
 
 
 def _settings_json(settings: Settings) -> dict[str, Any]:
@@ -151,7 +154,7 @@ def _settings_json(settings: Settings) -> dict[str, Any]:
         "size": settings.size,
         "split": settings.split,
         "seeds": list(settings.seeds) if settings.seeds else None,
-        "k": settings.k,
+        "k": list(settings.ks),
         "responder": settings.responder,
         "embedder": settings.embedder,
         "bootstrap": settings.bootstrap,

@@ -22,6 +22,8 @@ def format_estimate(estimate: Mapping[str, Any]) -> str:
 
 def run_lines(run: Mapping[str, Any]) -> list[str]:
     head = f"{run['suite']} | {run['memsystem']} | {run['responder']}"
+    if run.get("k") is not None:
+        head += f" | k={run['k']}"
     counts = f"n={run['n_items']}"
     if run.get("n_errors") or run.get("n_invalid"):
         counts += f" ({run['n_errors']} errors, {run['n_invalid']} invalid)"

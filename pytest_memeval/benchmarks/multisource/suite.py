@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 from ...models.multisource import MultisourcePrompt
-from ...types import Answer, Context, Item, ItemView, Message, Verdict
+from ...types import Answer, Context, Item, ItemView, Message, Trace, Verdict
 from ..base import IndexEntry, Suite, SuiteOptions
 from .catalog import Catalog, context_id, split_item_id
 from .headings import LABEL_NOTES, TITLES
@@ -26,7 +26,7 @@ from .summary import compare, summarize
 class ExactLabelJudge:
     """Correct when the forced answer is the gold label; edge labels are answers, not SKIPs."""
 
-    def score(self, item: Item, answer: Answer) -> Verdict:
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
         correct = answer.label == item.gold
         return Verdict(
             correct=correct,
