@@ -104,3 +104,15 @@ def test_html_report_is_written_with_the_suite_figures(toy_pytester: pytest.Pyte
     result.stdout.fnmatch_lines([f"memeval html: {html}"])
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "Suite: toy" in page and "paired differences" in page
+
+
+def test_junit_xml_shows_each_items_verdict(toy_pytester: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+
+    junit = toy_pytester.path / "junit.xml"
+    toy_pytester.runpytest("test_toy.py", "--memsystem=none", f"--junitxml={junit}", "-k", "ada-colour")
+    (case,) = ET.parse(junit).getroot().iter("testcase")
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties["memeval_gold"] == "red" and properties["memeval_abstained"] == "True"
+    assert properties["memeval_correct"] == "False" and properties["memeval_memsystem"] == "none"
+    assert json.loads(properties["memeval"])["id"] == "ada-colour"

@@ -11,8 +11,6 @@ import math
 from itertools import combinations
 from typing import Any, Callable, Mapping, Sequence
 
-from ..stats import holm
-
 Record = Mapping[str, Any]
 CompareFn = Callable[[Sequence[Record], Sequence[Record]], dict[str, dict[str, Any]]]
 #: how many unpaired item ids a comparison names
@@ -62,6 +60,8 @@ def pairs_within_session(
 
 def apply_holm(comparisons: Sequence[dict[str, Any]]) -> None:
     """Add `p_holm` to every metric of every comparison: one family per session."""
+    from ..stats import holm  # scipy is slow to import; only sessions that compare need it
+
     cells = [m for c in comparisons for m in c["metrics"].values() if m.get("p_value") is not None]
     adjusted = holm([m["p_value"] for m in cells]) if cells else []
     for cell, p in zip(cells, adjusted):

@@ -20,7 +20,6 @@ from .questions import QUESTIONS
 from .reader import MultisourceReader, fitted_model
 from .render import render_units, units_from_markdown
 from .figures import risk_coverage_figures
-from .summary import compare, summarize
 
 
 class ExactLabelJudge:
@@ -117,11 +116,17 @@ class MultisourceSuite(Suite):
     def llm_prompt(self) -> MultisourcePrompt:
         return MultisourcePrompt()
 
+    # The statistics import scipy, which would slow down every collection; only the
+    # controller needs them, once, at the end of the session.
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        from .summary import summarize
+
         return summarize(records, self.options.bootstrap)
 
     def figures(self, report: Mapping[str, Any]) -> list[Any]:
         return risk_coverage_figures(report, self.name)
 
     def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+        from .summary import compare
+
         return compare(a, b, self.options.bootstrap)
