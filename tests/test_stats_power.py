@@ -72,3 +72,15 @@ def test_mde_binary():
     res = minimum_detectable_effect_binary(a, b)
     d = a.astype(float) - b.astype(float)
     assert res.mde == pytest.approx(Z * np.std(d, ddof=1) / np.sqrt(8))
+
+
+def test_binary_mde_of_identical_runs_is_not_zero():
+    """Two identical runs have no discordance; the MDE falls back to the one-way floor."""
+    from pytest_memeval.stats import minimum_detectable_effect_binary
+
+    outcomes = [True, False] * 108
+    result = minimum_detectable_effect_binary(outcomes, outcomes)
+    c2 = (1.959964 + 0.841621) ** 2
+    assert result.mde == pytest.approx(c2 / (216 + c2), rel=1e-4)  # ~0.035 for n = 216
+    noisy = minimum_detectable_effect_binary(outcomes, outcomes[1:] + outcomes[:1])
+    assert noisy.mde > result.mde

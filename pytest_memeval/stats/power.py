@@ -14,7 +14,7 @@ true mean difference a two-sided level-alpha test detects with the given power.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -137,9 +137,20 @@ def minimum_detectable_effect_binary(
     alpha: float = 0.05,
     power: float = 0.8,
 ) -> MDEResult:
-    """MDE (in rate points) for paired binary outcomes: differences are a - b in {-1, 0, 1}."""
+    """MDE (in rate points) for paired binary outcomes: differences are a - b in {-1, 0, 1}.
+
+    The observed SD of the differences understates what a real change would bring: two
+    identical runs have SD 0, and the plain formula would claim that any effect is
+    detectable. A true change of delta needs at least a share delta of discordant pairs,
+    all one way, whose differences have variance delta * (1 - delta); so the MDE is never
+    below the delta that solves delta = c * sqrt(deff * delta * (1 - delta) / n), that is
+    delta = c^2 * deff / (n + c^2 * deff), with c = z_{1-alpha/2} + z_power.
+    """
     a = np.asarray(outcomes_a, dtype=bool).ravel().astype(float)
     b = np.asarray(outcomes_b, dtype=bool).ravel().astype(float)
     if a.shape != b.shape:
         raise ValueError("outcomes must be paired (same length)")
-    return minimum_detectable_effect(a - b, clusters, alpha=alpha, power=power)
+    observed = minimum_detectable_effect(a - b, clusters, alpha=alpha, power=power)
+    c2 = (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) ** 2
+    floor = c2 * observed.design_effect / (observed.n + c2 * observed.design_effect)
+    return replace(observed, mde=max(observed.mde, floor))
