@@ -7,6 +7,11 @@ from pathlib import Path
 
 import pytest
 
+# pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions cannot
+# be imported twice in one process: load what the plugin imports lazily (scipy pulls in
+# numpy.fft) once here, outside every in-process run.
+import scipy.stats  # noqa: F401
+
 TESTS_DIR = Path(__file__).resolve().parent
 
 
