@@ -1,0 +1,62 @@
+"""The wheel carries every package, the bundled suites and the prompt templates, and a
+repository with no test files of its own runs the suites from it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (built,) = out.glob("pytest_memeval-*.whl")
+    return built
+
+
+def test_wheel_contains_every_package_suite_and_prompt(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    packages = sorted(p.parent.relative_to(REPO) for p in (REPO / "pytest_memeval").rglob("__init__.py"))
+    missing = [str(p) for p in packages if f"{p.as_posix()}/__init__.py" not in names]
+    assert not missing, f"packages left out of the wheel (add them to pyproject.toml): {missing}"
+    for suite in (REPO / "suites").glob("test_*.py"):
+        assert f"pytest_memeval/suites/{suite.name}" in names
+    for prompt in (REPO / "pytest_memeval" / "prompts").glob("*.toml"):
+        assert f"pytest_memeval/prompts/{prompt.name}" in names
+    entry_points = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
+    assert "memeval = pytest_memeval.plugin" in entry_points
+
+
+def test_a_repository_without_tests_runs_the_bundled_suites(wheel: Path, tmp_path: Path) -> None:
+    installed = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(installed)
+    project = tmp_path / "their-repo"
+    project.mkdir()
+    # The unpacked wheel comes first on the path, ahead of this checkout's editable install.
+    env = dict(os.environ, PYTHONPATH=str(installed), MEMEVAL_CACHE_DIR=str(tmp_path / "cache"))
+    where = subprocess.run(
+        [sys.executable, "-c", "import pytest_memeval; print(pytest_memeval.__file__)"],
+        cwd=project, env=env, capture_output=True, text=True, check=True,
+    )
+    assert where.stdout.strip().startswith(str(installed))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--memsystem=chroma", "-n", "2", "--memeval-embedder=hashing",
+         "--memeval-suite=multisource", "-p", "no:cacheprovider", "-q"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
+    assert "multisource | chroma | reader | k=10  n=216" in run.stdout
+    assert "216 passed" in run.stdout or " passed" in run.stdout.splitlines()[-1]
