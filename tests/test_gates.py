@@ -77,7 +77,7 @@ def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]
 def test_with_gates_the_gates_decide_the_exit_status(toy_pytester: pytest.Pytester) -> None:
     result, _ = _run(toy_pytester, "--memsystem=none", "--memeval-gate=toy.accuracy<=0.5")
     assert result.ret == pytest.ExitCode.OK  # every item failed, but the gate holds
-    result.stdout.fnmatch_lines(["*PASS  toy.accuracy<=0.5  none | reader: 0.0000 <= 0.5*"])
+    result.stdout.fnmatch_lines(["*PASS  toy.accuracy<=0.5", "*none | reader | k=10: 0.0000 <= 0.5*"])
     result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=toy.accuracy<=0.5")
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # every item passed, but the gate fails
     result.stdout.fnmatch_lines(["*FAIL  toy.accuracy<=0.5*"])
@@ -89,7 +89,7 @@ def test_errors_beyond_the_allowance_fail_whatever_the_gates_say(toy_pytester: p
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*3 items ended in an error or an invalid answer (--memeval-max-errors=0)*"])
     result, _ = _run(toy_pytester, *args, "--memeval-max-errors=3")
-    result.stdout.fnmatch_lines(["*FAIL  toy.accuracy<=1*no value for accuracy*"])
+    result.stdout.fnmatch_lines(["*FAIL  toy.accuracy<=1", "*no value for accuracy*"])
 
 
 def test_gate_names_are_checked_before_the_run(toy_pytester: pytest.Pytester) -> None:
@@ -98,7 +98,8 @@ def test_gate_names_are_checked_before_the_run(toy_pytester: pytest.Pytester) ->
     result.stderr.fnmatch_lines(["ERROR: --memeval-gate: 'multisource.acc>=0.5': multisource has no metric 'acc' (metrics: *"])
     result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=nosuite.accuracy>=0.5")
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # only the end knows which suites ran
-    assert "FAIL  nosuite.accuracy>=0.5  no run of this suite and system in the session (runs: toy[context])" in result.stdout.str()
+    assert "FAIL  nosuite.accuracy>=0.5" in result.stdout.str()
+    assert "no run of this suite and system in the session (runs: toy[context])" in result.stdout.str()
     result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=multisource.accuracy:no-regression")
     result.stderr.fnmatch_lines(["ERROR: --memeval-gate: 'multisource.accuracy:no-regression' needs --memeval-baseline"])
 
@@ -110,7 +111,7 @@ def test_systems_of_one_run_are_compared_pairwise(toy_pytester: pytest.Pytester)
     cell = comparison["metrics"]["accuracy"]
     assert cell["difference"] == 1.0 and cell["test"] == "mcnemar_exact"
     assert cell["p_value"] == pytest.approx(2 * 0.5**12, abs=1e-6) and cell["p_holm"] == cell["p_value"]
-    result.stdout.fnmatch_lines(["*toy: context | reader minus none | reader  (12 paired items)*"])
+    result.stdout.fnmatch_lines(["*toy: context | reader  minus  none | reader  (12 paired items)*"])
 
 
 def test_baseline_pairs_by_id_and_names_unpaired_items(toy_pytester: pytest.Pytester) -> None:
@@ -146,3 +147,25 @@ def test_missing_baseline_file(toy_pytester: pytest.Pytester, tmp_path: Path) ->
     result, _ = _run(toy_pytester, "--memsystem=context", f"--memeval-baseline={tmp_path / 'nope.json'}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --memeval-baseline: * is not a file"])
+
+
+def test_terminal_summary_fits_in_100_columns() -> None:
+    from pytest_memeval.report.terminal import WIDTH, comparison_lines, gate_lines, run_lines
+
+    estimate = {"value": 0.80879, "ci": [0.800926, 0.817133]}
+    run = {
+        "suite": "multisource", "memsystem": "mypackage.memory:LongAdapterName", "responder": "openai:qwen3-235b",
+        "k": 10, "n_items": 34560, "n_errors": 12, "n_invalid": 3,
+        "metrics": {"accuracy": estimate, "selective_accuracy": estimate, "f05": estimate},
+        "breakdown": {"type_x_difficulty": {f"{t} x stated_vs_revealed": {"n": 480, "accuracy": estimate} for t in "ABCDEFG"}},
+    }
+    label = {"label": "mypackage.memory:LongAdapterName | openai:qwen3-235b | k=15"}
+    comparison = {
+        "suite": "multisource", "a": label, "b": {"label": "baseline chroma | reader"}, "n_paired": 8640,
+        "only_a": {"count": 40, "ids": ["s20260321-stated_123-Ctrl2"] * 20}, "only_b": {"count": 0, "ids": []},
+        "metrics": {"selective_accuracy": {"difference": -0.2364, "ci": [-0.273, -0.199], "p_value": 0.0005,
+                                           "p_holm": 0.002, "mde": 0.081, "test": "paired_cluster_bootstrap"}},
+    }
+    gate = evaluate(parse_gate("multisource.selective_accuracy:no-regression=0.02"), [], [dict(comparison, source="baseline", a=dict(label, memsystem="x"))])[0]
+    lines = run_lines(run) + comparison_lines(comparison) + gate_lines(gate)
+    assert max(len(line) for line in lines) <= WIDTH, max(lines, key=len)

@@ -42,6 +42,7 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
     report.unlink(missing_ok=True)
     result = pytester.runpytest_subprocess(
         "--memsystem=context",
+        "--memeval-suite=multisource",
         "--memeval-responder=openai:scripted-model",
         f"--memeval-base-url={base_url}",
         f"--memeval-cache-file={pytester.path / 'fixtures' / 'llm-cache.sqlite'}",
@@ -121,6 +122,6 @@ def test_llm_options_are_checked(llm_pytester: pytest.Pytester, tmp_path: Path) 
         (["--memeval-judge=openai:m"], "--memeval-judge: none of the selected suites (multisource) is graded by an LLM judge"),
     ]
     for args, message in cases:
-        result = llm_pytester.runpytest_subprocess("--memsystem=context", *args)
+        result = llm_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", *args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, args
         assert message in "\n".join(result.errlines), (args, result.errlines)

@@ -31,16 +31,16 @@ def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
 
 
 def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest("--memsystem=context", "--collect-only", "-q")
+    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["*test_multisource.py::test_multisource[[]s20260321-stable_121-A1[]]", "216 tests collected*"])
 
 
 def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
-        "--memsystem=context", "--collect-only", "-q", "--strict-markers", "-m", "type_F and difficulty_stable"
+        "--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q", "--strict-markers", "-m", "type_F and difficulty_stable"
     )
     result.stdout.fnmatch_lines(["12/216 tests collected (204 deselected)*"])  # 3 questions x 4 personas
-    result = suite_pytester.runpytest("--memsystem=context", "--collect-only", "-q", "--strict-markers", "-m", "fm_cross_midnight")
+    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q", "--strict-markers", "-m", "fm_cross_midnight")
     result.stdout.fnmatch_lines(["12/216 tests collected*"])  # C3 for the 12 personas
 
 
@@ -59,7 +59,7 @@ def test_without_memsystem_only_tests_run(suite_pytester: pytest.Pytester) -> No
 def _report(pytester: pytest.Pytester, *args: str) -> dict:
     report = pytester.path / f"report-{len(args)}.json"
     result = pytester.runpytest_subprocess(
-        "--memsystem=context,chroma", "--memeval-embedder=hashing", f"--memeval-report={report}", "-p", "no:cacheprovider", *args
+        "--memsystem=context,chroma", "--memeval-suite=multisource", "--memeval-embedder=hashing", f"--memeval-report={report}", "-p", "no:cacheprovider", *args
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
     return json.loads(report.read_text())
@@ -78,7 +78,7 @@ def test_two_workers_give_the_same_metrics_as_one_to_the_last_digit(suite_pytest
 
 
 def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
-    result = suite_pytester.runpytest("--memsystem=none", "-k", "stable_121-D2")
+    result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=multisource", "-k", "stable_121-D2")
     result.stdout.fnmatch_lines(
         [
             "*s20260321-stable_121-D2: answered '*', expected '*'*",
@@ -91,10 +91,10 @@ def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: 
 
 @needs_reference
 def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest("--memsystem=context", f"--memeval-data={REFERENCE}", "--collect-only", "-q")
+    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={REFERENCE}", "--collect-only", "-q")
     # the reference holds 2 test-split personas per difficulty class
     result.stdout.fnmatch_lines(["*test_multisource[[]s20260324-stable_131-A1[]]", "108 tests collected*"])
-    outcome = suite_pytester.runpytest("--memsystem=context", f"--memeval-data={REFERENCE}", "-q")
+    outcome = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={REFERENCE}", "-q")
     assert outcome.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     outcome.stdout.fnmatch_lines(["multisource | context | reader | k=10  n=108"])
 
@@ -104,20 +104,20 @@ def test_broken_release_is_a_one_line_usage_error(suite_pytester: pytest.Pyteste
     copy = tmp_path / "release"
     shutil.copytree(REFERENCE / "s20260324", copy / "s20260324")
     (copy / "s20260324" / "bench_stable_131_vera_bennett" / "event_table.json").write_text("{not json")
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", f"--memeval-data={copy}", "--collect-only")
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={copy}", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
     assert len(errors) == 1 and "event_table.json" in errors[0], errors
 
 
 def test_data_dir_without_seeds_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", f"--memeval-data={tmp_path}", "--collect-only")
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={tmp_path}", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --memeval-data: *no s<seed> directories found*"])
 
 
 def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-data=/", "--collect-only")
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", "--memeval-data=/", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 

@@ -89,7 +89,7 @@ def evaluate(gate: Gate, runs: Sequence[Mapping[str, Any]], comparisons: Sequenc
 
 
 def _threshold(gate: Gate, run: Mapping[str, Any]) -> dict[str, Any]:
-    who = f"{run['memsystem']} | {run['responder']}"
+    who = f"{run['memsystem']} | {run['responder']}" + (f" | k={run['k']}" if run.get("k") is not None else "")
     estimate = run.get("metrics", {}).get(gate.metric)
     if not estimate or estimate.get("value") is None:
         return _verdict(gate, False, f"{who}: no value for {gate.metric}", None)
@@ -127,8 +127,8 @@ def _no_regression(gate: Gate, comparisons: Sequence[Mapping[str, Any]]) -> list
         assert gate.margin is not None
         passed = not high < -gate.margin
         detail = (
-            f"{who}: change {cell['difference']:+.4f} [{low:+.4f}, {high:+.4f}] vs baseline, "
-            f"fails only below -{gate.margin:g} ({comparison['n_paired']} paired items)"
+            f"{who}: {cell['difference']:+.4f} [{low:+.4f}, {high:+.4f}] against the baseline "
+            f"over {comparison['n_paired']} paired items; fails when the interval lies below -{gate.margin:g}"
         )
         verdicts.append(_verdict(gate, passed, detail, cell.get("mde")))
     return verdicts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any, Mapping, Sequence
 
 import pytest
@@ -27,7 +28,7 @@ def run_lines(run: Mapping[str, Any]) -> list[str]:
     counts = f"n={run['n_items']}"
     if run.get("n_errors") or run.get("n_invalid"):
         counts += f" ({run['n_errors']} errors, {run['n_invalid']} invalid)"
-    lines = [f"{head}  {counts}"]
+    lines = _wrap(f"{head}  {counts}", "", "    ")
     metrics = run.get("metrics", {})
     width = max((len(name) for name in metrics), default=0)
     for name, estimate in metrics.items():
@@ -54,38 +55,50 @@ def _breakdown_lines(dimension: str, cells: Mapping[str, Mapping[str, Any]]) -> 
     return lines
 
 
+#: test names as the terminal shows them
+SHORT_TESTS = {"paired_cluster_bootstrap": "bootstrap", "mcnemar_exact": "McNemar"}
+
+
 def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
-    lines = [
-        f"{comparison['suite']}: {comparison['a']['label']} minus {comparison['b']['label']}"
+    head = (
+        f"{comparison['suite']}: {comparison['a']['label']}  minus  {comparison['b']['label']}"
         f"  ({comparison['n_paired']} paired items)"
-    ]
+    )
+    lines = _wrap(head, "", "    ")
     for side in ("only_a", "only_b"):
         unpaired = comparison[side]
         if unpaired["count"]:
             who = comparison["a" if side == "only_a" else "b"]["label"]
             names = ", ".join(unpaired["ids"][:3]) + (", ..." if unpaired["count"] > 3 else "")
-            lines.append(f"  {unpaired['count']} items scored only in {who}: {names}")
+            lines.extend(_wrap(f"{unpaired['count']} items scored only in {who}: {names}", "  ", "    "))
     metrics = comparison["metrics"]
-    width = max((len(name) for name in metrics), default=0)
+    if not metrics:
+        return lines
+    width = max(len("metric"), *(len(name) for name in metrics))
+    lines.append(f"  {'metric':<{width}}  {'diff':>7}  {'95% CI':<18}  {'p':>6}  {'p Holm':>6}  {'MDE':>5}  test")
     for name, cell in metrics.items():
         ci = cell.get("ci") or [None, None]
-        interval = f" [{ci[0]:+.3f}, {ci[1]:+.3f}]" if None not in ci else ""
-        p_holm = f" holm {cell['p_holm']:.4f}" if cell.get("p_holm") is not None else ""
-        mde = f"  mde {cell['mde']:.3f}" if cell.get("mde") is not None else ""
+        interval = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if None not in ci else "n/a"
+        p_holm = f"{cell['p_holm']:.4f}" if cell.get("p_holm") is not None else "n/a"
+        mde = f"{cell['mde']:.3f}" if cell.get("mde") is not None else "n/a"
+        test = SHORT_TESTS.get(cell.get("test", ""), cell.get("test", ""))
         lines.append(
-            f"  {name:<{width}}  {cell['difference']:+.3f}{interval}  p {cell['p_value']:.4f}{p_holm}"
-            f"  {cell.get('test', '')}{mde}"
+            f"  {name:<{width}}  {cell['difference']:>+7.3f}  {interval:<18}  {cell['p_value']:>6.4f}  {p_holm:>6}"
+            f"  {mde:>5}  {test}"
         )
     return lines
 
 
-def gate_lines(gates: Sequence[Mapping[str, Any]]) -> list[str]:
-    lines = []
-    for gate in gates:
-        verdict = "PASS" if gate["passed"] else "FAIL"
-        mde = f"  (smallest detectable effect {gate['mde']:.3f})" if gate.get("mde") is not None else ""
-        lines.append(f"  {verdict}  {gate['expression']}  {gate['detail']}{mde}")
-    return lines
+def gate_lines(gate: Mapping[str, Any]) -> list[str]:
+    verdict = "PASS" if gate["passed"] else "FAIL"
+    detail = gate["detail"]
+    if gate.get("mde") is not None:
+        detail += f"; smallest detectable effect {gate['mde']:.3f}"
+    return [f"  {verdict}  {gate['expression']}", *_wrap(detail, "        ", "        ")]
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest, break_on_hyphens=False) or [first]
 
 
 def write_summary(
@@ -109,5 +122,6 @@ def write_summary(
                 terminal.write_line(line)
     if gates:
         terminal.write_sep("-", "gates")
-        for gate, line in zip(gates, gate_lines(gates)):
-            terminal.write_line(line, green=gate["passed"], red=not gate["passed"])
+        for gate in gates:
+            for line in gate_lines(gate):
+                terminal.write_line(line, green=gate["passed"], red=not gate["passed"])
