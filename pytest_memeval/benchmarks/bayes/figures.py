@@ -1,0 +1,147 @@
+"""Belief trajectories against the Bayesian reference, one chart per condition.
+
+Coin: the mean p(heads) per probe for each true bias and run, the reference posterior
+mean (dashed) and the true bias (a guide line). Recommender: the mean probability on the
+true type per probe for each run and the reference's (zero-shot, which has no type
+belief: the rating TVD per probe). Means are over the episodes of the cell (trials, and
+true types for the recommender).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ...report.figures import LineChart, LineSeries, ReferenceLine
+from .environments import COIN, COIN_THETAS, N_TYPES, RECOMMENDER
+
+Record = Mapping[str, Any]
+#: coin conditions drawn together in the error-by-turn chart
+ERROR_BY_TURN = ("passive_b1-identical-unknown_bias", "passive_b1-indexed-unknown_bias")
+
+
+def trajectory_figures(report: Mapping[str, Any], suite: str) -> list[LineChart]:
+    records = [r for r in report.get("records", ()) if r.get("suite") == suite and r.get("correct") is not None]
+    if not records:
+        return []
+    several_k = len({r.get("k") for r in records}) > 1
+    runs: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        runs[_run_label(record, several_k)].append(record)
+    figures = []
+    for condition in sorted({r["strata"]["condition"] for r in records if r["task"] == COIN}):
+        figures.append(_coin_chart(condition, {label: [r for r in rs if r["task"] == COIN and r["strata"]["condition"] == condition] for label, rs in runs.items()}))
+    figures += _error_by_turn(runs)
+    for condition in sorted({r["strata"]["condition"] for r in records if r["task"] == RECOMMENDER}):
+        figures.append(_recommender_chart(condition, {label: [r for r in rs if r["task"] == RECOMMENDER and r["strata"]["condition"] == condition] for label, rs in runs.items()}))
+    return figures
+
+
+def _coin_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineChart:
+    series = []
+    for label, records in sorted(runs.items()):
+        for theta_label, theta in _thetas():
+            chosen = [r for r in records if r["strata"]["truth"] == theta_label]
+            if chosen:
+                series.append(LineSeries(f"{label}, theta={theta}", _mean_curve(chosen, lambda r: _column(r, "p_heads"))))
+    # the reference depends on the flips only, which every run of a condition shares
+    first = next((records for _, records in sorted(runs.items()) if records), [])
+    references = []
+    for theta_label, theta in _thetas():
+        chosen = [r for r in first if r["strata"]["truth"] == theta_label]
+        if chosen:
+            references.append(LineSeries(f"Bayes, theta={theta}", _mean_curve(chosen, _coin_reference), reference=True))
+    return LineChart(
+        title=f"bayes coin | {condition}: p(heads) vs the Bayesian posterior mean",
+        series=tuple(series + references),
+        x_label="flips observed (t)",
+        y_label="p(heads)",
+        y_range=(0.0, 1.0),
+        reference_lines=tuple(ReferenceLine(theta, "y", f"theta={theta}") for _, theta in _thetas()),
+        caption="Solid: the belief rebuilt from memory, mean over trials; dashed: the exact posterior mean of all flips so far.",
+    )
+
+
+def _error_by_turn(runs: Mapping[str, Sequence[Record]]) -> list[LineChart]:
+    series = []
+    for label, records in sorted(runs.items()):
+        for condition in ERROR_BY_TURN:
+            chosen = [r for r in records if r["task"] == COIN and r["strata"]["condition"] == condition]
+            if chosen:
+                series.append(LineSeries(f"{label}, {condition.split('-')[1]}", _mean_curve(chosen, _coin_errors)))
+    if not series:
+        return []
+    return [
+        LineChart(
+            title="bayes coin: |belief - Bayes| by turn, one observation per session",
+            series=tuple(series),
+            x_label="flips observed (t)",
+            y_label="absolute error",
+            caption="Mean over true biases and trials. A memory that caps or loses evidence shows as error growing with t.",
+        )
+    ]
+
+
+def _recommender_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineChart:
+    has_type = any("type" in r["answer_detail"]["trajectory"][0] for rs in runs.values() for r in rs)
+    series, reference = [], None
+    for label, records in sorted(runs.items()):
+        if not records:
+            continue
+        if has_type:
+            series.append(LineSeries(label, _mean_curve(records, lambda r: _probe_column(r, "p_true_type"))))
+            reference = reference or LineSeries("Bayes", _mean_curve(records, lambda r: _probe_column(r, "reference_p_true_type")), reference=True)
+        else:
+            series.append(LineSeries(label, _mean_curve(records, lambda r: _probe_column(r, "rating_tvd"))))
+    if has_type:
+        return LineChart(
+            title=f"bayes recommender | {condition}: probability on the true type",
+            series=tuple(series + ([reference] if reference else [])),
+            x_label="ratings observed (t)",
+            y_label="p(true type)",
+            y_range=(0.0, 1.0),
+            reference_lines=(ReferenceLine(1 / N_TYPES, "y", "chance"),),
+            caption="Solid: the type belief rebuilt from memory, mean over types and trials; dashed: the exact posterior.",
+        )
+    return LineChart(
+        title=f"bayes recommender | {condition}: rating TVD to the Bayesian predictive",
+        series=tuple(series),
+        x_label="ratings observed (t)",
+        y_label="TVD",
+        y_range=(0.0, 1.0),
+        caption="Zero-shot has no profile table, hence no type belief; 0 is the exact predictive.",
+    )
+
+
+def _thetas() -> list[tuple[str, float]]:
+    return [(f"theta{round(t * 100)}", t) for t in COIN_THETAS]
+
+
+def _run_label(record: Record, with_k: bool) -> str:
+    return f"{record['memsystem']} | {record['responder']}" + (f" | k={record['k']}" if with_k else "")
+
+
+def _mean_curve(records: Sequence[Record], column: Callable[[Record], list[tuple[int, float]]]) -> list[tuple[float, float]]:
+    by_turn: dict[int, list[float]] = defaultdict(list)
+    for record in records:
+        for t, value in column(record):
+            by_turn[t].append(value)
+    return [(float(t), float(np.mean(values))) for t, values in sorted(by_turn.items())]
+
+
+def _column(record: Record, key: str) -> list[tuple[int, float]]:
+    return [(e["t"], e[key]) for e in record["answer_detail"]["trajectory"]]
+
+
+def _probe_column(record: Record, key: str) -> list[tuple[int, float]]:
+    return [(p["t"], p[key]) for p in record["detail"]["per_probe"] if p.get(key) is not None]
+
+
+def _coin_reference(record: Record) -> list[tuple[int, float]]:
+    return _probe_column(record, "reference")
+
+
+def _coin_errors(record: Record) -> list[tuple[int, float]]:
+    return _probe_column(record, "error")
