@@ -50,6 +50,8 @@ class Settings:
     llm: LLMSettings | None = None
     judges: tuple[str, ...] = ()
     snapshot: bool = False
+    #: per suite: settings from --memeval-suite-option SUITE.KEY=VALUE (checked against the suite)
+    suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     @property
     def uses_llm(self) -> bool:
@@ -83,6 +85,14 @@ def add_options(parser: pytest.Parser) -> None:
         default="smoke",
         metavar="SIZE",
         help="smoke (a few hundred items, for CI), small or full (default: smoke)",
+    )
+    group.addoption(
+        "--memeval-suite-option",
+        action="append",
+        default=[],
+        metavar="SUITE.KEY=VALUE",
+        help="a setting of one suite, repeatable (e.g. bayes.probe_every=5); `pytest --markers` "
+        "lists the suites, each suite's settings are in the README",
     )
     group.addoption(
         "--memeval-split",
@@ -232,6 +242,7 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         llm=llm,
         judges=judges,
         snapshot=bool(opt("memeval_snapshot")),
+        suite_params=_suite_params(opt("memeval_suite_option")),
     )
 
 
@@ -273,6 +284,17 @@ def _positive_int(option: str, raw: str) -> int:
     if value < 1:
         raise ConfigError(f"{option}: must be at least 1, got {value}")
     return value
+
+
+def _suite_params(raw: list[str]) -> dict[str, dict[str, str]]:
+    params: dict[str, dict[str, str]] = {}
+    for setting in raw:
+        name, equals, value = setting.partition("=")
+        suite, dot, key = name.strip().partition(".")
+        if not (equals and dot and suite and key.strip()):
+            raise ConfigError(f"--memeval-suite-option: {setting!r} is not of the form SUITE.KEY=VALUE")
+        params.setdefault(suite, {})[key.strip()] = value.strip()
+    return params
 
 
 def _non_negative_int(option: str, raw: str) -> int:

@@ -52,6 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
         for name in suites:
             _register_suite_markers(config, name, suites[name])
         _check_gates(settings.gates, suites)
+        _check_suite_params(settings, suites)
         if settings.baseline is not None and not hasattr(config, "workerinput"):
             state.baseline = load_baseline(settings.baseline)
         _check_llm_support(settings, suites)
@@ -135,6 +136,17 @@ def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
     if settings.judges and all(cls.llm_judge is Suite.llm_judge for cls in selected.values()):
         names = ", ".join(selected) or "none"
         raise ConfigError(f"--memeval-judge: none of the selected suites ({names}) is graded by an LLM judge")
+
+
+def _check_suite_params(settings: Settings, suites: dict[str, str]) -> None:
+    for suite, params in settings.suite_params.items():
+        if suite not in suites:
+            raise ConfigError(f"--memeval-suite-option: unknown suite {suite!r} (available: {', '.join(suites)})")
+        accepted = load_object(suites[suite]).parameters
+        for key in params:
+            if key not in accepted:
+                known = ", ".join(sorted(accepted)) or "none"
+                raise ConfigError(f"--memeval-suite-option: {suite} has no setting {key!r} (settings: {known})")
 
 
 def _check_gates(gates: tuple[Gate, ...], suites: dict[str, str]) -> None:

@@ -26,7 +26,7 @@ from .registry import (
 from .runner import ContextFiller
 
 
-def suite_options(settings: Settings) -> SuiteOptions:
+def suite_options(settings: Settings, suite: str) -> SuiteOptions:
     return SuiteOptions(
         size=settings.size,
         split=settings.split,
@@ -35,6 +35,7 @@ def suite_options(settings: Settings) -> SuiteOptions:
         data_dir=settings.data_dir,
         cache_dir=settings.cache_dir,
         bootstrap=settings.bootstrap,
+        params=dict(settings.suite_params.get(suite, {})),
     )
 
 
@@ -72,7 +73,7 @@ class RunState:
     def suite(self, name: str) -> Suite:
         if name not in self._suites:
             suite_class: Callable[[SuiteOptions], Suite] = load_object(suite_target(name))
-            self._suites[name] = suite_class(suite_options(self.settings))
+            self._suites[name] = suite_class(suite_options(self.settings, getattr(suite_class, "name", name)))
         return self._suites[name]
 
     def use_workdir(self, workdir: Path) -> None:

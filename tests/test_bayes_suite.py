@@ -20,7 +20,6 @@ MAPPING = re.compile(r"^A = (\w+), B = (\w+)$", re.M)
 @pytest.fixture
 def bayes_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    monkeypatch.delenv("MEMEVAL_BAYES_PROBE_EVERY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-bayes-0123456789")
     return pytester
@@ -109,9 +108,8 @@ def logprob_script(request: Request) -> Reply:
 
 
 def test_llm_responder_through_pytest_records_and_replays(bayes_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMEVAL_BAYES_PROBE_EVERY", "50")
     cache = bayes_pytester.path / "llm.sqlite"
-    args = ("--memsystem=context", "--memeval-responder=openai:scripted", f"--memeval-cache-file={cache}", "-k", "coin-passive_b1-indexed-unknown_bias-theta75")
+    args = ("--memsystem=context", "--memeval-suite-option=bayes.probe_every=50", "--memeval-responder=openai:scripted", f"--memeval-cache-file={cache}", "-k", "coin-passive_b1-indexed-unknown_bias-theta75")
     with LLMServer(logprob_script) as server:
         recorded, report = _run(bayes_pytester, *args, f"--memeval-base-url={server.base_url}")
         assert server.count == 3 * 2
@@ -125,8 +123,11 @@ def test_llm_responder_through_pytest_records_and_replays(bayes_pytester: pytest
 
 
 def test_a_bad_probe_interval_is_a_one_line_usage_error(bayes_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMEVAL_BAYES_PROBE_EVERY", "often")
-    result = bayes_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=bayes", "--collect-only")
+    result = bayes_pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=bayes", "--memeval-suite-option=bayes.probe_every=often", "--collect-only"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
-    assert errors == ["ERROR: MEMEVAL_BAYES_PROBE_EVERY: 'often' is not an integer"], errors
+    assert errors == ["ERROR: --memeval-suite-option bayes.probe_every: 'often' is not an integer"], errors
+    result = bayes_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite-option=bayes.every=5", "--collect-only")
+    assert "--memeval-suite-option: bayes has no setting 'every' (settings: probe_every)" in "\n".join(result.errlines)

@@ -68,6 +68,14 @@ def test_no_regression_fails_only_when_the_whole_interval_is_below_minus_margin(
     assert verdict["passed"] is passed
 
 
+@pytest.mark.parametrize("ci, passed", [([0.01, 0.05], False), ([-0.01, 0.05], True), ([-0.05, -0.01], True)])
+def test_no_regression_of_an_error_metric_fails_when_the_interval_is_above_margin(ci: list[float], passed: bool) -> None:
+    comparison = _comparison(ci)
+    comparison["metrics"]["accuracy"]["better"] = "lower"
+    (verdict,) = evaluate(parse_gate("s.accuracy:no-regression"), [RUN], [comparison])
+    assert verdict["passed"] is passed and "above +0" in verdict["detail"]
+
+
 def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
     report = pytester.path / "report.json"
     result = pytester.runpytest("test_toy.py", f"--memeval-report={report}", *args)

@@ -8,7 +8,7 @@ judge, and how to summarise records into metrics. It knows nothing of pytest.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
@@ -27,6 +27,8 @@ class SuiteOptions:
     data_dir: Path | None
     cache_dir: Path
     bootstrap: int = 2000
+    #: this suite's settings from --memeval-suite-option (keys checked against Suite.parameters)
+    params: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,10 @@ class Suite(ABC):
     interactive: ClassVar[bool] = False
     #: the metrics of `summarize` that gates and comparisons may name
     metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
+    #: the metrics where lower is better (errors): a regression is an increase
+    lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: the settings --memeval-suite-option accepts, with their descriptions
+    parameters: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options

@@ -28,6 +28,7 @@ def compare_runs(
     b: tuple[Mapping[str, str], Sequence[Record]],
     compare: CompareFn,
     source: str,
+    lower_is_better: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """One comparison (a minus b) of two runs of the same suite."""
     (label_a, records_a), (label_b, records_b) = a, b
@@ -47,15 +48,21 @@ def compare_runs(
     }
     if common:
         metrics = compare([by_id_a[i] for i in common], [by_id_b[i] for i in common])
-        comparison["metrics"] = {name: _clean(values) for name, values in metrics.items()}
+        comparison["metrics"] = {
+            name: dict(_clean(values), better="lower" if name in lower_is_better else "higher")
+            for name, values in metrics.items()
+        }
     return comparison
 
 
 def pairs_within_session(
-    runs: Sequence[tuple[Mapping[str, str], Sequence[Record]]], suite: str, compare: CompareFn
+    runs: Sequence[tuple[Mapping[str, str], Sequence[Record]]],
+    suite: str,
+    compare: CompareFn,
+    lower_is_better: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     """Every pair of runs of one suite, in the order the systems were named."""
-    return [compare_runs(suite, a, b, compare, "run") for a, b in combinations(runs, 2)]
+    return [compare_runs(suite, a, b, compare, "run", lower_is_better) for a, b in combinations(runs, 2)]
 
 
 def apply_holm(comparisons: Sequence[dict[str, Any]]) -> None:

@@ -5,7 +5,8 @@
                                             (lower bound for >= and >, upper for <= and <)
     multisource[mem0].accuracy>=0.75        only the runs of one memory system
     multisource.accuracy:no-regression=0.02 fails when the paired CI of (run - baseline) lies
-                                            entirely below -0.02; the margin defaults to 0
+                                            entirely below -0.02 (above +0.02 for a metric
+                                            where lower is better); the margin defaults to 0
 
 Each verdict is printed with the smallest effect the run could detect, so a gate that
 cannot fail on this much data is visible as toothless.
@@ -125,10 +126,13 @@ def _no_regression(gate: Gate, comparisons: Sequence[Mapping[str, Any]]) -> list
             continue
         low, high = cell["ci"]
         assert gate.margin is not None
-        passed = not high < -gate.margin
+        if cell.get("better") == "lower":
+            passed, bound = not low > gate.margin, f"above +{gate.margin:g}"
+        else:
+            passed, bound = not high < -gate.margin, f"below -{gate.margin:g}"
         detail = (
             f"{who}: {cell['difference']:+.4f} [{low:+.4f}, {high:+.4f}] against the baseline "
-            f"over {comparison['n_paired']} paired items; fails when the interval lies below -{gate.margin:g}"
+            f"over {comparison['n_paired']} paired items; fails when the interval lies {bound}"
         )
         verdicts.append(_verdict(gate, passed, detail, cell.get("mde")))
     return verdicts

@@ -133,11 +133,13 @@ def _comparisons(state: RunState, grouped: dict[RunKey, list[dict[str, Any]]]) -
         runs.sort(key=lambda run: (order.get(run[0].memsystem, len(order)), run[0].k))
         several_k = len(state.settings.ks) > 1
         labelled = [(_label(key, several_k), records) for key, records in runs]
-        comparisons.extend(pairs_within_session(labelled, suite.name, suite.compare))
+        comparisons.extend(pairs_within_session(labelled, suite.name, suite.compare, suite.lower_is_better))
         for label, records in labelled if baseline is not None else ():
             match = baseline_for(baseline, suite.name, label["memsystem"], label["responder"], label["k"])
             if match is not None:
-                comparisons.append(compare_runs(suite.name, (label, records), match, suite.compare, "baseline"))
+                comparisons.append(
+                    compare_runs(suite.name, (label, records), match, suite.compare, "baseline", suite.lower_is_better)
+                )
     apply_holm(comparisons)
     return comparisons
 

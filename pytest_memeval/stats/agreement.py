@@ -11,7 +11,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from ._scipy import scipy_stats
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
@@ -110,8 +110,8 @@ def pairwise_spearman(ratings: npt.ArrayLike) -> PairwiseSpearman:
             if both.sum() >= 3:
                 with warnings.catch_warnings():
                     # A constant rater gives nan, which is the answer we want, not a warning.
-                    warnings.simplefilter("ignore", stats.ConstantInputWarning)
-                    res = stats.spearmanr(x[both, i], x[both, j])
+                    warnings.simplefilter("ignore", scipy_stats().ConstantInputWarning)
+                    res = scipy_stats().spearmanr(x[both, i], x[both, j])
                 r, pv = float(res.statistic), float(res.pvalue)
             rho[i, j] = rho[j, i] = r
             p[i, j] = p[j, i] = pv

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from ._scipy import scipy_stats
 
 
 def _z(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return float(stats.norm.ppf(0.5 + confidence / 2.0))
+    return float(scipy_stats().norm.ppf(0.5 + confidence / 2.0))
 
 
 def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -53,7 +53,7 @@ def sem(values: npt.ArrayLike) -> float:
     x = np.asarray(values, dtype=float).ravel()
     if x.size < 2:
         return float("nan")
-    return float(stats.sem(x, ddof=1))
+    return float(scipy_stats().sem(x, ddof=1))
 
 
 @dataclass(frozen=True)

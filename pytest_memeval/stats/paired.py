@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from ._scipy import scipy_stats
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ def mcnemar_exact_counts(b: int, c: int, n: int | None = None) -> McNemarResult:
     """
     if b < 0 or c < 0:
         raise ValueError("discordant counts must be non-negative")
-    p = 1.0 if b + c == 0 else float(stats.binomtest(int(b), int(b + c), 0.5).pvalue)
+    p = 1.0 if b + c == 0 else float(scipy_stats().binomtest(int(b), int(b + c), 0.5).pvalue)
     return McNemarResult(b=int(b), c=int(c), n=int(b + c if n is None else n), p_value=p)
 
 
@@ -104,7 +104,7 @@ def wilcoxon_clusters(
     if nonzero.size == 0:
         statistic, p = float("nan"), 1.0
     else:
-        res = stats.wilcoxon(nonzero, alternative=alternative)
+        res = scipy_stats().wilcoxon(nonzero, alternative=alternative)
         statistic, p = float(res.statistic), float(res.pvalue)
     return WilcoxonResult(
         statistic=statistic,

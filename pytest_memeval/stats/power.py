@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
+from ._scipy import scipy_stats
 
 
 def icc_oneway(values: npt.ArrayLike, clusters: npt.ArrayLike) -> float:
@@ -70,7 +70,7 @@ def mde_from_parameters(
     if not (0.0 < alpha < 1.0 and 0.0 < power < 1.0):
         raise ValueError("alpha and power must be in (0, 1)")
     n_eff = n / design_effect(mean_cluster_size, icc)
-    z = stats.norm.ppf(1.0 - alpha / 2.0) + stats.norm.ppf(power)
+    z = scipy_stats().norm.ppf(1.0 - alpha / 2.0) + scipy_stats().norm.ppf(power)
     return float(z * sd / np.sqrt(n_eff))
 
 
@@ -151,6 +151,6 @@ def minimum_detectable_effect_binary(
     if a.shape != b.shape:
         raise ValueError("outcomes must be paired (same length)")
     observed = minimum_detectable_effect(a - b, clusters, alpha=alpha, power=power)
-    c2 = (stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)) ** 2
+    c2 = (scipy_stats().norm.ppf(1 - alpha / 2) + scipy_stats().norm.ppf(power)) ** 2
     floor = c2 * observed.design_effect / (observed.n + c2 * observed.design_effect)
     return replace(observed, mde=max(observed.mde, floor))

@@ -14,7 +14,6 @@ from functools import cached_property, lru_cache
 from typing import Callable
 
 import numpy as np
-from scipy import stats
 
 COIN = "coin"
 RECOMMENDER = "recommender"
@@ -198,6 +197,8 @@ def _rating_tables(quality: np.ndarray, taste: np.ndarray, separation: float, un
     ratings = np.asarray(RATINGS, dtype=float)
     bell = np.exp(-((ratings[None, None, :] - mu[:, :, None]) ** 2) / (2 * _RATING_SPREAD**2))
     bell /= bell.sum(axis=2, keepdims=True)
+    from scipy import stats  # imported here: collection never needs it
+
     gammas = stats.gamma.ppf(uniforms, _DIRICHLET_CONCENTRATION * bell)
     tables = gammas / gammas.sum(axis=2, keepdims=True)
     return (1 - _FLOOR) * tables + _FLOOR / len(RATINGS)

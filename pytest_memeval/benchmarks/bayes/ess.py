@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from scipy import optimize
 
 from ...stats import resample_weights
 from .environments import COIN, COIN_TURNS, REC_TURNS, TYPE_PRIOR
@@ -120,5 +119,7 @@ def _refine(loss: Callable[[np.ndarray], np.ndarray], best: int) -> float:
     low, high = GRID[max(best - 1, 0)], GRID[min(best + 1, len(GRID) - 1)]
     if high <= low:
         return float(GRID[best])
+    from scipy import optimize  # imported here: collection never needs it
+
     result = optimize.minimize_scalar(total, bounds=(low, high), method="bounded", options={"xatol": 1e-9})
     return float(result.x) if total(float(result.x)) <= total(float(GRID[best])) else float(GRID[best])

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy import optimize
 
 from .environments import RecommenderModel
 
@@ -97,6 +96,8 @@ def _fit(loss: Callable[[float], float]) -> float:
     low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
     if high <= low:
         return float(grid[best])
+    from scipy import optimize  # imported here: collection never needs it
+
     result = optimize.minimize_scalar(loss, bounds=(low, high), method="bounded", options={"xatol": 1e-9})
     candidate = float(result.x)
     return candidate if loss(candidate) <= values[best] else float(grid[best])

@@ -6,13 +6,12 @@ own session and probes the belief between writes, answering from what the memory
 returns. The trajectory (belief per probe) is the answer; the judge sets it against the
 exact Bayesian reference.
 
-Probes run every turn; MEMEVAL_BAYES_PROBE_EVERY=n probes every n-th turn (and the
+Probes run every turn; --memeval-suite-option bayes.probe_every=n probes every n-th turn (and the
 first and last) to bound the cost of an LLM run.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any, Mapping, Sequence
 
 from ...errors import ConfigError
@@ -29,17 +28,19 @@ from .prompt import BayesPrompt
 from .render import ACK, COIN_PROBE, profile_name
 from .summary import METRIC_NAMES, compare, summarize
 
-PROBE_EVERY_ENV = "MEMEVAL_BAYES_PROBE_EVERY"
+#: metrics where a smaller value is better (a regression is an increase)
+ERROR_METRICS = frozenset(
+    {"coin_mae", "coin_final_error", "rating_tvd", "type_tvd", "rating_mae", "conditioned_rating_mae", "final_type_tvd"}
+)
 
 
-def probe_every_from_env() -> int:
-    raw = os.environ.get(PROBE_EVERY_ENV, "1")
+def probe_every_setting(raw: str) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(f"{PROBE_EVERY_ENV}: {raw!r} is not an integer") from None
+        raise ConfigError(f"--memeval-suite-option bayes.probe_every: {raw!r} is not an integer") from None
     if value < 1:
-        raise ConfigError(f"{PROBE_EVERY_ENV}: must be at least 1, got {value}")
+        raise ConfigError(f"--memeval-suite-option bayes.probe_every: must be at least 1, got {value}")
     return value
 
 
@@ -48,11 +49,13 @@ class BayesSuite(Suite):
     markers = marker_descriptions()
     interactive = True
     metric_names = METRIC_NAMES
+    lower_is_better = ERROR_METRICS
+    parameters = {"probe_every": "probe the belief every n-th turn (and the first and last) instead of every turn"}
 
     def __init__(self, options: SuiteOptions, probe_every: int | None = None) -> None:
         super().__init__(options)
         self.seeds: tuple[int, ...] = tuple(options.seeds or (DEFAULT_SEED,))
-        self.probe_every = probe_every if probe_every is not None else probe_every_from_env()
+        self.probe_every = probe_every if probe_every is not None else probe_every_setting(options.params.get("probe_every", "1"))
         if self.probe_every < 1:
             raise ConfigError(f"bayes: probe_every must be at least 1, got {self.probe_every}")
         self._index: list[IndexEntry] | None = None
