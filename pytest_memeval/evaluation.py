@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from .prefetch import Prefetcher
-from .runner import BoundMemory, Outcome, conclude, namespace_for, retrieve, run_item, Retrieval, _answer_error
+from .runner import BoundMemory, Outcome, answer_error, conclude, namespace_for, retrieve, run_item
 from .state import RunState
 from .types import Item
 
@@ -25,9 +25,9 @@ def evaluate(state: RunState, prefetcher: Prefetcher, suite_ref: str, item: Item
         try:
             answer = suite.interact(item, memory, responder, k)
         except Exception as exc:
-            raise _answer_error(responder_name, item, exc) from exc
+            raise answer_error(responder_name, item, exc) from exc
         seconds = time.perf_counter() - started - memory.retrieve_seconds
-        outcome = conclude(suite_ref, item, answer, seconds, Retrieval([], memory.retrieve_seconds), memory, responder_name, judge)
+        outcome = conclude(suite_ref, item, answer, seconds, memory.totals(), memory, responder_name, judge)
         memory.reset()
         return outcome
     memory = BoundMemory(system_name, filler.system, namespace_for(suite.name, item.context_id))

@@ -83,6 +83,9 @@ class Retrieval:
 
     memories: list[Memory]
     seconds: float
+    #: totals over several retrievals (an interactive suite's probes); None: from `memories`
+    count: int | None = None
+    tokens: int | None = None
 
 
 def retrieve(item: Item, memory: "BoundMemory", k: int) -> Retrieval:
@@ -103,6 +106,8 @@ class BoundMemory:
         self.system_name, self.system, self.namespace = system_name, system, namespace
         self.retrievals = 0
         self.retrieve_seconds = 0.0
+        self.memories_returned = 0
+        self.tokens_returned = 0
 
     def reset(self) -> None:
         call_adapter(self.system_name, "reset", lambda: self.system.reset(self.namespace))
@@ -117,7 +122,13 @@ class BoundMemory:
         self.retrievals += 1
         if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
             raise AdapterError(f"memsystem {self.system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
+        self.memories_returned += len(memories)
+        self.tokens_returned += sum(count_tokens(m.text) for m in memories)
         return memories
+
+    def totals(self) -> Retrieval:
+        """Everything this namespace returned so far, as one retrieval (for interactive suites)."""
+        return Retrieval([], self.retrieve_seconds, self.memories_returned, self.tokens_returned)
 
     def dump(self) -> list[Memory] | None:
         return call_adapter(self.system_name, "dump", lambda: self.system.dump(self.namespace))
@@ -137,7 +148,7 @@ def run_item(
     try:
         answer = _answer(responder, item, retrieval.memories)
     except Exception as exc:
-        raise _answer_error(responder_name, item, exc) from exc
+        raise answer_error(responder_name, item, exc) from exc
     return conclude(suite_ref, item, answer, time.perf_counter() - started, retrieval, memory, responder_name, judge)
 
 
@@ -170,8 +181,8 @@ def conclude(
         valid=answer.valid,
         correct=verdict.correct,
         score=verdict.score,
-        n_memories=len(memories),
-        retrieved_tokens=sum(count_tokens(m.text) for m in memories),
+        n_memories=len(memories) if retrieval.count is None else retrieval.count,
+        retrieved_tokens=sum(count_tokens(m.text) for m in memories) if retrieval.tokens is None else retrieval.tokens,
         retrieve_ms=round(retrieval.seconds * 1000, 3),
         answer_ms=round(answer_seconds * 1000, 3),
         detail=dict(verdict.detail),
@@ -182,7 +193,7 @@ def conclude(
     return Outcome(item, tuple(memories), answer, verdict, record)
 
 
-def _answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalError:
+def answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalError:
     """Adapter errors raised while a suite drives the memory keep their own message."""
     if isinstance(exc, MemevalError):
         return exc
@@ -228,7 +239,7 @@ def failure_message(outcome: Outcome) -> str:
         f"{outcome.item.id}: answered {answer.label!r}, expected {outcome.item.gold!r}"
         + (" (abstained)" if answer.abstained else ""),
         f"question: {view.question}",
-        f"memories retrieved: {len(outcome.memories)}",
+        f"memories retrieved: {outcome.record.get('n_memories', len(outcome.memories))}",
     ]
     if outcome.verdict.reason:
         lines.append(f"judge: {outcome.verdict.reason}")
