@@ -177,3 +177,15 @@ def test_terminal_summary_fits_in_100_columns() -> None:
     gate = evaluate(parse_gate("multisource.selective_accuracy:no-regression=0.02"), [], [dict(comparison, source="baseline", a=dict(label, memsystem="x"))])[0]
     lines = run_lines(run) + comparison_lines(comparison) + gate_lines(gate)
     assert max(len(line) for line in lines) <= WIDTH, max(lines, key=len)
+
+
+def test_a_run_note_and_a_descriptive_cell_are_shown() -> None:
+    from pytest_memeval.report.terminal import comparison_lines, run_lines
+
+    run = {"suite": "s", "memsystem": "m", "responder": "reader", "n_items": 3, "note": "scores from the approximate offline judge"}
+    assert "  note: scores from the approximate offline judge" in run_lines(run)
+    cell = {"difference": 0.2, "ci": [0.1, 0.3], "p_value": None, "test": "descriptive"}
+    comparison = {"suite": "s", "a": {"label": "a"}, "b": {"label": "b"}, "n_paired": 3,
+                  "only_a": {"count": 0, "ids": []}, "only_b": {"count": 0, "ids": []}, "metrics": {"jaccard": cell}}
+    (line,) = [l for l in comparison_lines(comparison) if "jaccard" in l]
+    assert "n/a" in line and "descriptive" in line

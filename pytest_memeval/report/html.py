@@ -201,7 +201,9 @@ def _summary_table(report: Report, suite: str) -> str:
         cells += [_estimate_cell(run.get("metrics", {}).get(m)) for m in metrics]
         cells += [f'<td class="num">{_e(_scalar(run.get(k)))}</td>' for k in extras]
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    return _table(f"<tr>{head}</tr>{''.join(rows)}")
+    notes = dict.fromkeys(str(run["note"]) for run in runs if run.get("note"))
+    caption = "".join(f'<p class="note">{_e(note)}</p>' for note in notes)
+    return _table(f"<tr>{head}</tr>{''.join(rows)}") + caption
 
 
 def _scalar(value: Any) -> str:

@@ -29,6 +29,8 @@ def run_lines(run: Mapping[str, Any]) -> list[str]:
     if run.get("n_errors") or run.get("n_invalid"):
         counts += f" ({run['n_errors']} errors, {run['n_invalid']} invalid)"
     lines = _wrap(f"{head}  {counts}", "", "    ")
+    if run.get("note"):  # e.g. an approximate offline judge: said beside the numbers it feeds
+        lines.extend(_wrap(f"note: {run['note']}", "  ", "    "))
     metrics = run.get("metrics", {})
     width = max((len(name) for name in metrics), default=0)
     for name, estimate in metrics.items():
@@ -81,9 +83,10 @@ def comparison_lines(comparison: Mapping[str, Any]) -> list[str]:
         interval = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if None not in ci else "n/a"
         p_holm = f"{cell['p_holm']:.4f}" if cell.get("p_holm") is not None else "n/a"
         mde = f"{cell['mde']:.3f}" if cell.get("mde") is not None else "n/a"
+        p_value = f"{cell['p_value']:.4f}" if cell.get("p_value") is not None else "n/a"
         test = SHORT_TESTS.get(cell.get("test", ""), cell.get("test", ""))
         lines.append(
-            f"  {name:<{width}}  {cell['difference']:>+7.3f}  {interval:<18}  {cell['p_value']:>6.4f}  {p_holm:>6}"
+            f"  {name:<{width}}  {cell['difference']:>+7.3f}  {interval:<18}  {p_value:>6}  {p_holm:>6}"
             f"  {mde:>5}  {test}"
         )
     return lines
