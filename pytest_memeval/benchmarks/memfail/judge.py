@@ -1,0 +1,92 @@
+"""The deterministic judge: answer check plus staged attribution, one verdict per question.
+
+A question is correct only when every required fact passes storage, summary and retrieval
+and the answer is right (paper §5.1). Otherwise the verdict names the failing stage, in
+`detail["stage"]` and at the head of the reason, which is also the failure message:
+"retrieval: hop 2 of 3 is stored intact but not retrieved (5 memories retrieved): '...'".
+A right answer that no intact retrieved memory supports is still a failure (a guess).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ...types import Answer, Item, Trace, Verdict
+from .attribution import Attribution, attribute
+from .model import Fact
+from .text import contains, normalize
+
+#: phrases that make a free-text answer an abstention (the reader abstains with a flag)
+ABSTENTION_CUES = ("don t have information", "no information about", "don t have any information", "don t know")
+
+
+def facts_of(item: Item) -> list[Fact]:
+    return [Fact.from_json(f) for f in item.private["facts"]]
+
+
+def abstains(answer: Answer) -> bool:
+    text = normalize(answer.label or answer.raw or "")
+    return answer.abstained or any(cue in text for cue in ABSTENTION_CUES)
+
+
+def mentions(normalized: str, value: str) -> bool:
+    """Whether an answer names a value, with or without its article or plural s ("the cello"
+    is named by "cello", "fedoras" by "fedora"): LLM answers rarely copy the gold exactly."""
+    core = normalize(value).strip()
+    for article in ("a ", "an ", "the "):
+        core = core.removeprefix(article)
+    forms = {core, core[:-1]} if core.endswith("s") and len(core) > 3 else {core}
+    return any(contains(normalized, form) for form in forms)
+
+
+def answer_correct(item: Item, answer: Answer) -> bool:
+    """Whether the answer is right, whatever the memories (the invocation check, deterministic)."""
+    task, gold, grading = item.view.task, item.gold, item.private.get("grading", {})
+    text = normalize(answer.label or "")
+    if task == "persona":
+        if grading.get("distractor"):
+            return abstains(answer)
+        return not abstains(answer) and mentions(text, gold)
+    if answer.abstained:
+        return False
+    if task in ("coexisting", "update"):
+        stale = grading.get("stale", ())
+        return all(mentions(text, g) for g in gold) and not any(mentions(text, s) for s in stale)
+    return text == normalize(str(gold))
+
+
+def verdict(item: Item, answer: Answer, attribution: Attribution, storage_known: bool, right: bool) -> Verdict:
+    """The verdict from a finished attribution and answer check (shared with the LLM judge)."""
+    misleading = bool(item.private.get("grading", {}).get("distractor"))
+    if attribution.stage != "ok":
+        stage, reason = attribution.stage, attribution.reason
+        if right:
+            reason += " (the answer is right, but no intact retrieved memory supports it)"
+    elif right:
+        stage, reason = "correct", ""
+    elif misleading:
+        stage = "abstention"
+        reason = f"answered about {item.private['grading']['distractor']}, whom no stored memory mentions, instead of abstaining"
+    else:
+        stage, reason = "reasoning", "every required memory was retrieved intact, but the answer is wrong"
+    detail: dict[str, Any] = {
+        "stage": stage,
+        "answer_correct": right,
+        "storage_known": storage_known,
+        "facts": [{"label": f.label, "stage": f.stage} for f in attribution.facts],
+    }
+    return Verdict(correct=stage == "correct", score=float(stage == "correct"),
+                   reason=f"{stage}: {reason}" if reason else "", detail=detail)
+
+
+class MemfailJudge:
+    """Staged attribution from the generator's spans (exact for memories that keep the text)."""
+
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
+        facts = facts_of(item)
+        stored: Sequence[str] | None = ()
+        if facts:
+            dumped = trace.dump()
+            stored = None if dumped is None else [m.text for m in dumped]
+        attribution = attribute(facts, [m.text for m in trace.memories], stored) if facts else Attribution("ok", ())
+        return verdict(item, answer, attribution, stored is not None, answer_correct(item, answer))
