@@ -53,6 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
             _register_suite_markers(config, name, suites[name])
         _check_gates(settings.gates, suites)
         _check_suite_params(settings, suites)
+        _check_data_options(settings, suites)
         if settings.baseline is not None and not hasattr(config, "workerinput"):
             state.baseline = load_baseline(settings.baseline)
         _check_llm_support(settings, suites)
@@ -136,6 +137,22 @@ def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
     if settings.judges and all(cls.llm_judge is Suite.llm_judge for cls in selected.values()):
         names = ", ".join(selected) or "none"
         raise ConfigError(f"--memeval-judge: none of the selected suites ({names}) is graded by an LLM judge")
+
+
+def _check_data_options(settings: Settings, suites: dict[str, str]) -> None:
+    """--memeval-data and --memeval-split must mean something to every selected suite."""
+    for name in settings.suites:
+        cls = load_object(suites[name])
+        if settings.data_dir is not None and not cls.reads_data_dir:
+            readers = ", ".join(n for n in suites if load_object(suites[n]).reads_data_dir)
+            raise ConfigError(
+                f"--memeval-data: suite {name!r} generates its own data; select the suites that read a "
+                f"released layout with --memeval-suite ({readers})"
+            )
+        if settings.split is not None and settings.split not in cls.splits:
+            raise ConfigError(
+                f"--memeval-split: suite {name!r} has no {settings.split!r} split (splits: {', '.join(cls.splits)})"
+            )
 
 
 def _check_suite_params(settings: Settings, suites: dict[str, str]) -> None:

@@ -90,3 +90,12 @@ def test_unreadable_memsystem_config(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--memsystem=chroma", "--memsystem-config=missing.toml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --memsystem-config: cannot read missing.toml: No such file or directory"])
+
+
+def test_data_and_split_options_must_apply_to_every_selected_suite(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=memfail", f"--memeval-data={pytester.path}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--memeval-data: suite 'memfail' generates its own data; select the suites that read a released layout" in result.errlines[0]
+    result = pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=bayes", "--memeval-split=train")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.errlines[0] == "ERROR: --memeval-split: suite 'bayes' has no 'train' split (splits: test, all)"

@@ -54,6 +54,10 @@ class Suite(ABC):
     lower_is_better: ClassVar[frozenset[str]] = frozenset()
     #: the settings --memeval-suite-option accepts, with their descriptions
     parameters: ClassVar[Mapping[str, str]] = {}
+    #: the --memeval-split values the suite understands; a generated suite's items are all held out
+    splits: ClassVar[tuple[str, ...]] = ("test", "all")
+    #: whether the suite reads --memeval-data (a released layout) instead of generating
+    reads_data_dir: ClassVar[bool] = False
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options

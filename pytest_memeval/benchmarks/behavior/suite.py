@@ -34,6 +34,7 @@ class BehaviorSuite(Suite):
     name = SUITE
     markers = marker_descriptions()
     metric_names = metric_names()
+    reads_data_dir = True  # specifications written by the LLM path (see spec_llm)
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)

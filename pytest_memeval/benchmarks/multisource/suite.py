@@ -39,6 +39,8 @@ class MultisourceSuite(Suite):
     name = "multisource"
     markers = marker_descriptions()
     metric_names = ("accuracy", "coverage", "selective_accuracy", "f05")
+    splits = ("train", "dev", "calibration", "test", "all")
+    reads_data_dir = True
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
