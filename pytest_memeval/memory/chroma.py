@@ -1,14 +1,19 @@
 """`chroma`: chunk each session, embed the chunks, return the top-k by cosine similarity.
 
 Embedded by default (a PersistentClient in this worker's private temp directory); with
-`host` set it talks to a chroma server instead, which is how several machines share one
-store. One collection per namespace keeps contexts isolated.
+`host` set it talks to a chroma server instead, which is how workers on several machines
+use one store service. One collection per namespace keeps contexts isolated.
+
+On a server, every adapter instance (one per xdist worker) names its collections with a
+token of its own and deletes them on close: workers never see each other's data, even
+for a suite whose contexts share one namespace, exactly as with private embedded stores.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import uuid
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -16,6 +21,8 @@ from ..types import Memory, Message
 from .chunking import chunk_session
 from .embedders import Embedder
 
+#: extra results fetched beyond k so that ties at the cut are broken by id, not by chance
+TIE_MARGIN = 16
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
 
 
@@ -28,15 +35,19 @@ class ChromaMemory:
         port: int = 8000,
         chunk_tokens: int = 256,
         collection_prefix: str = "memeval-",
+        timeout_s: float = 300.0,
     ) -> None:
         import chromadb
         from chromadb.config import Settings
 
         if chunk_tokens < 1:
             raise ValueError(f"chunk_tokens must be at least 1, got {chunk_tokens}")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,400}", collection_prefix):
+            raise ValueError(f"collection_prefix {collection_prefix!r}: use letters, digits, '.', '_' or '-'")
         settings = Settings(anonymized_telemetry=False)
         if host is not None:
             self._client = chromadb.HttpClient(host=host, port=port, settings=settings)
+            _bound_http_timeout(self._client, timeout_s)
         elif path is not None:
             self._client = chromadb.PersistentClient(path=str(path), settings=settings)
         else:
@@ -44,6 +55,9 @@ class ChromaMemory:
         self.embedder = embedder
         self.chunk_tokens = chunk_tokens
         self.prefix = collection_prefix
+        if host is not None:
+            self.prefix += uuid.uuid4().hex[:8] + "-"
+        self._server = host is not None
         self._collections: dict[str, Any] = {}
         self._closed = False
 
@@ -88,14 +102,16 @@ class ChromaMemory:
         count = collection.count()
         if count == 0:
             return []
+        # Chroma picks arbitrarily among chunks tied at the k-th distance (short, templated
+        # chunks often tie), so fetch a margin, break ties by insertion id, then cut at k:
+        # the same query ranks the same in every run and process.
         result = collection.query(
             query_embeddings=self.embedder.embed([query]),
-            n_results=min(k, count),
+            n_results=min(k + TIE_MARGIN, count),
             include=["documents", "distances"],
         )
         hits = zip(result["ids"][0], result["documents"][0], result["distances"][0])
-        # Ties broken by insertion id so that equal scores rank the same in every process.
-        ranked = sorted(hits, key=lambda hit: (round(hit[2], 6), hit[0]))
+        ranked = sorted(hits, key=lambda hit: (round(hit[2], 6), hit[0]))[:k]
         return [Memory(text=doc, score=1.0 - dist, id=id_) for id_, doc, dist in ranked]
 
     def dump(self, namespace: str) -> list[Memory] | None:
@@ -110,6 +126,9 @@ class ChromaMemory:
         if self._closed:
             return
         self._closed = True
+        if self._server:  # leave the shared server as this worker found it
+            for namespace in list(self._collections):
+                self.reset(namespace)
         self._collections.clear()
 
     def _collection(self, namespace: str, create: bool) -> Any:
@@ -129,3 +148,16 @@ class ChromaMemory:
                 return None
         self._collections[namespace] = collection
         return collection
+
+
+def _bound_http_timeout(client: Any, seconds: float) -> None:
+    """chromadb's HttpClient waits forever for a reply; a wedged server must fail a run instead.
+
+    chromadb (1.x) offers no setting for it, so this reaches the client's httpx session,
+    and leaves the client alone if a later chromadb moves it.
+    """
+    import httpx
+
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(seconds)

@@ -1,0 +1,137 @@
+"""Fixtures of the conformance kit: fresh adapters of the --memsystem under test.
+
+Test modules of the kit import these names explicitly (rather than relying on a
+conftest.py) so that the kit works wherever pytest finds it, from a checkout or from
+site-packages through `--pyargs pytest_memeval.testing`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import pytest
+
+from ..errors import ConfigError
+from ..fixtures import STATE_KEY, run_state
+from ..memory.embedders import Embedder
+from ..memory.none import NoMemory
+from ..memory.resources import Resources
+from ..protocols import MemorySystem
+from ..registry import build_memsystem
+from ..state import RunState
+
+#: build() shares the kit's embedder; build(own_embedder=True) gives the adapter one of its own
+MemsystemFactory = Callable[..., MemorySystem]
+NamespaceFactory = Callable[[str], str]
+
+
+@dataclass
+class KitResources(Resources):
+    """A private work directory per adapter, but one embedder for the whole kit run."""
+
+    shared: Resources | None = None
+
+    def embedder(self) -> Embedder:
+        return self.shared.embedder() if self.shared is not None else super().embedder()
+
+
+def stores_nothing(system: MemorySystem) -> bool:
+    """A floor that stores nothing by design declares `stores_nothing = True`."""
+    return bool(getattr(system, "stores_nothing", False)) or isinstance(system, NoMemory)
+
+
+def honours_k(system: MemorySystem) -> bool:
+    """False for an adapter that declares `honours_k = False` (it returns everything it holds)."""
+    return bool(getattr(system, "honours_k", True))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One run of every check per memory system named by --memsystem."""
+    if "memsystem_name" not in metafunc.fixturenames:
+        return
+    names = list(_state(metafunc.config).settings.memsystems)
+    if not names:
+        skip = pytest.mark.skip(reason="pass --memsystem=NAME (or pkg.mod:Class) to check an adapter")
+        metafunc.parametrize("memsystem_name", [pytest.param("", marks=skip, id="no-memsystem")])
+        return
+    metafunc.parametrize("memsystem_name", names, ids=names)
+
+
+@pytest.fixture(scope="session")
+def conformance_resources(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Resources]:
+    settings = _state(request.config).settings
+    shared = Resources(tmp_path_factory.mktemp("conformance-shared"), settings.embedder, settings.cache_dir)
+    yield shared
+    close = getattr(shared._embedder, "close", None)
+    if close is not None:
+        close()
+
+
+@pytest.fixture
+def memsystem_factory(
+    request: pytest.FixtureRequest,
+    memsystem_name: str,
+    conformance_resources: Resources,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[MemsystemFactory]:
+    """Builds fresh adapters, each with its own work directory, as xdist workers would.
+
+    Adapters share the kit's embedder unless built with `own_embedder=True`, as the
+    concurrency check does: an xdist worker has an embedder (and cache connection) of its own.
+    """
+    state = _state(request.config)
+    settings = state.settings.memsystem_config.get(memsystem_name, {})
+    built: list[tuple[MemorySystem, KitResources]] = []
+
+    def build(own_embedder: bool = False) -> MemorySystem:
+        resources = KitResources(
+            workdir=tmp_path_factory.mktemp("adapter"),
+            embedder_name=conformance_resources.embedder_name,
+            cache_dir=conformance_resources.cache_dir,
+            shared=None if own_embedder else conformance_resources,
+        )
+        system = build_memsystem(state.memsystems[memsystem_name], settings, resources)
+        built.append((system, resources))
+        return system
+
+    yield build
+    for system, resources in built:
+        system.close()
+        close_embedder = getattr(resources._embedder, "close", None)
+        if close_embedder is not None:
+            close_embedder()
+
+
+@pytest.fixture
+def memsystem(memsystem_factory: MemsystemFactory) -> MemorySystem:
+    """A fresh adapter for this test."""
+    return memsystem_factory()
+
+
+@pytest.fixture
+def namespace(memsystem: MemorySystem) -> Iterator[NamespaceFactory]:
+    """Makes namespace names unique to this test, and resets them afterwards.
+
+    Unique names keep runs apart on a shared server (several xdist workers, or the
+    leftovers of an earlier run); resetting leaves a shared store as it was found.
+    """
+    used: list[str] = []
+
+    def make(label: str) -> str:
+        name = f"kit-{label}-{uuid.uuid4().hex[:12]}"
+        used.append(name)
+        return name
+
+    yield make
+    for name in used:
+        memsystem.reset(name)
+
+
+def _state(config: pytest.Config) -> RunState:
+    if STATE_KEY not in config.stash:
+        raise ConfigError("the conformance kit needs the pytest-memeval plugin (is it disabled with -p no:memeval?)")
+    return run_state(config)
