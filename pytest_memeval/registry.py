@@ -21,6 +21,7 @@ MEMSYSTEM_ENTRY_POINTS = "pytest_memeval.memsystems"
 BUNDLED_SUITES: Mapping[str, str] = {
     "multisource": "pytest_memeval.benchmarks.multisource.suite:MultisourceSuite",
     "memfail": "pytest_memeval.benchmarks.memfail.suite:MemfailSuite",
+    "knowme": "pytest_memeval.benchmarks.knowme.suite:KnowmeSuite",
     "behavior": "pytest_memeval.benchmarks.behavior.suite:BehaviorSuite",
     "bayes": "pytest_memeval.benchmarks.bayes.suite:BayesSuite",
 }

@@ -151,7 +151,7 @@ def test_llm_built_specifications_are_served_from_memeval_data(suite_pytester: p
     assert len(errors) == 1 and specs[3].name in errors[0] and "is empty" in errors[0], errors
 
 
-@pytest.mark.parametrize("option, message", [("--memeval-split=train", "held-out half only"), ("--memeval-seed=x", "not an integer")])
+@pytest.mark.parametrize("option, message", [("--memeval-split=train", "suite 'behavior' has no 'train' split (splits: test, all)"), ("--memeval-seed=x", "not an integer")])
 def test_bad_options_are_one_line_usage_errors(suite_pytester: pytest.Pytester, option: str, message: str) -> None:
     result = suite_pytester.runpytest_subprocess("--memsystem=none", *BASE, option, "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

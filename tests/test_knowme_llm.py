@@ -1,0 +1,118 @@
+"""The knowme LLM path against a loopback OpenAI-compatible server: the strict answer
+parser, the rubric judge for T6/T7, invalid judge output as errors, and prompts that carry
+nothing private."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from llm_server import LLMServer, Request
+
+from pytest_memeval.benchmarks.knowme.llm import KnowmePrompt, parse_answer
+from pytest_memeval.types import ItemView, Memory
+
+
+@pytest.mark.parametrize("text, form, label, abstained", [
+    ('{"answer": "saffron; lemons"}', "extract", "saffron; lemons", False),
+    ('{"answer": ["saffron", "lemons"]}', "extract", "saffron; lemons", False),
+    ('{"answer": ["B", "A", "C"]}', "rank", "B > A > C", False),
+    ('{"answer": "ABSTAIN"}', "extract", "ABSTAIN", True),
+    ('{"answer": "abstain."}', "duration", "ABSTAIN", True),
+])
+def test_answers_are_read_strictly(text: str, form: str, label: str, abstained: bool) -> None:
+    answer = parse_answer(text, form)
+    assert (answer.label, answer.abstained, answer.valid) == (label, abstained, True)
+
+
+@pytest.mark.parametrize("text", ["", "saffron", '```json\n{"answer": "x"}\n```', '{"answer": "x", "why": "y"}',
+                                  '{"answer": 3}', '{"answer": ""}', '["x"]'])
+def test_anything_else_is_invalid_and_kept(text: str) -> None:
+    answer = parse_answer(text, "extract")
+    assert not answer.valid and answer.label is None and answer.raw == text
+
+
+def test_the_prompt_carries_question_format_and_memories() -> None:
+    view = ItemView("knowme", "duration", "How long?", extra={"slots": {}, "answer_format": "the duration with its units"})
+    system, user = KnowmePrompt().messages(view, [Memory("2010-01-02 10:00:00 | the pier\nAction: I fish.")])
+    assert "Question: How long?" in system["content"] and "Answer format: the duration with its units." in system["content"]
+    assert user["content"] == "2010-01-02 10:00:00 | the pier\nAction: I fish."
+
+
+@pytest.fixture
+def llm_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-knowme-test-0000000000")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return pytester
+
+
+def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.RunResult, dict]:
+    report = pytester.path / "report.json"
+    report.unlink(missing_ok=True)
+    result = pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=knowme", f"--memeval-base-url={base_url}", "--memeval-cache=off",
+        f"--memeval-report={report}", "-p", "no:cacheprovider", *args,
+    )
+    return result, json.loads(report.read_text()) if report.exists() else {}
+
+
+def judge_script(request: Request) -> str:
+    assert "You grade one answer about the inner life" in request.text, request.text[:300]
+    return '{"score": 4, "reason": "right inner state, literal"}'
+
+
+def test_t6_and_t7_are_graded_by_the_rubric_judge(llm_pytester: pytest.Pytester) -> None:
+    with LLMServer(judge_script) as server:
+        result, report = _run(llm_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-m", "T6_mind_body or T7_principle or T1_extraction")
+        requests = server.requests
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
+    run = report["runs"][0]
+    assert run["n_items"] == 27 and run["n_errors"] == 0
+    graded = [r for r in report["records"] if r["strata"]["task"] in ("T6", "T7")]
+    assert len(requests) == len(graded) == 18  # T1 stays deterministic: no call
+    assert all(r["detail"]["scorer"] == "rubric_llm" and not r["detail"]["approximate"] and r["score"] == 80 for r in graded)
+    assert run["metrics"]["t6_mind_body"]["value"] == 80 and "t6_mind_body_approx" not in run["metrics"]
+    assert run["metrics"]["level_iii"]["value"] == 80
+    prompt = requests[0].text
+    assert "Reference answer:" in prompt and "Answer to grade:" in prompt and "s2026-life" not in prompt
+
+
+def test_invalid_judge_output_is_an_error_not_a_score(llm_pytester: pytest.Pytester) -> None:
+    with LLMServer("four out of five") as server:
+        result, report = _run(llm_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-k", "T6")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    run = report["runs"][0]
+    assert run["n_errors"] == run["n_items"] == 9 and run["metrics"] == {}
+    assert all("judge" in r["error"] and "invalid output" in r["error"] for r in report["records"])
+
+
+QUESTION = re.compile(r"^Question: (.*)$", re.M)
+
+
+def responder_script(request: Request) -> str:
+    question = QUESTION.search(request.messages[0]["content"]).group(1)  # type: ignore[union-attr]
+    if question.startswith("On ") and "what did" in question:
+        return '{"answer": "ABSTAIN"}'
+    if question.startswith("Rank"):
+        return '{"answer": ["A", "B", "C"]}'
+    return "I would rather not say."
+
+
+PRIVATE = re.compile(r"\b(T[1-7]|trap|evidence|dataset\d|s2026|life\d\d|entity_swap|false_causality|spatiotemporal)\b")
+
+
+def test_an_llm_responder_sees_only_public_text(llm_pytester: pytest.Pytester) -> None:
+    with LLMServer(responder_script) as server:
+        result, report = _run(llm_pytester, server.base_url, "--memeval-responder=openai:reader-model",
+                              "--memeval-max-errors=100", "-k", "life00")
+        requests = server.requests
+    run = report["runs"][0]
+    assert run["n_items"] == 21 and len(requests) == 21
+    assert run["metrics"]["t1_extraction"]["value"] == 0 and run["metrics"]["t2_abstention"]["value"] == 100
+    assert run["n_invalid"] == 21 - 9  # prose for every form but extract and rank
+    for request in requests:
+        assert not PRIVATE.search(request.text), PRIVATE.search(request.text)
+        assert "| " in request.messages[1]["content"]  # the stream, as stored
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # T1 items fail their check
