@@ -117,6 +117,15 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
             )
 
 
+def accepts_settings(resolved: Resolved, names: tuple[str, ...]) -> bool:
+    """Whether the adapter's constructor takes every one of `names`."""
+    try:
+        parameters = inspect.signature(resolved.load()).parameters
+    except (TypeError, ValueError):
+        return False
+    return all(name in parameters for name in names)
+
+
 _PROVIDED_BY_PLUGIN = frozenset({"embedder", "resources"})
 _SIMPLE = {"str": str, "int": int, "float": float, "bool": bool, "Path": str}
 

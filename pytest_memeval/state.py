@@ -17,6 +17,7 @@ from .options import Settings
 from .protocols import Judge, MemorySystem, ResponseModel
 from .registry import (
     Resolved,
+    accepts_settings,
     available_suites,
     build_memsystem,
     check_settings,
@@ -37,6 +38,10 @@ def suite_options(settings: Settings, suite: str) -> SuiteOptions:
         bootstrap=settings.bootstrap,
         params=dict(settings.suite_params.get(suite, {})),
     )
+
+
+#: constructor settings through which an adapter takes the run's LLM endpoint
+LLM_ADAPTER_SETTINGS = ("llm_model", "llm_base_url", "llm_timeout", "llm_max_retries")
 
 
 def suite_target(name: str) -> str:
@@ -83,11 +88,23 @@ class RunState:
         if system_name not in self._fillers:
             if self.resources is None:
                 raise RuntimeError("RunState.use_workdir must be called before memory systems are built")
-            settings = self.settings.memsystem_config.get(system_name, {})
+            settings = self.adapter_settings(system_name)
             system = build_memsystem(self.memsystems[system_name], settings, self.resources)
             self._systems[system_name] = system
             self._fillers[system_name] = ContextFiller(system_name, system)
         return self._fillers[system_name]
+
+    def adapter_settings(self, system_name: str) -> dict[str, Any]:
+        """--memsystem-config settings, plus the run's LLM endpoint for an adapter that can
+        use one (mem0 extracts facts with it); the user's own settings win."""
+        settings = dict(self.settings.memsystem_config.get(system_name, {}))
+        llm = self.settings.llm
+        if llm is not None and accepts_settings(self.memsystems[system_name], LLM_ADAPTER_SETTINGS):
+            settings.setdefault("llm_model", llm.model)
+            settings.setdefault("llm_base_url", llm.base_url)
+            settings.setdefault("llm_timeout", llm.timeout_s)
+            settings.setdefault("llm_max_retries", llm.max_attempts - 1)
+        return settings
 
     def responder(self, suite: Suite) -> ResponseModel:
         if suite.name not in self._responders:

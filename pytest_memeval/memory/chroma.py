@@ -103,16 +103,19 @@ class ChromaMemory:
         if count == 0:
             return []
         # Chroma picks arbitrarily among chunks tied at the k-th distance (short, templated
-        # chunks often tie), so fetch a margin, break ties by insertion id, then cut at k:
+        # chunks often tie; identical observations tie by the hundred), so fetch a margin,
+        # widen it while the tie reaches past it, break ties by insertion id and cut at k:
         # the same query ranks the same in every run and process.
-        result = collection.query(
-            query_embeddings=self.embedder.embed([query]),
-            n_results=min(k + TIE_MARGIN, count),
-            include=["documents", "distances"],
-        )
-        hits = zip(result["ids"][0], result["documents"][0], result["distances"][0])
-        ranked = sorted(hits, key=lambda hit: (round(hit[2], 6), hit[0]))[:k]
-        return [Memory(text=doc, score=1.0 - dist, id=id_) for id_, doc, dist in ranked]
+        embedding = self.embedder.embed([query])
+        n = min(k + TIE_MARGIN, count)
+        while True:
+            result = collection.query(query_embeddings=embedding, n_results=n, include=["documents", "distances"])
+            hits = zip(result["ids"][0], result["documents"][0], result["distances"][0])
+            ranked = sorted(hits, key=lambda hit: (round(hit[2], 6), hit[0]))
+            if n >= count or len(ranked) <= k or round(ranked[-1][2], 6) > round(ranked[k - 1][2], 6):
+                break
+            n = min(4 * n, count)
+        return [Memory(text=doc, score=1.0 - dist, id=id_) for id_, doc, dist in ranked[:k]]
 
     def dump(self, namespace: str) -> list[Memory] | None:
         collection = self._collection(namespace, create=False)

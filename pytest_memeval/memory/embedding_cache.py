@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -35,13 +37,20 @@ class CachedEmbedder:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _switch_to_wal(self._db)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
         self._db.commit()
+        # One connection is shared by the threads of a worker (prefetching); sqlite3
+        # connections must not be used by two threads at once.
+        self._lock = threading.Lock()
         self.misses = 0
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
         keys = [hashlib.sha256(text.encode()).digest() for text in texts]
         found = self._lookup(set(keys))
         missing = sorted({key: text for key, text in zip(keys, texts) if key not in found}.items())
@@ -74,4 +83,19 @@ class CachedEmbedder:
         return found
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
+
+
+def _switch_to_wal(db: sqlite3.Connection, budget_s: float = 60.0) -> None:
+    """Two workers opening a new cache file at once both try to switch it to WAL, and the
+    loser gets "database is locked" at once (the busy timeout does not cover this pragma)."""
+    deadline = time.monotonic() + budget_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)

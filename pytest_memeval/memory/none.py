@@ -8,6 +8,9 @@ from ..types import Memory, Message
 
 
 class NoMemory:
+    #: the conformance kit skips the checks that need something stored
+    stores_nothing = True
+
     @classmethod
     def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "NoMemory":
         if config:
