@@ -127,15 +127,6 @@ def test_the_toy_suite_runs_against_the_server_from_two_workers(
     assert collections_on(server, prefix) == [], "workers left collections on the server"
 
 
-def _multisource_complete() -> bool:
-    try:
-        from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _multisource_complete(), reason="the multisource suite is not complete yet")
 def test_multisource_smoke_on_the_server_matches_embedded(
     server: ChromaServer, prefix: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -119,20 +119,8 @@ class Suite(ABC):
         p-value, a paired cluster bootstrap for the interval. Suites with macro or graded
         metrics override it.
         """
-        from ..stats import mcnemar_exact, minimum_detectable_effect_binary, paired_bootstrap_mean
+        from ..stats import compare_rates
 
         correct_a = [bool(r["correct"]) for r in a]
         correct_b = [bool(r["correct"]) for r in b]
-        clusters = [r["cluster"] for r in a]
-        interval = paired_bootstrap_mean(correct_a, correct_b, clusters, n_resamples=self.options.bootstrap)
-        return {
-            "accuracy": {
-                "estimate_a": interval.estimate_a,
-                "estimate_b": interval.estimate_b,
-                "difference": interval.difference,
-                "ci": list(interval.ci),
-                "p_value": mcnemar_exact(correct_a, correct_b).p_value,
-                "test": "mcnemar_exact",
-                "mde": minimum_detectable_effect_binary(correct_a, correct_b, clusters).mde,
-            }
-        }
+        return {"accuracy": compare_rates(correct_a, correct_b, [r["cluster"] for r in a], self.options.bootstrap)}

@@ -15,6 +15,7 @@ from .bootstrap import (
     paired_cluster_bootstrap,
     resample_weights,
 )
+from .cells import compare_means, compare_rates, estimate_cell, json_number, paired_cell
 from .estimators import (
     GroupSums,
     Metric,
@@ -63,6 +64,11 @@ __all__ = [
     "bootstrap_macro_mean",
     "bootstrap_mean",
     "bootstrap_multisource",
+    "compare_means",
+    "compare_rates",
+    "estimate_cell",
+    "json_number",
+    "paired_cell",
     "cluster_bootstrap",
     "cluster_means",
     "coverage",

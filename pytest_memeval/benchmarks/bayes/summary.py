@@ -18,13 +18,12 @@ under "control" (and in the breakdowns).
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ...stats import bootstrap_mean, mean_sem, minimum_detectable_effect, paired_bootstrap_mean
+from ...stats import bootstrap_mean, compare_means, estimate_cell, json_number, mean_sem
 from .conditions import SINGLE_TURN
 from .environments import COIN, RECOMMENDER
 from .ess import pooled_ess
@@ -114,7 +113,7 @@ def estimate(values: Sequence[float | None], records: Sequence[Record], n_resamp
     x = [v for v, _ in pairs]
     result = bootstrap_mean(x, [c for _, c in pairs], n_resamples=n_resamples, seed=0)
     spread = mean_sem(x)
-    return {"value": _clean(result.estimate), "ci": [_clean(result.ci_low), _clean(result.ci_high)], "sem": _clean(spread.sem), "n": len(x)}
+    return {**estimate_cell(result.estimate, result.ci), "sem": json_number(spread.sem), "n": len(x)}
 
 
 def _cells(records: Sequence[Record], key: str) -> dict[str, list[Record]]:
@@ -164,21 +163,4 @@ def _paired(name: str, a: Sequence[Record], b: Sequence[Record], value: Callable
     if not rows:
         return {}
     xs, ys, clusters = (list(column) for column in zip(*rows))
-    result = paired_bootstrap_mean(xs, ys, clusters, n_resamples=n_resamples, seed=0)
-    differences = np.asarray(xs) - np.asarray(ys)
-    mde = minimum_detectable_effect(differences, clusters).mde if len(rows) >= 2 else None
-    return {
-        name: {
-            "estimate_a": result.estimate_a,
-            "estimate_b": result.estimate_b,
-            "difference": result.difference,
-            "ci": list(result.ci),
-            "p_value": result.p_value,
-            "test": "paired_cluster_bootstrap",
-            "mde": mde,
-        }
-    }
-
-
-def _clean(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else round(float(value), 6)
+    return {name: compare_means(xs, ys, clusters, n_resamples)}

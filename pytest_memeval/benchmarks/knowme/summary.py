@@ -13,12 +13,11 @@ breakdown cell, so no report line shows it as if it were the paper's judge.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ...stats import cluster_bootstrap, minimum_detectable_effect, paired_cluster_bootstrap
+from ...stats import cluster_bootstrap, estimate_cell, minimum_detectable_effect, paired_cell, paired_cluster_bootstrap
 from ...stats.estimators import mean_over_groups, ratio
 from .judge import SCORERS
 from .tasks import LEVELS, TASKS
@@ -83,11 +82,6 @@ def _metrics(tasks: Sequence[str], approx: set[str], extras: bool) -> dict[str, 
     return metrics
 
 
-def _estimate(value: float, ci: tuple[float, float]) -> dict[str, Any]:
-    clean = lambda x: None if math.isnan(x) else round(float(x), 4)  # noqa: E731
-    return {"value": clean(value), "ci": [clean(ci[0]), clean(ci[1])]}
-
-
 def _bootstrap(records: Sequence[Record], metrics_of: Callable[[Sequence[str]], dict[str, Metric]],
                n_resamples: int, clustered: bool = True) -> dict[str, dict[str, Any]]:
     tasks = sorted({r["strata"]["task"] for r in records})
@@ -95,7 +89,7 @@ def _bootstrap(records: Sequence[Record], metrics_of: Callable[[Sequence[str]], 
         metrics_of(tasks), _columns(records), [r["cluster"] for r in records] if clustered else None,
         [r["strata"]["task"] for r in records], n_resamples=n_resamples, seed=0,
     )
-    return {name: _estimate(result.estimate, result.ci) for name, result in results.items()}
+    return {name: estimate_cell(result.estimate, result.ci, digits=4) for name, result in results.items()}
 
 
 def _cell(label: str, task: str | None, approx: set[str]) -> str:
@@ -176,15 +170,7 @@ def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[
         covered = _tasks_of_metric(name)
         mask = np.isin(task_of, covered)
         mde = minimum_detectable_effect(differences[mask], np.asarray(clusters)[mask]).mde if mask.sum() >= 2 else None
-        out[name] = {
-            "estimate_a": result.estimate_a,
-            "estimate_b": result.estimate_b,
-            "difference": result.difference,
-            "ci": list(result.ci),
-            "p_value": result.p_value,
-            "test": "paired_cluster_bootstrap",
-            "mde": None if mde is None or math.isnan(mde) else mde,
-        }
+        out[name] = paired_cell(result, mde)
     return out
 
 

@@ -17,12 +17,12 @@ import numpy as np
 
 from ...stats import (
     cluster_bootstrap,
+    compare_rates,
     design_effect,
+    estimate_cell,
     icc_oneway,
-    mcnemar_exact,
+    json_number,
     micro_mean,
-    minimum_detectable_effect_binary,
-    paired_bootstrap_mean,
     ratio,
     wilson_intervals,
 )
@@ -61,7 +61,7 @@ def clustered_wilson(outcomes: Sequence[bool], clusters: Sequence[str]) -> dict[
         icc = icc_oneway(y, list(clusters))
         deff = design_effect(n / n_clusters, 1.0 if math.isnan(icc) else icc)
     lo, hi = wilson_intervals([y.sum() / deff], [n / deff])
-    return {"value": _round(y.mean()), "ci": [_round(lo[0]), _round(hi[0])]}
+    return estimate_cell(y.mean(), (lo[0], hi[0]))
 
 
 def stage_of(record: Mapping[str, Any]) -> str:
@@ -114,7 +114,7 @@ def _group(records: Sequence[Mapping[str, Any]], key: str) -> dict[str, list[Map
 
 def _shares(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Share of each stage label (correct included) among a dataset's questions."""
-    return {stage: _round(sum(stage_of(r) == stage for r in records) / len(records)) for stage in STAGES}
+    return {stage: json_number(sum(stage_of(r) == stage for r in records) / len(records)) for stage in STAGES}
 
 
 def _tokens(records: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, Any]:
@@ -130,7 +130,7 @@ def _tokens(records: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str,
         n_resamples=n_resamples,
         seed=0,
     )
-    return {name: {"value": _round(r.estimate), "ci": [_round(r.ci_low), _round(r.ci_high)]} for name, r in results.items()}
+    return {name: estimate_cell(r.estimate, r.ci) for name, r in results.items()}
 
 
 def _percentiles(records: Sequence[Mapping[str, Any]], field: str) -> dict[str, float | None]:
@@ -141,8 +141,6 @@ def _percentiles(records: Sequence[Mapping[str, Any]], field: str) -> dict[str, 
     return {"p50": round(float(p50), 3), "p95": round(float(p95), 3)}
 
 
-def _round(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else round(float(value), 6)
 
 
 def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, dict[str, Any]]:
@@ -159,14 +157,4 @@ def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], n_re
 def _paired(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, Any]:
     correct_a = [bool(r["correct"]) for r in a]
     correct_b = [bool(r["correct"]) for r in b]
-    clusters = [r["cluster"] for r in a]
-    interval = paired_bootstrap_mean(correct_a, correct_b, clusters, n_resamples=n_resamples, seed=0)
-    return {
-        "estimate_a": interval.estimate_a,
-        "estimate_b": interval.estimate_b,
-        "difference": interval.difference,
-        "ci": list(interval.ci),
-        "p_value": mcnemar_exact(correct_a, correct_b).p_value,
-        "test": "mcnemar_exact",
-        "mde": minimum_detectable_effect_binary(correct_a, correct_b, clusters).mde,
-    }
+    return compare_rates(correct_a, correct_b, [r["cluster"] for r in a], n_resamples)

@@ -8,10 +8,15 @@ and type x difficulty.
 
 from __future__ import annotations
 
-import math
 from typing import Any, Mapping, Sequence
 
-from ...stats import bootstrap_multisource, minimum_detectable_effect_binary, paired_bootstrap_multisource
+from ...stats import (
+    bootstrap_multisource,
+    estimate_cell,
+    minimum_detectable_effect_binary,
+    paired_bootstrap_multisource,
+    paired_cell,
+)
 
 METRIC_NAMES = {"accuracy": "accuracy", "coverage": "coverage", "selective_accuracy": "selective_accuracy", "f0.5": "f05"}
 BREAKDOWNS = (("type", ("type",)), ("difficulty", ("difficulty",)), ("type_x_difficulty", ("type", "difficulty")))
@@ -43,12 +48,7 @@ def _metrics(records: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str
         n_resamples=n_resamples,
         seed=0,
     )
-    return {METRIC_NAMES[name]: _estimate(result.estimate, result.ci) for name, result in results.items()}
-
-
-def _estimate(value: float, ci: tuple[float, float]) -> dict[str, Any]:
-    clean = lambda x: None if math.isnan(x) else round(float(x), 6)  # noqa: E731
-    return {"value": clean(value), "ci": [clean(ci[0]), clean(ci[1])]}
+    return {METRIC_NAMES[name]: estimate_cell(result.estimate, result.ci) for name, result in results.items()}
 
 
 def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, dict[str, Any]]:
@@ -65,15 +65,7 @@ def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], n_re
     )
     mde_correct = minimum_detectable_effect_binary(correct_a, correct_b, clusters).mde
     mde_answered = minimum_detectable_effect_binary(answered_a, answered_b, clusters).mde
-    out = {}
-    for name, result in results.items():
-        out[METRIC_NAMES[name]] = {
-            "estimate_a": result.estimate_a,
-            "estimate_b": result.estimate_b,
-            "difference": result.difference,
-            "ci": list(result.ci),
-            "p_value": result.p_value,
-            "test": "paired_cluster_bootstrap",
-            "mde": mde_answered if name == "coverage" else mde_correct,
-        }
-    return out
+    return {
+        METRIC_NAMES[name]: paired_cell(result, mde_answered if name == "coverage" else mde_correct)
+        for name, result in results.items()
+    }
