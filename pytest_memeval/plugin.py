@@ -62,7 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
             # than a collection error, and under xdist the controller warms the on-disk
             # caches before the workers start.
             for name in settings.suites:
-                state.suite(name).index()
+                state.index(name)
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
@@ -97,7 +97,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         suite = state.suite(marker.args[0])
         if ":" in marker.args[0]:  # a suite named by import path registers its markers now
             _register_suite_markers(metafunc.config, suite.name, marker.args[0])
-        entries = suite.index()
+        entries = state.index(marker.args[0])
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
-from .benchmarks.base import Suite, SuiteOptions
+from .benchmarks.base import IndexEntry, Suite, SuiteOptions
 from .errors import ConfigError
 from .memory.resources import Resources
 from .options import Settings
@@ -63,6 +63,7 @@ class RunState:
     _fillers: dict[str, ContextFiller] = field(default_factory=dict)
     _responders: dict[str, ResponseModel] = field(default_factory=dict)
     _judges: dict[str, Judge] = field(default_factory=dict)
+    _indexes: dict[str, Sequence[IndexEntry]] = field(default_factory=dict)
     resources: Resources | None = None
     #: records of --memeval-baseline, read on the controller only
     baseline: list[dict[str, Any]] | None = None
@@ -80,6 +81,12 @@ class RunState:
             suite_class: Callable[[SuiteOptions], Suite] = load_object(suite_target(name))
             self._suites[name] = suite_class(suite_options(self.settings, getattr(suite_class, "name", name)))
         return self._suites[name]
+
+    def index(self, name: str) -> Sequence[IndexEntry]:
+        """A suite's item index, built once per process (configure and collection both ask)."""
+        if name not in self._indexes:
+            self._indexes[name] = self.suite(name).index()
+        return self._indexes[name]
 
     def use_workdir(self, workdir: Path) -> None:
         self.resources = Resources(workdir, self.settings.embedder, self.settings.cache_dir)

@@ -64,7 +64,8 @@ class Suite(ABC):
 
     @abstractmethod
     def index(self) -> Sequence[IndexEntry]:
-        """All items of this run in a deterministic order, grouped by context."""
+        """All items of this run in a deterministic order, grouped by context (the plugin
+        asks once per process and keeps the result)."""
 
     @abstractmethod
     def context(self, context_id: str) -> Context:

@@ -58,14 +58,11 @@ class BayesSuite(Suite):
         self.probe_every = probe_every if probe_every is not None else probe_every_setting(options.params.get("probe_every", "1"))
         if self.probe_every < 1:
             raise ConfigError(f"bayes: probe_every must be at least 1, got {self.probe_every}")
-        self._index: list[IndexEntry] | None = None
 
     def index(self) -> list[IndexEntry]:
-        if self._index is None:
-            for seed in self.seeds:
-                recommender_model(seed)  # calibrate once here, before workers ask for items
-            self._index = [IndexEntry(e.id, e.id, episode_marks(e, self.options.k)) for e in episodes(self.options.size, self.seeds)]
-        return self._index
+        for seed in self.seeds:
+            recommender_model(seed)  # calibrate once here, before workers ask for items
+        return [IndexEntry(e.id, e.id, episode_marks(e, self.options.k)) for e in episodes(self.options.size, self.seeds)]
 
     def episode_data(self, episode_id: str) -> EpisodeData:
         episode = parse_episode_id(episode_id)

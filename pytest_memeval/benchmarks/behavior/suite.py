@@ -41,14 +41,8 @@ class BehaviorSuite(Suite):
         self.selection: Selection = selection(options)
         self.documents = Documents.from_data_dir(options.data_dir)
         self.documents.check(self.selection.seeds)
-        self._index: list[IndexEntry] | None = None
 
     def index(self) -> list[IndexEntry]:
-        if self._index is None:
-            self._index = self._build_index()
-        return self._index
-
-    def _build_index(self) -> list[IndexEntry]:
         entries = []
         for subject in self.selection.subject_refs():
             questions = heldout_half(subject.seed, subject.index)[: self.selection.questions]

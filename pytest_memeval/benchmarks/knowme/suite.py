@@ -42,18 +42,15 @@ class KnowmeSuite(Suite):
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
         self.catalog = Catalog(options)
-        self._index: list[IndexEntry] | None = None
 
     def index(self) -> list[IndexEntry]:
-        if self._index is None:
-            entries = []
-            for context in self.catalog.context_ids():
-                dataset = self.catalog.source(context).dataset
-                for task, numbered in self.catalog.questions(context).items():
-                    for number, question in numbered:
-                        entries.append(IndexEntry(item_id(context, task, number), context, marks_of(question, dataset, self.markers)))
-            self._index = entries
-        return self._index
+        entries = []
+        for context in self.catalog.context_ids():
+            dataset = self.catalog.source(context).dataset
+            for task, numbered in self.catalog.questions(context).items():
+                for number, question in numbered:
+                    entries.append(IndexEntry(item_id(context, task, number), context, marks_of(question, dataset, self.markers)))
+        return entries
 
     def context(self, context_id: str) -> Context:
         return self.catalog.context(context_id)

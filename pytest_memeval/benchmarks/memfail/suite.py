@@ -32,18 +32,15 @@ class MemfailSuite(Suite):
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
         self.seeds = options.seeds or (DEFAULT_SEED,)
-        self._index: list[IndexEntry] | None = None
 
     def index(self) -> list[IndexEntry]:
-        if self._index is None:
-            self._index = [
-                IndexEntry(f"{context}-{q.key}", context, q.marks)
-                for seed in self.seeds
-                for d in DATASETS
-                for context in [context_id(seed, d.name)]
-                for q in build(seed, d.name, self.options.size).questions
-            ]
-        return self._index
+        return [
+            IndexEntry(f"{context}-{q.key}", context, q.marks)
+            for seed in self.seeds
+            for d in DATASETS
+            for context in [context_id(seed, d.name)]
+            for q in build(seed, d.name, self.options.size).questions
+        ]
 
     def context(self, context_id: str) -> Context:
         seed, dataset = split_context_id(context_id)

@@ -45,14 +45,8 @@ class MultisourceSuite(Suite):
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
         self.catalog = Catalog(options)
-        self._index: list[IndexEntry] | None = None
 
     def index(self) -> list[IndexEntry]:
-        if self._index is None:
-            self._index = self._build_index()
-        return self._index
-
-    def _build_index(self) -> list[IndexEntry]:
         refs = self.catalog.selected()
         facts = self.catalog.facts(refs)
         entries = []
