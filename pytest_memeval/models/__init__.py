@@ -16,7 +16,6 @@ from .cache import CallCache
 from .caller import ModelCaller, ReplayMissError
 from .calls import ChatRequest, Completion, TokenLogprob
 from .judge import (
-    InvalidOutput,
     JudgeFailure,
     JudgeOutputError,
     JudgePanel,
@@ -29,6 +28,7 @@ from .judge import (
 from .multisource import MultisourcePrompt, parse_answer
 from .responder import LLMResponder, PrefetchRequest, ResponsePrompt
 from .settings import CACHE_MODES, LLMSettings, Secret
+from .strict_json import InvalidOutput, read_object
 from .templates import PromptTemplate, available_templates, load_template
 
 
@@ -68,4 +68,5 @@ __all__ = [
     "load_template",
     "parse_answer",
     "parse_score",
+    "read_object",
 ]

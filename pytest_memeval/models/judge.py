@@ -8,7 +8,6 @@ returns every judge's parsed verdict or failure; its combined verdict needs at l
 
 from __future__ import annotations
 
-import json
 import statistics
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -21,10 +20,7 @@ from .caller import ModelCaller
 from .calls import ChatRequest, Completion
 from .settings import LLMSettings
 from .templates import PromptTemplate
-
-
-class InvalidOutput(ValueError):
-    """Raised by a judge parser; the message is the reason."""
+from .strict_json import InvalidOutput, read_object
 
 
 class JudgeOutputError(ResponseError):
@@ -91,15 +87,7 @@ def parse_score(
 
     `pass_at` sets `correct` (score >= pass_at); without it `correct` is None.
     """
-    try:
-        data = json.loads(text.strip())
-    except ValueError:
-        raise InvalidOutput("not a JSON document") from None
-    if not isinstance(data, dict):
-        raise InvalidOutput(f"JSON {type(data).__name__}, expected an object")
-    expected = {key} | ({reason_key} if reason_key else set())
-    if set(data) != expected:
-        raise InvalidOutput(f"keys {sorted(data)}, expected {sorted(expected)}")
+    data = read_object(text, {key} | ({reason_key} if reason_key else set()))
     score = data[key]
     if isinstance(score, bool) or not isinstance(score, int) or not low <= score <= high:
         raise InvalidOutput(f"{key} {score!r} is not an integer in {low}..{high}")

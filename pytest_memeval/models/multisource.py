@@ -9,11 +9,11 @@ as missing-output errors).
 
 from __future__ import annotations
 
-import json
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..types import Answer, ItemView, Memory
 from .calls import Completion
+from .strict_json import InvalidOutput, read_object
 from .templates import PromptTemplate, load_template
 
 TEMPLATE = "multisource_direct"
@@ -69,19 +69,10 @@ def parse_answer(text: str | None, answer_space: Sequence[str], *, allow_abstain
     def invalid(reason: str) -> Answer:
         return Answer(None, valid=False, raw=raw, detail={"invalid": reason})
 
-    if not raw.strip():
-        return invalid("empty output")
     try:
-        data = json.loads(raw.strip(), object_pairs_hook=_unique_keys)
-    except _DuplicateKey as exc:
-        return invalid(f"duplicate key {exc.args[0]!r}")
-    except ValueError:
-        return invalid("not a JSON document")
-    if not isinstance(data, dict):
-        return invalid(f"JSON {type(data).__name__}, expected an object")
-    missing, extra = sorted(KEYS - data.keys()), sorted(data.keys() - KEYS)
-    if missing or extra:
-        return invalid(f"keys: missing {missing}, unexpected {extra}")
+        data = read_object(raw, KEYS)
+    except InvalidOutput as exc:
+        return invalid(str(exc))
     label, skip = data["answer"], data["would_skip"]
     if not isinstance(label, str) or label not in answer_space:
         return invalid(f"answer {label!r} is not in the answer space")
@@ -89,15 +80,3 @@ def parse_answer(text: str | None, answer_space: Sequence[str], *, allow_abstain
         return invalid(f"would_skip {skip!r} is not a boolean")
     return Answer(label, abstained=skip and allow_abstain, valid=True, raw=raw, detail={"would_skip": skip})
 
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out

@@ -14,7 +14,6 @@ delta_l = mean probability at position l - 1/K.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -22,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from ...models.calls import TokenLogprob
+from ...models.strict_json import InvalidOutput, read_object
 
 LETTERS = "ABCDE"
 LOW_MASS = 0.01
@@ -62,13 +62,11 @@ def letter_reading(logprobs: Sequence[TokenLogprob], k: int) -> Reading:
 
 def verbalised_reading(content: str | None, k: int) -> Reading:
     """Probabilities stated as a JSON object with exactly the option letters as keys."""
-    try:
-        data = json.loads((content or "").strip())
-    except ValueError:
-        return uniform(k, "not a JSON object")
     letters = list(LETTERS[:k])
-    if not isinstance(data, dict) or sorted(data) != letters:
-        return uniform(k, f"keys are not exactly {', '.join(letters)}")
+    try:
+        data = read_object(content, letters)
+    except InvalidOutput as exc:
+        return uniform(k, str(exc))
     values = [data[letter] for letter in letters]
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0 for v in values):
         return uniform(k, "probabilities must be non-negative numbers")

@@ -7,11 +7,11 @@ is an invalid answer that keeps the raw text; nothing is coerced.
 
 from __future__ import annotations
 
-import json
-from typing import Any, Sequence
+from typing import Sequence
 
 from ...models.calls import Completion
-from ...models.judge import InvalidOutput, TemplateJudgePrompt, cut, parse_score
+from ...models.judge import TemplateJudgePrompt, cut, parse_score
+from ...models.strict_json import InvalidOutput, read_object
 from ...models.multisource import memory_document
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, Item, ItemView, Memory, Verdict
@@ -55,15 +55,10 @@ def parse_answer(text: str | None, form: str) -> Answer:
     def invalid(reason: str) -> Answer:
         return Answer(None, valid=False, raw=raw, detail={"invalid": reason})
 
-    if not raw.strip():
-        return invalid("empty output")
     try:
-        data: Any = json.loads(raw.strip())
-    except ValueError:
-        return invalid("not a JSON document")
-    if not isinstance(data, dict) or set(data) != {"answer"}:
-        return invalid('expected exactly {"answer": ...}')
-    value = data["answer"]
+        value = read_object(raw, {"answer"})["answer"]
+    except InvalidOutput as exc:
+        return invalid(str(exc))
     if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         value = _JOIN.get(form, " ").join(v.strip() for v in value)
     if not isinstance(value, str) or not value.strip():

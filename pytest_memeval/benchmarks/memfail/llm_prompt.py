@@ -8,7 +8,6 @@ of range) is an invalid answer that keeps the raw text: it is never scored.
 
 from __future__ import annotations
 
-import json
 import tomllib
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
@@ -16,6 +15,7 @@ from typing import Any, Mapping, Sequence
 from ...models.calls import Completion
 from ...models.templates import PromptTemplate, load_template, prompts_dir
 from ...types import Answer, ItemView, Memory
+from ...models.strict_json import InvalidOutput, read_object
 from .judge import ABSTENTION_CUES
 from .text import normalize
 
@@ -62,14 +62,11 @@ def parse_answer(text: str | None, view: ItemView) -> Answer:
     def invalid(reason: str) -> Answer:
         return Answer(None, valid=False, raw=raw, detail={"invalid": reason})
 
-    try:
-        data = json.loads(raw.strip())
-    except ValueError:
-        return invalid("not a JSON document")
     key = "selected_choice" if view.task == "longhop" else "answer"
-    if not isinstance(data, dict) or set(data) != {key}:
-        return invalid(f"expected a JSON object with the single key {key!r}")
-    value = data[key]
+    try:
+        value = read_object(raw, {key})[key]
+    except InvalidOutput as exc:
+        return invalid(str(exc))
     if not isinstance(value, str):
         return invalid(f"{key} is not a string")
     if view.task == "longhop":
