@@ -182,3 +182,18 @@ def test_an_llm_outage_makes_items_errors_not_wrong_answers(toy_pytester: pytest
         result = toy_pytester.runpytest("test_toy.py", "--memsystem=mem0", f"--memsystem-config={config}", "-k", "ada")
         result.assert_outcomes(errors=3, deselected=9)
         assert "memsystem 'mem0' failed in ingest: LLMError" in result.stdout.str()
+
+
+def test_multisource_runs_on_mem0_and_pairs_with_chroma(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    report = tmp_path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "--memsystem=mem0,chroma", "--memeval-suite=multisource", "-n", "2", "-k", "stable_121",
+        f"--memeval-report={report}", "-p", "no:cacheprovider",
+    )
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
+    data = json.loads(report.read_text())
+    assert [(run["memsystem"], run["n_items"], run["n_errors"]) for run in data["runs"]] == [("chroma", 18, 0), ("mem0", 18, 0)]
+    (comparison,) = data["comparisons"]
+    assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == ("mem0", "chroma", 18)
+    assert set(comparison["metrics"]) == {"accuracy", "coverage", "selective_accuracy", "f05"}
