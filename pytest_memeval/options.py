@@ -6,7 +6,6 @@ with a one-line message; the plugin reports it as a pytest usage error (exit sta
 
 from __future__ import annotations
 
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any, Mapping
 import pytest
 
 from .errors import ConfigError
+from .option_values import cache_dir, choice, integer, names, positive_float, readable_dir, readable_file, writable_file
 from .models.settings import CACHE_MODES, LLMSettings
 from .report.gates import Gate, parse_gate
 
@@ -210,35 +210,35 @@ def add_options(parser: pytest.Parser) -> None:
 def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settings:
     """Validate the raw options; `suite_names` are the suites this installation offers."""
     opt = config.getoption
-    size = _choice("--memeval-size", opt("memeval_size"), SIZES)
+    size = choice("--memeval-size", opt("memeval_size"), SIZES)
     split = opt("memeval_split")
     if split is not None:
-        split = _choice("--memeval-split", split, SPLITS)
-    memsystems = _names("--memsystem", opt("memsystem"))
-    cache_dir = _cache_dir(opt("memeval_cache_dir"))
+        split = choice("--memeval-split", split, SPLITS)
+    memsystems = names("--memsystem", opt("memsystem"))
+    cache = cache_dir(opt("memeval_cache_dir"))
     responder = _responder(opt("memeval_responder"))
-    judges = tuple(_model("--memeval-judge", name) for name in _names("--memeval-judge", opt("memeval_judge")))
+    judges = tuple(_model("--memeval-judge", name) for name in names("--memeval-judge", opt("memeval_judge")))
     llm = None
     if responder != "reader" or judges:
-        llm = _llm_settings(opt, responder.removeprefix("openai:") if responder != "reader" else judges[0], cache_dir)
+        llm = _llm_settings(opt, responder.removeprefix("openai:") if responder != "reader" else judges[0], cache)
     return Settings(
         memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
         size=size,
         split=split,
         seeds=_seeds(opt("memeval_seed")),
-        ks=tuple(_positive_int("--memeval-k", part) for part in _names("--memeval-k", opt("memeval_k"))),
+        ks=tuple(integer("--memeval-k", part, 1) for part in names("--memeval-k", opt("memeval_k"))),
         responder=responder,
-        report=_writable_file("--memeval-report", opt("memeval_report")),
-        data_dir=_readable_dir("--memeval-data", opt("memeval_data")),
-        embedder=_choice("--memeval-embedder", opt("memeval_embedder"), EMBEDDERS),
-        cache_dir=cache_dir,
-        bootstrap=_positive_int("--memeval-bootstrap", opt("memeval_bootstrap")),
+        report=writable_file("--memeval-report", opt("memeval_report")),
+        data_dir=readable_dir("--memeval-data", opt("memeval_data")),
+        embedder=choice("--memeval-embedder", opt("memeval_embedder"), EMBEDDERS),
+        cache_dir=cache,
+        bootstrap=integer("--memeval-bootstrap", opt("memeval_bootstrap"), 1),
         memsystem_config=_memsystem_config(opt("memsystem_config"), memsystems),
-        baseline=_readable_file("--memeval-baseline", opt("memeval_baseline")),
+        baseline=readable_file("--memeval-baseline", opt("memeval_baseline")),
         gates=_gates(opt("memeval_gate"), opt("memeval_baseline")),
-        max_errors=_non_negative_int("--memeval-max-errors", opt("memeval_max_errors")),
-        html=_writable_file("--memeval-html", opt("memeval_html")),
+        max_errors=integer("--memeval-max-errors", opt("memeval_max_errors"), 0),
+        html=writable_file("--memeval-html", opt("memeval_html")),
         llm=llm,
         judges=judges,
         snapshot=bool(opt("memeval_snapshot")),
@@ -246,44 +246,16 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
     )
 
 
-def _names(option: str, raw: str | None) -> tuple[str, ...]:
-    if raw is None:
-        return ()
-    names = tuple(name.strip() for name in raw.split(","))
-    if not all(names):
-        raise ConfigError(f"{option}: empty name in {raw!r}")
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise ConfigError(f"{option}: {', '.join(duplicates)} named twice")
-    return names
-
-
 def _suites(raw: str | None, available: tuple[str, ...]) -> tuple[str, ...]:
     if raw is None:
         return available
-    names = _names("--memeval-suite", raw)
-    unknown = [name for name in names if name not in available]
+    selected = names("--memeval-suite", raw)
+    unknown = [name for name in selected if name not in available]
     if unknown:
         raise ConfigError(
             f"--memeval-suite: unknown suite {unknown[0]!r} (available: {', '.join(available)})"
         )
-    return names
-
-
-def _choice(option: str, raw: str, choices: tuple[str, ...]) -> str:
-    if raw not in choices:
-        raise ConfigError(f"{option}: {raw!r} is not one of {', '.join(choices)}")
-    return raw
-
-
-def _positive_int(option: str, raw: str) -> int:
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{option}: {raw!r} is not an integer") from None
-    if value < 1:
-        raise ConfigError(f"{option}: must be at least 1, got {value}")
-    return value
+    return selected
 
 
 def _suite_params(raw: list[str]) -> dict[str, dict[str, str]]:
@@ -297,16 +269,6 @@ def _suite_params(raw: list[str]) -> dict[str, dict[str, str]]:
     return params
 
 
-def _non_negative_int(option: str, raw: str) -> int:
-    try:
-        value = int(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{option}: {raw!r} is not an integer") from None
-    if value < 0:
-        raise ConfigError(f"{option}: must not be negative, got {value}")
-    return value
-
-
 def _gates(raw: list[str], baseline: str | None) -> tuple[Gate, ...]:
     gates = tuple(parse_gate(expression) for expression in raw)
     for gate in gates:
@@ -315,22 +277,11 @@ def _gates(raw: list[str], baseline: str | None) -> tuple[Gate, ...]:
     return gates
 
 
-def _readable_file(option: str, raw: str | None) -> Path | None:
-    if raw is None:
-        return None
-    path = Path(raw).expanduser().resolve()
-    if not path.is_file():
-        raise ConfigError(f"{option}: {raw} is not a file")
-    if not os.access(path, os.R_OK):
-        raise ConfigError(f"{option}: {raw} is not readable")
-    return path
-
-
 def _seeds(raw: str | None) -> tuple[int, ...] | None:
     if raw is None:
         return None
     seeds = []
-    for part in _names("--memeval-seed", raw):
+    for part in names("--memeval-seed", raw):
         try:
             seeds.append(int(part))
         except ValueError:
@@ -357,70 +308,24 @@ def _model(option: str, raw: str) -> str:
 
 
 def _llm_settings(opt: Any, model: str, cache_dir: Path) -> LLMSettings:
-    mode = _choice("--memeval-cache", opt("memeval_cache"), CACHE_MODES)
+    mode = choice("--memeval-cache", opt("memeval_cache"), CACHE_MODES)
     raw_file = opt("memeval_cache_file")
     cache_file = Path(raw_file).expanduser().resolve() if raw_file else cache_dir / "llm-calls.sqlite"
     if mode == "replay" and not cache_file.is_file():
         raise ConfigError(f"--memeval-cache=replay: no cache file at {cache_file} (record one with readwrite first)")
     if mode != "off" and cache_file.exists() and not cache_file.is_file():
         raise ConfigError(f"--memeval-cache-file: {cache_file} is not a file")
-    timeout = _positive_float("--memeval-timeout", opt("memeval_timeout"))
+    timeout = positive_float("--memeval-timeout", opt("memeval_timeout"))
     return LLMSettings(
         model=model,
         base_url=opt("memeval_base_url"),
-        max_tokens=_positive_int("--memeval-max-tokens", opt("memeval_max_tokens")),
+        max_tokens=integer("--memeval-max-tokens", opt("memeval_max_tokens"), 1),
         timeout_s=timeout,
         retry_budget_s=max(5 * timeout, 60.0),
-        concurrency=_positive_int("--memeval-concurrency", opt("memeval_concurrency")),
+        concurrency=integer("--memeval-concurrency", opt("memeval_concurrency"), 1),
         cache_mode=mode,  # type: ignore[arg-type]
         cache_path=None if mode == "off" else cache_file,
     )
-
-
-def _positive_float(option: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{option}: {raw!r} is not a number") from None
-    if not value > 0:
-        raise ConfigError(f"{option}: must be positive, got {raw}")
-    return value
-
-
-def _writable_file(option: str, raw: str | None) -> Path | None:
-    if raw is None:
-        return None
-    path = Path(raw).expanduser().resolve()
-    if path.is_dir():
-        raise ConfigError(f"{option}: {raw} is a directory, expected a file path")
-    if not path.parent.is_dir():
-        raise ConfigError(f"{option}: directory {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK):
-        raise ConfigError(f"{option}: directory {path.parent} is not writable")
-    return path
-
-
-def _readable_dir(option: str, raw: str | None) -> Path | None:
-    if raw is None:
-        return None
-    path = Path(raw).expanduser().resolve()
-    if not path.is_dir():
-        raise ConfigError(f"{option}: {raw} is not a directory")
-    if not os.access(path, os.R_OK | os.X_OK):
-        raise ConfigError(f"{option}: {raw} is not readable")
-    return path
-
-
-def _cache_dir(raw: str | None) -> Path:
-    if raw is None:
-        raw = os.environ.get("MEMEVAL_CACHE_DIR")
-    if raw is None:
-        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-        return Path(base) / "pytest-memeval"
-    path = Path(raw).expanduser().resolve()
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"--memeval-cache-dir: {raw} exists and is not a directory")
-    return path
 
 
 def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,93 @@
+"""Parsing one raw option value; every problem is a ConfigError with a one-line message."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import ConfigError
+
+
+def names(option: str, raw: str | None) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    parts = tuple(part.strip() for part in raw.split(","))
+    if not all(parts):
+        raise ConfigError(f"{option}: empty name in {raw!r}")
+    duplicates = sorted({part for part in parts if parts.count(part) > 1})
+    if duplicates:
+        raise ConfigError(f"{option}: {', '.join(duplicates)} named twice")
+    return parts
+
+
+def choice(option: str, raw: str, choices: tuple[str, ...]) -> str:
+    if raw not in choices:
+        raise ConfigError(f"{option}: {raw!r} is not one of {', '.join(choices)}")
+    return raw
+
+
+def integer(option: str, raw: str, minimum: int) -> int:
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{option}: {raw!r} is not an integer") from None
+    if value < minimum:
+        raise ConfigError(f"{option}: must be at least {minimum}, got {value}")
+    return value
+
+
+def positive_float(option: str, raw: str) -> float:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{option}: {raw!r} is not a number") from None
+    if not value > 0:
+        raise ConfigError(f"{option}: must be positive, got {raw}")
+    return value
+
+
+def readable_file(option: str, raw: str | None) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw).expanduser().resolve()
+    if not path.is_file():
+        raise ConfigError(f"{option}: {raw} is not a file")
+    if not os.access(path, os.R_OK):
+        raise ConfigError(f"{option}: {raw} is not readable")
+    return path
+
+
+def writable_file(option: str, raw: str | None) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw).expanduser().resolve()
+    if path.is_dir():
+        raise ConfigError(f"{option}: {raw} is a directory, expected a file path")
+    if not path.parent.is_dir():
+        raise ConfigError(f"{option}: directory {path.parent} does not exist")
+    if not os.access(path.parent, os.W_OK):
+        raise ConfigError(f"{option}: directory {path.parent} is not writable")
+    return path
+
+
+def readable_dir(option: str, raw: str | None) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(raw).expanduser().resolve()
+    if not path.is_dir():
+        raise ConfigError(f"{option}: {raw} is not a directory")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise ConfigError(f"{option}: {raw} is not readable")
+    return path
+
+
+def cache_dir(raw: str | None) -> Path:
+    if raw is None:
+        raw = os.environ.get("MEMEVAL_CACHE_DIR")
+    if raw is None:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(base) / "pytest-memeval"
+    path = Path(raw).expanduser().resolve()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"--memeval-cache-dir: {raw} exists and is not a directory")
+    return path
