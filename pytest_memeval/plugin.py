@@ -1,7 +1,7 @@
 """pytest hooks of pytest-memeval (loaded through the `pytest11` entry point).
 
-Hooks only: options, collection of the bundled suites, parametrization, and on the
-controller the aggregation of records into the terminal summary and the JSON report.
+Hooks only: options, collection of the bundled suites, parametrization, xdist grouping,
+and on the controller the aggregation of records into the reports and the exit status.
 """
 
 from __future__ import annotations
@@ -22,13 +22,12 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     memeval_result,
     memeval_state,
 )
-from .benchmarks.base import Suite
-from .options import Settings, add_options, read_settings
+from .options import add_options, read_settings
 from .registry import available_suites, load_object
 from .report.baseline import load_baseline
 from .report.collector import RecordCollector
-from .report.gates import Gate
 from .report.session_report import SessionReport
+from .settings_checks import check_against_suites
 from .state import RunState
 
 COLLECTOR_NAME = "memeval-collector"
@@ -51,12 +50,9 @@ def pytest_configure(config: pytest.Config) -> None:
         state = RunState.from_settings(settings)
         for name in suites:
             _register_suite_markers(config, name, suites[name])
-        _check_gates(settings.gates, suites)
-        _check_suite_params(settings, suites)
-        _check_data_options(settings, suites)
+        check_against_suites(settings, suites)
         if settings.baseline is not None and not hasattr(config, "workerinput"):
             state.baseline = load_baseline(settings.baseline)
-        _check_llm_support(settings, suites)
         if settings.active:
             # Index the selected suites now: a broken data file is a usage error rather
             # than a collection error, and under xdist the controller warms the on-disk
@@ -127,57 +123,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         config.stash[REPORT_KEY].write_terminal(terminalreporter)
 
 
-def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
-    """An LLM responder needs every selected suite to have a prompt; a judge needs one suite graded by rubric."""
-    selected = {name: load_object(suites[name]) for name in settings.suites if name in suites}
-    if settings.responder != "reader":
-        lacking = [name for name, cls in selected.items() if cls.llm_prompt is Suite.llm_prompt]
-        if lacking:
-            raise ConfigError(f"--memeval-responder: suite {lacking[0]!r} has no LLM prompt (use reader)")
-    if settings.judges and all(cls.llm_judge is Suite.llm_judge for cls in selected.values()):
-        names = ", ".join(selected) or "none"
-        raise ConfigError(f"--memeval-judge: none of the selected suites ({names}) is graded by an LLM judge")
 
 
-def _check_data_options(settings: Settings, suites: dict[str, str]) -> None:
-    """--memeval-data and --memeval-split must mean something to every selected suite."""
-    for name in settings.suites:
-        cls = load_object(suites[name])
-        if settings.data_dir is not None and not cls.reads_data_dir:
-            readers = ", ".join(n for n in suites if load_object(suites[n]).reads_data_dir)
-            raise ConfigError(
-                f"--memeval-data: suite {name!r} generates its own data; select the suites that read a "
-                f"released layout with --memeval-suite ({readers})"
-            )
-        if settings.split is not None and settings.split not in cls.splits:
-            raise ConfigError(
-                f"--memeval-split: suite {name!r} has no {settings.split!r} split (splits: {', '.join(cls.splits)})"
-            )
-
-
-def _check_suite_params(settings: Settings, suites: dict[str, str]) -> None:
-    for suite, params in settings.suite_params.items():
-        if suite not in suites:
-            raise ConfigError(f"--memeval-suite-option: unknown suite {suite!r} (available: {', '.join(suites)})")
-        accepted = load_object(suites[suite]).parameters
-        for key in params:
-            if key not in accepted:
-                known = ", ".join(sorted(accepted)) or "none"
-                raise ConfigError(f"--memeval-suite-option: {suite} has no setting {key!r} (settings: {known})")
-
-
-def _check_gates(gates: tuple[Gate, ...], suites: dict[str, str]) -> None:
-    """Metric names of known suites are checked now; a suite named only by a test file's
-    import path is known at the end, where a gate that matched no run fails."""
-    for gate in gates:
-        if gate.suite not in suites:
-            continue
-        names = load_object(suites[gate.suite]).metric_names
-        if gate.metric not in names:
-            raise ConfigError(
-                f"--memeval-gate: {gate.expression!r}: {gate.suite} has no metric {gate.metric!r} "
-                f"(metrics: {', '.join(names)})"
-            )
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:
