@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -26,8 +24,7 @@ VIEW = ItemView(
 MEMORIES = [Memory("2024-03-02 slept 7.5h (self-report)"), Memory("  "), Memory("Planner: bed by 23:00")]
 
 
-#: the papers' text: ../shared next to the checkout, or $MEMEVAL_SHARED_DIR
-SHARED_DIR = Path(os.environ.get("MEMEVAL_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
+from reference_data import SHARED_DIR  # noqa: E402  (the papers' text lives beside the reference data)
 
 
 def paper_prompt() -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -14,13 +13,13 @@ from pytest_memeval.benchmarks.multisource import (
     generate, generate_by_id, index_of, parse_persona_id, persona_index, split_of, split_personas)
 from pytest_memeval.benchmarks.multisource.generator import split_for_number
 
+from reference_data import MULTISOURCE  # noqa: E402
+
 SEED = SEEDS[0]
 
 
 def _reference_dir() -> Path:
-    shared = os.environ.get("MEMEVAL_SHARED_DIR")
-    base = Path(shared) if shared else Path(__file__).resolve().parents[2] / "shared"
-    return base / "reference" / "multisource" / "s20260324"
+    return MULTISOURCE / "s20260324"
 
 
 def _dump(persona) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -14,13 +13,8 @@ from pytest_memeval.benchmarks.multisource import (
     source_atoms, split_of)
 
 
-def _reference_dir() -> Path:
-    shared = os.environ.get("MEMEVAL_SHARED_DIR")
-    base = Path(shared) if shared else Path(__file__).resolve().parents[2] / "shared"
-    return base / "reference" / "multisource"
+from reference_data import MULTISOURCE as REF  # noqa: E402
 
-
-REF = _reference_dir()
 pytestmark = pytest.mark.skipif(not (REF / "s20260324").is_dir(), reason=f"reference data not found at {REF}")
 
 
