@@ -12,15 +12,29 @@ import pytest
 # numpy.fft) once here, outside every in-process run.
 import scipy.stats  # noqa: F401
 
+from harness import TEST_API_KEY
+
 TESTS_DIR = Path(__file__).resolve().parent
 
 
 @pytest.fixture
-def toy_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.Pytester:
-    """A pytester project with the toy suite importable (also by xdist workers) and a private cache."""
+def suite_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
+    """A pytester project for pytest runs of the plugin: the tests' helper modules importable
+    (also by xdist workers), one memeval cache per test session (item indexes and readers are
+    built once), a test API key and no endpoint from the environment."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]))
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "memeval-cache"))
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_API_KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     pytester.syspathinsert(TESTS_DIR)
+    return pytester
+
+
+@pytest.fixture
+def toy_pytester(suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.Pytester:
+    """A pytester project with a test module of the toy suite and a cache of its own."""
+    pytester = suite_pytester
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "memeval-cache"))
     pytester.makepyfile(
         test_toy="""
         import pytest

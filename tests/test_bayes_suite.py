@@ -17,13 +17,6 @@ from pytest_memeval.benchmarks.bayes import BayesSuite, coin_mean
 MAPPING = re.compile(r"^A = (\w+), B = (\w+)$", re.M)
 
 
-@pytest.fixture
-def bayes_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-bayes-0123456789")
-    return pytester
-
 
 def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
     report = pytester.path / "report.json"
@@ -32,10 +25,10 @@ def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]
     return result, json.loads(report.read_text()) if report.exists() else {}
 
 
-def test_smoke_collects_one_test_per_episode_with_markers(bayes_pytester: pytest.Pytester) -> None:
-    result = bayes_pytester.runpytest("--memsystem=context", "--memeval-suite=bayes", "--collect-only", "-q", "--strict-markers")
+def test_smoke_collects_one_test_per_episode_with_markers(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=bayes", "--collect-only", "-q", "--strict-markers")
     result.stdout.fnmatch_lines(["*test_bayes.py::test_bayes[[]s2026-coin-single_turn-unknown_bias-theta25-trial0[]]", "35 tests collected*"])
-    result = bayes_pytester.runpytest("--memsystem=context", "--memeval-suite=bayes", "--collect-only", "-q", "--strict-markers", "-m", "coin_flip and obs_indexed")
+    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=bayes", "--collect-only", "-q", "--strict-markers", "-m", "coin_flip and obs_indexed")
     result.stdout.fnmatch_lines(["3/35 tests collected*"])
 
 
@@ -50,16 +43,16 @@ def test_marks_select_conditions(tmp_path: Path) -> None:
     assert sum("topk_capped" in e.marks for e in small_k) == 28
 
 
-def test_markers_are_documented(bayes_pytester: pytest.Pytester) -> None:
-    result = bayes_pytester.runpytest("--markers")
+def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--markers")
     for marker in ("bayes:", "coin_flip:", "multi_turn_self_anchored:", "obs_identical:", "running_totals:", "batch_25:", "profile_zero_shot:", "topk_capped:"):
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
-def test_context_is_exact_none_is_the_prior_and_workers_agree(bayes_pytester: pytest.Pytester, tmp_path: Path) -> None:
-    serial, report = _run(bayes_pytester, "--memsystem=context,none", f"--memeval-html={bayes_pytester.path / 'report.html'}")
+def test_context_is_exact_none_is_the_prior_and_workers_agree(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
+    serial, report = _run(suite_pytester, "--memsystem=context,none", f"--memeval-html={suite_pytester.path / 'report.html'}")
     assert serial.ret == pytest.ExitCode.TESTS_FAILED  # `none` fails its episodes, and zero-shot is hard
-    parallel, again = _run(bayes_pytester, "--memsystem=context,none", "-n", "2")
+    parallel, again = _run(suite_pytester, "--memsystem=context,none", "-n", "2")
     assert report["runs"] == again["runs"] and report["comparisons"] == again["comparisons"]
     strip = lambda r: [{k: v for k, v in x.items() if not k.endswith("_ms")} for x in r["records"]]  # noqa: E731
     assert strip(report) == strip(again)
@@ -78,14 +71,14 @@ def test_context_is_exact_none_is_the_prior_and_workers_agree(bayes_pytester: py
     assert none["breakdown"]["coin_condition"]["passive_b1-identical-unknown_bias"]["coin_mae"]["value"] == pytest.approx(np.mean(prior), abs=1e-6)
     failed = {r["id"] for r in report["records"] if r["memsystem"] == "context" and not r["correct"]}
     assert failed == {e.id for e in suite.index() if "zero_shot" in e.id}
-    page = (bayes_pytester.path / "report.html").read_text()
+    page = (suite_pytester.path / "report.html").read_text()
     assert "bayes coin | passive_b1-identical-unknown_bias: p(heads) vs the Bayesian posterior mean" in page
     assert "bayes recommender | passive_b1-anonymized: probability on the true type" in page
 
 
-def test_chroma_top_k_caps_the_evidence_as_flips_accumulate(bayes_pytester: pytest.Pytester) -> None:
+def test_chroma_top_k_caps_the_evidence_as_flips_accumulate(suite_pytester: pytest.Pytester) -> None:
     result, report = _run(
-        bayes_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-k=10", "-k", "coin-passive_b1-identical-unknown_bias-theta25 or coin-passive_b1-identical-unknown_bias-theta75"
+        suite_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-k=10", "-k", "coin-passive_b1-identical-unknown_bias-theta25 or coin-passive_b1-identical-unknown_bias-theta75"
     )
     (run,) = report["runs"]
     assert run["n_items"] == 2
@@ -107,27 +100,27 @@ def logprob_script(request: Request) -> Reply:
     return Reply(content="A", tokens=[("A", top[0][1], top)])
 
 
-def test_llm_responder_through_pytest_records_and_replays(bayes_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = bayes_pytester.path / "llm.sqlite"
+def test_llm_responder_through_pytest_records_and_replays(suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = suite_pytester.path / "llm.sqlite"
     args = ("--memsystem=context", "--memeval-suite-option=bayes.probe_every=50", "--memeval-responder=openai:scripted", f"--memeval-cache-file={cache}", "-k", "coin-passive_b1-indexed-unknown_bias-theta75")
     with LLMServer(logprob_script) as server:
-        recorded, report = _run(bayes_pytester, *args, f"--memeval-base-url={server.base_url}")
+        recorded, report = _run(suite_pytester, *args, f"--memeval-base-url={server.base_url}")
         assert server.count == 3 * 2
     (record,) = report["records"]
     assert record["responder"] == "openai:scripted" and record["answer_detail"]["readout"] == "logprobs"
     assert [e["p_heads"] for e in record["answer_detail"]["trajectory"]] == pytest.approx([0.7, 0.7, 0.7])
     assert report["runs"][0]["readouts"] == {"logprobs": 1} and report["runs"][0]["probe_every"] == [50]
-    replayed, again = _run(bayes_pytester, *args, "--memeval-base-url=http://127.0.0.1:9/v1", "--memeval-cache=replay")
+    replayed, again = _run(suite_pytester, *args, "--memeval-base-url=http://127.0.0.1:9/v1", "--memeval-cache=replay")
     assert [r["answer_detail"]["trajectory"] for r in again["records"]] == [record["answer_detail"]["trajectory"]]
     assert again["runs"] == report["runs"]
 
 
-def test_a_bad_probe_interval_is_a_one_line_usage_error(bayes_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    result = bayes_pytester.runpytest_subprocess(
+def test_a_bad_probe_interval_is_a_one_line_usage_error(suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = suite_pytester.runpytest_subprocess(
         "--memsystem=context", "--memeval-suite=bayes", "--memeval-suite-option=bayes.probe_every=often", "--collect-only"
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
     assert errors == ["ERROR: --memeval-suite-option bayes.probe_every: 'often' is not an integer"], errors
-    result = bayes_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite-option=bayes.every=5", "--collect-only")
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite-option=bayes.every=5", "--collect-only")
     assert "--memeval-suite-option: bayes has no setting 'every' (settings: probe_every)" in "\n".join(result.errlines)

@@ -16,15 +16,8 @@ from pytest_memeval.benchmarks.behavior.episodes import heldout_half
 from pytest_memeval.benchmarks.behavior.spec_llm import main as build_llm_specs
 from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
 
-SECRET = "sk-behavior-NEVER-WRITE-0123456789"
+from harness import TEST_API_KEY as SECRET
 
-
-@pytest.fixture
-def suite_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    return pytester
 
 
 BASE = ("--memeval-suite=behavior", "-p", "no:cacheprovider")

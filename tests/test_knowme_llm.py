@@ -40,13 +40,6 @@ def test_the_prompt_carries_question_format_and_memories() -> None:
     assert user["content"] == "2010-01-02 10:00:00 | the pier\nAction: I fish."
 
 
-@pytest.fixture
-def llm_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-knowme-test-0000000000")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    return pytester
-
 
 def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.RunResult, dict]:
     report = pytester.path / "report.json"
@@ -63,9 +56,9 @@ def judge_script(request: Request) -> str:
     return '{"score": 4, "reason": "right inner state, literal"}'
 
 
-def test_t6_and_t7_are_graded_by_the_rubric_judge(llm_pytester: pytest.Pytester) -> None:
+def test_t6_and_t7_are_graded_by_the_rubric_judge(suite_pytester: pytest.Pytester) -> None:
     with LLMServer(judge_script) as server:
-        result, report = _run(llm_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-m", "T6_mind_body or T7_principle or T1_extraction")
+        result, report = _run(suite_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-m", "T6_mind_body or T7_principle or T1_extraction")
         requests = server.requests
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
     run = report["runs"][0]
@@ -79,9 +72,9 @@ def test_t6_and_t7_are_graded_by_the_rubric_judge(llm_pytester: pytest.Pytester)
     assert "Reference answer:" in prompt and "Answer to grade:" in prompt and "s2026-life" not in prompt
 
 
-def test_invalid_judge_output_is_an_error_not_a_score(llm_pytester: pytest.Pytester) -> None:
+def test_invalid_judge_output_is_an_error_not_a_score(suite_pytester: pytest.Pytester) -> None:
     with LLMServer("four out of five") as server:
-        result, report = _run(llm_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-k", "T6")
+        result, report = _run(suite_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-k", "T6")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     run = report["runs"][0]
     assert run["n_errors"] == run["n_items"] == 9 and run["metrics"] == {}
@@ -103,9 +96,9 @@ def responder_script(request: Request) -> str:
 PRIVATE = re.compile(r"\b(T[1-7]|trap|evidence|dataset\d|s2026|life\d\d|entity_swap|false_causality|spatiotemporal)\b")
 
 
-def test_an_llm_responder_sees_only_public_text(llm_pytester: pytest.Pytester) -> None:
+def test_an_llm_responder_sees_only_public_text(suite_pytester: pytest.Pytester) -> None:
     with LLMServer(responder_script) as server:
-        result, report = _run(llm_pytester, server.base_url, "--memeval-responder=openai:reader-model",
+        result, report = _run(suite_pytester, server.base_url, "--memeval-responder=openai:reader-model",
                               "--memeval-max-errors=100", "-k", "life00")
         requests = server.requests
     run = report["runs"][0]

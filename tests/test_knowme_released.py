@@ -105,28 +105,23 @@ def test_released_items_keep_prose_golds_private_and_label_approximate_scorers(t
     assert suite.item("dataset1-T3-2").private["rubric_family"] == "value"
 
 
-@pytest.fixture
-def release_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    return pytester
 
-
-def test_the_release_runs_through_pytest(release_pytester: pytest.Pytester) -> None:
+def test_the_release_runs_through_pytest(suite_pytester: pytest.Pytester) -> None:
     args = ("--memsystem=context", "--memeval-suite=knowme", f"--memeval-data={DATA}")
-    collected = release_pytester.runpytest(*args, "--collect-only", "-q", "--strict-markers")
+    collected = suite_pytester.runpytest(*args, "--collect-only", "-q", "--strict-markers")
     collected.stdout.fnmatch_lines(["*test_knowme[[]dataset1-T1-1[]]", "10 tests collected*"])
-    report = release_pytester.path / "report.json"
-    result = release_pytester.runpytest(*args, f"--memeval-report={report}", "-p", "no:cacheprovider")
+    report = suite_pytester.path / "report.json"
+    result = suite_pytester.runpytest(*args, f"--memeval-report={report}", "-p", "no:cacheprovider")
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     result.stdout.fnmatch_lines(["knowme | context | reader | k=10  n=10", "  t1_extraction_approx *"])
     metrics = json.loads(report.read_text())["runs"][0]["metrics"]
     assert {"t2_abstention", "t3_temporal_approx", "t4_ordering_approx", "t7_principle_approx"} <= set(metrics)
 
 
-def test_a_broken_release_is_a_usage_error(release_pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_a_broken_release_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     root = _copy(tmp_path)
     culprit = _break(root, "bad json")
-    result = release_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=knowme", f"--memeval-data={root}", "--collect-only")
+    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=knowme", f"--memeval-data={root}", "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
     assert len(errors) == 1 and str(culprit) in errors[0], errors

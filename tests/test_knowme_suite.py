@@ -14,11 +14,6 @@ from pytest_memeval.benchmarks.knowme.suite import KnowmeSuite
 SMOKE_ITEMS = 63  # 3 lives x 7 tasks x 3 questions
 
 
-@pytest.fixture
-def knowme_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    return pytester
-
 
 def _report(pytester: pytest.Pytester, name: str, *args: str) -> dict:
     report = pytester.path / f"{name}.json"
@@ -33,8 +28,8 @@ def _run(report: dict, system: str) -> dict:
     return next(r for r in report["runs"] if r["memsystem"] == system)
 
 
-def test_smoke_collects_one_test_per_question(knowme_pytester: pytest.Pytester) -> None:
-    result = knowme_pytester.runpytest("--memsystem=context", "--memeval-suite=knowme", "--collect-only", "-q", "--strict-markers")
+def test_smoke_collects_one_test_per_question(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=knowme", "--collect-only", "-q", "--strict-markers")
     result.stdout.fnmatch_lines(["*test_knowme.py::test_knowme[[]s2026-life00-T1-00[]]", f"{SMOKE_ITEMS} tests collected*"])
 
 
@@ -44,24 +39,24 @@ def test_smoke_collects_one_test_per_question(knowme_pytester: pytest.Pytester) 
     ("T3_temporal and flashback", 6),  # per life: a gap, a state (both flashback) and a duration
     ("update_paradox or transient_trigger", 6),
 ])
-def test_markers_select_under_strict_markers(knowme_pytester: pytest.Pytester, expression: str, count: int) -> None:
-    result = knowme_pytester.runpytest(
+def test_markers_select_under_strict_markers(suite_pytester: pytest.Pytester, expression: str, count: int) -> None:
+    result = suite_pytester.runpytest(
         "--memsystem=context", "--memeval-suite=knowme", "--collect-only", "-q", "--strict-markers", "-m", expression
     )
     result.stdout.fnmatch_lines([f"{count}/{SMOKE_ITEMS} tests collected*"])
 
 
-def test_markers_are_documented(knowme_pytester: pytest.Pytester) -> None:
-    result = knowme_pytester.runpytest("--markers")
+def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--markers")
     for marker in ("knowme:", "T1_extraction:", "level_III:", "trap_false_causality:", "flashback:", "update_paradox:", "dataset1:"):
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
-def test_three_systems_on_one_and_two_workers(knowme_pytester: pytest.Pytester) -> None:
+def test_three_systems_on_one_and_two_workers(suite_pytester: pytest.Pytester) -> None:
     """context solves T1-T5, none abstains (winning T2 only), chroma loses flashback items;
     with -n 2 every metric, comparison and record is the same as in one process."""
     two_lives = ("--memsystem=context,none,chroma", "-k", "life00 or life01")
-    serial = _report(knowme_pytester, "serial", *two_lives)
+    serial = _report(suite_pytester, "serial", *two_lives)
     context, none, chroma = (_run(serial, s) for s in ("context", "none", "chroma"))
     value = lambda run, name: run["metrics"][name]["value"]  # noqa: E731
     for name in ("t1_extraction", "t2_abstention", "t3_temporal", "t4_ordering", "t5_trigger"):
@@ -75,7 +70,7 @@ def test_three_systems_on_one_and_two_workers(knowme_pytester: pytest.Pytester) 
     assert value(chroma, "evidence_recall") < value(context, "evidence_recall") == 100
     assert len(serial["comparisons"]) == 3 and "t3_temporal" in serial["comparisons"][0]["metrics"]
 
-    parallel = _report(knowme_pytester, "parallel", *two_lives, "-n", "2")
+    parallel = _report(suite_pytester, "parallel", *two_lives, "-n", "2")
     assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
     strip = lambda report: sorted(  # noqa: E731
         ({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]), key=lambda r: (r["memsystem"], r["id"])
@@ -83,8 +78,8 @@ def test_three_systems_on_one_and_two_workers(knowme_pytester: pytest.Pytester) 
     assert strip(serial) == strip(parallel)
 
 
-def test_failure_message_is_readable(knowme_pytester: pytest.Pytester) -> None:
-    result = knowme_pytester.runpytest("--memsystem=none", "--memeval-suite=knowme", "-k", "life00-T1-00")
+def test_failure_message_is_readable(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=knowme", "-k", "life00-T1-00")
     result.stdout.fnmatch_lines([
         "*s2026-life00-T1-00: answered 'ABSTAIN', expected {'entities': [[]*" + "(abstained)",
         "question: On *, 2008, at *, what did *?",

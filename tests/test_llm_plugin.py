@@ -12,7 +12,7 @@ import pytest
 
 from llm_server import LLMServer, Reply, Request, fail_first
 
-SECRET = "sk-test-NEVER-WRITE-ME-0123456789abcdef"
+from harness import TEST_API_KEY as SECRET
 LABEL_LINE = re.compile(r"^- (\w+)", re.M)
 
 
@@ -28,13 +28,6 @@ def script(request: Request) -> Reply | str:
     assert first is not None, system
     return json.dumps({"answer": first.group(1), "would_skip": "## A1 " in system})
 
-
-@pytest.fixture
-def llm_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    return pytester
 
 
 def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.RunResult, dict]:
@@ -59,10 +52,10 @@ def _answers(report: dict) -> list[tuple]:
     return [(r["id"], r["answer"], r["abstained"], r["valid"], r["correct"], r.get("raw")) for r in report["records"]]
 
 
-def test_record_then_replay_without_the_network(llm_pytester: pytest.Pytester) -> None:
-    (llm_pytester.path / "fixtures").mkdir()
+def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester) -> None:
+    (suite_pytester.path / "fixtures").mkdir()
     with LLMServer(fail_first(1, Reply.error(429, retry_after=0.01), script)) as server:
-        recorded, report = _run(llm_pytester, server.base_url, "-n", "2", "--memeval-max-errors=24")
+        recorded, report = _run(suite_pytester, server.base_url, "-n", "2", "--memeval-max-errors=24")
         requests = server.count
     run = report["runs"][0]
     # every item ends as a valid answer or a counted invalid one; nothing is lost
@@ -74,36 +67,36 @@ def test_record_then_replay_without_the_network(llm_pytester: pytest.Pytester) -
     assert recorded.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 
     # the server is gone: replay must not touch the network and must agree exactly
-    replayed, again = _run(llm_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-max-errors=24")
+    replayed, again = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-max-errors=24")
     assert _answers(again) == _answers(report)
     assert again["runs"] == report["runs"]
     assert all(r["answer_detail"].get("cached") for r in again["records"] if r["valid"])
 
     # a request the cache never saw is an error naming the item, not a score
-    missed, partial = _run(llm_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-k=3", "--memsystem=chroma", "--memeval-embedder=hashing", "-k", "stable_121-A2")
+    missed, partial = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-k=3", "--memsystem=chroma", "--memeval-embedder=hashing", "-k", "stable_121-A2")
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
     assert "s20260321-stable_121-A2" in partial["records"][0]["error"]
     assert partial["runs"][0]["n_errors"] == 1 and partial["runs"][0]["metrics"] == {}
 
 
-def test_invalid_answers_fail_the_run_beyond_the_allowance(llm_pytester: pytest.Pytester) -> None:
+def test_invalid_answers_fail_the_run_beyond_the_allowance(suite_pytester: pytest.Pytester) -> None:
     with LLMServer(script) as server:
-        result, report = _run(llm_pytester, server.base_url, "-k", "Ctrl2 or A1")
+        result, report = _run(suite_pytester, server.base_url, "-k", "Ctrl2 or A1")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*invalid answer from 'openai:scripted-model': 'I think the answer is 0_nights.'*"])
     result.stdout.fnmatch_lines(["memeval: 12 items ended in an error or an invalid answer (--memeval-max-errors=0)*"])
     assert report["runs"][0]["n_invalid"] == 12
 
 
-def test_the_api_key_appears_nowhere(llm_pytester: pytest.Pytester) -> None:
-    (llm_pytester.path / "fixtures").mkdir()
+def test_the_api_key_appears_nowhere(suite_pytester: pytest.Pytester) -> None:
+    (suite_pytester.path / "fixtures").mkdir()
     with LLMServer(script) as server:
         result, _ = _run(
-            llm_pytester, server.base_url, "-k", "stable_121", "--memeval-snapshot", "--snapshot-update",
-            f"--memeval-html={llm_pytester.path / 'report.html'}", "-v",
+            suite_pytester, server.base_url, "-k", "stable_121", "--memeval-snapshot", "--snapshot-update",
+            f"--memeval-html={suite_pytester.path / 'report.html'}", "-v",
         )
         assert all(r.headers.get("authorization") == f"Bearer {SECRET}" for r in server.requests)
-    outputs = [p for p in llm_pytester.path.rglob("*") if p.is_file()]
+    outputs = [p for p in suite_pytester.path.rglob("*") if p.is_file()]
     names = {p.name for p in outputs}
     assert {"report.json", "junit.xml", "report.html", "llm-cache.sqlite"} <= names
     assert any(p.suffix == ".json" and p.parent.name == "test_multisource" for p in outputs)  # snapshots
@@ -112,7 +105,7 @@ def test_the_api_key_appears_nowhere(llm_pytester: pytest.Pytester) -> None:
     assert SECRET not in result.stdout.str() + result.stderr.str()
 
 
-def test_llm_options_are_checked(llm_pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_llm_options_are_checked(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     cases = [
         (["--memeval-responder=gpt-4"], "--memeval-responder: unknown responder 'gpt-4' (available: reader, openai:MODEL)"),
         (["--memeval-responder=openai:"], "--memeval-responder: 'openai:' is not of the form openai:MODEL"),
@@ -122,6 +115,6 @@ def test_llm_options_are_checked(llm_pytester: pytest.Pytester, tmp_path: Path) 
         (["--memeval-judge=openai:m"], "--memeval-judge: none of the selected suites (multisource) is graded by an LLM judge"),
     ]
     for args, message in cases:
-        result = llm_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", *args)
+        result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", *args)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, args
         assert message in "\n".join(result.errlines), (args, result.errlines)

@@ -4,7 +4,6 @@ a stage label from each failing adapter, a k sweep and the HTML report."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -12,15 +11,8 @@ import pytest
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.memfail.suite import MemfailSuite
 
-TESTS_DIR = Path(__file__).resolve().parent
 BASE = ("--memeval-suite=memfail", "-p", "no:cacheprovider")
 
-
-@pytest.fixture
-def memfail_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory) -> pytest.Pytester:
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]))
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    return pytester
 
 
 def _index(tmp_path: Path):
@@ -34,24 +26,24 @@ def _report(pytester: pytest.Pytester, *args: str, subprocess: bool = False) -> 
     return result, json.loads(report.read_text())
 
 
-def test_one_test_per_graded_question_with_markers_under_strict_markers(memfail_pytester: pytest.Pytester, tmp_path: Path):
+def test_one_test_per_graded_question_with_markers_under_strict_markers(suite_pytester: pytest.Pytester, tmp_path: Path):
     entries = _index(tmp_path)
-    result = memfail_pytester.runpytest("--memsystem=context", *BASE, "--collect-only", "-q", "--strict-markers")
+    result = suite_pytester.runpytest("--memsystem=context", *BASE, "--collect-only", "-q", "--strict-markers")
     result.stdout.fnmatch_lines(["*test_memfail.py::test_memfail[[]s42-cond_easy-000[]]",
                                  "*test_memfail[[]s42-persona-000-q1[]]", f"{len(entries)} tests collected*"])
     for expression, wanted in (("long_hop and hops_3", {"long_hop", "hops_3"}), ("persona_misleading", {"persona_misleading"}),
                                ("targets_retrieval and not coexisting", {"long_hop"}), ("update_overwrite", {"update_overwrite"})):
         expected = sum(wanted <= set(e.marks) for e in entries)
         assert expected > 0
-        selected = memfail_pytester.runpytest("--memsystem=context", *BASE, "--collect-only", "-q", "--strict-markers", "-m", expression)
+        selected = suite_pytester.runpytest("--memsystem=context", *BASE, "--collect-only", "-q", "--strict-markers", "-m", expression)
         selected.stdout.fnmatch_lines([f"{expected}/{len(entries)} tests collected*"])
-    markers = memfail_pytester.runpytest("--markers")
+    markers = suite_pytester.runpytest("--markers")
     for marker in ("memfail:", "conditional_hard:", "cond_weather:", "facts_5:", "hops_1:", "persona_misleading:", "update_addition:"):
         markers.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
-def test_the_ceiling_passes_and_the_floor_fails_at_storage(memfail_pytester: pytest.Pytester):
-    ceiling, report = _report(memfail_pytester, "--memsystem=context,none")
+def test_the_ceiling_passes_and_the_floor_fails_at_storage(suite_pytester: pytest.Pytester):
+    ceiling, report = _report(suite_pytester, "--memsystem=context,none")
     runs = {run["memsystem"]: run for run in report["runs"]}
     assert runs["context"]["metrics"]["success"]["value"] == 1.0
     floor = [r for r in report["records"] if r["memsystem"] == "none"]
@@ -69,19 +61,19 @@ def _strip(report: dict) -> tuple:
     return runs, report["comparisons"], sorted(records, key=lambda r: (r["memsystem"], r["id"]))
 
 
-def test_two_workers_give_the_same_metrics_as_one(memfail_pytester: pytest.Pytester):
+def test_two_workers_give_the_same_metrics_as_one(suite_pytester: pytest.Pytester):
     args = ("--memsystem=context,chroma", "--memeval-embedder=hashing", "--memeval-k=3")
-    _, serial = _report(memfail_pytester, *args, subprocess=True)
-    _, parallel = _report(memfail_pytester, *args, "-n", "2", subprocess=True)
+    _, serial = _report(suite_pytester, *args, subprocess=True)
+    _, parallel = _report(suite_pytester, *args, "-n", "2", subprocess=True)
     assert _strip(serial) == _strip(parallel)
     chroma = next(run for run in serial["runs"] if run["memsystem"] == "chroma")
     assert chroma["metrics"]["share_retrieval"]["value"] > 0  # three memories cannot hold every chain
     assert set(chroma["latency_ms"]["retrieve"]) == {"p50", "p95"}
 
 
-def test_each_failing_adapter_gets_its_own_stage(memfail_pytester: pytest.Pytester):
+def test_each_failing_adapter_gets_its_own_stage(suite_pytester: pytest.Pytester):
     systems = "memfail_adapters:DroppingMemory,memfail_adapters:TruncatingMemory,memfail_adapters:RandomMemory,memfail_adapters:UnlistableMemory"
-    _, report = _report(memfail_pytester, f"--memsystem={systems}", "--memeval-k=3")
+    _, report = _report(suite_pytester, f"--memsystem={systems}", "--memeval-k=3")
     stages: dict[str, dict[str, int]] = {}
     for record in report["records"]:
         counts = stages.setdefault(record["memsystem"].split(":")[1], {})
@@ -92,9 +84,9 @@ def test_each_failing_adapter_gets_its_own_stage(memfail_pytester: pytest.Pytest
     assert set(stages["UnlistableMemory"]) == {"correct"}  # everything retrieved intact: no dump needed
 
 
-def test_a_k_sweep_labels_runs_by_k_and_the_html_plots_stages_and_success_against_k(memfail_pytester: pytest.Pytester):
-    html = memfail_pytester.path / "report.html"
-    _, report = _report(memfail_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-k=2,12",
+def test_a_k_sweep_labels_runs_by_k_and_the_html_plots_stages_and_success_against_k(suite_pytester: pytest.Pytester):
+    html = suite_pytester.path / "report.html"
+    _, report = _report(suite_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-k=2,12",
                         f"--memeval-html={html}")
     runs = {run["k"]: run for run in report["runs"]}
     assert set(runs) == {2, 12}

@@ -17,12 +17,6 @@ from reference_data import MULTISOURCE as REFERENCE
 from reference_data import needs_multisource_reference as needs_reference
 
 
-@pytest.fixture
-def suite_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
-    # One cache for the whole test session: the reader is fitted once, not per test.
-    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
-    return pytester
-
 
 def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
     options = dict(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200)
