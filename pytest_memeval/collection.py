@@ -18,6 +18,8 @@ from .benchmarks.base import IndexEntry
 ITEM_ARG = "memeval_item_id"
 SYSTEM_ARG = "memeval_memsystem"
 K_ARG = "memeval_k"
+#: the mark carrying an item's context id (scheduling and prefetching group by it)
+CONTEXT_MARK = "memeval_context"
 
 
 def bundled_suites_dir() -> Path:
@@ -48,7 +50,7 @@ def parametrize(
     params = [
         pytest.param(
             entry.id,
-            marks=[suite_mark, _mark("xdist_group", entry.context_id), *map(_mark, entry.marks)],
+            marks=[suite_mark, _mark(CONTEXT_MARK, entry.context_id), *map(_mark, entry.marks)],
             id=entry.id,
         )
         for entry in entries
@@ -58,28 +60,3 @@ def parametrize(
         metafunc.parametrize(SYSTEM_ARG, list(memsystems), ids=list(memsystems))
     if len(ks) > 1:
         metafunc.parametrize(K_ARG, list(ks), ids=[f"k{k}" for k in ks])
-
-
-def add_missing_group_suffixes(items: Sequence[pytest.Item]) -> None:
-    """Give each memeval item the '@<group>' nodeid suffix that xdist's loadgroup schedules by.
-
-    pytest-xdist <= 3.8 appends it by assigning `item._nodeid`, which pytest 9 no longer
-    reads (node ids became `NodeId` objects in `item._id`), so every item would be its own
-    group and each context would be filled on every worker. A `NodeId` renders its params
-    in trailing brackets, while xdist wants the '@' after the last ']', so the suffixed
-    last segment is stored as a name. Items that already carry a suffix are left alone,
-    so this is a no-op once xdist handles pytest 9.
-    """
-    for item in items:
-        mark = item.get_closest_marker("xdist_group")
-        if mark is None or item.get_closest_marker("memeval") is None or "@" in item.nodeid:
-            continue
-        if hasattr(item, "_id"):
-            import dataclasses
-
-            node_id = item._id
-            last = node_id.names[-1] + (f"[{node_id.params}]" if node_id.params is not None else "")
-            names = (*node_id.names[:-1], f"{last}@{mark.args[0]}")
-            item._id = dataclasses.replace(node_id, names=names, params=None)
-        else:
-            item._nodeid = f"{item.nodeid}@{mark.args[0]}"

@@ -1,37 +1,93 @@
 """One item on one worker: fill its context (or let the suite drive the memory), retrieve,
-answer and judge. Called from the `memeval_result` fixture, during setup."""
+answer and judge. The plugin's fixture and the offline helpers (`evaluate_items`) both
+come through `evaluate_record`, so every way of running an item makes the same record."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
 
+from .adapter_guard import AdapterGuard, describe
+from .benchmarks.base import Suite
+from .errors import MemevalError
 from .prefetch import Prefetcher
-from .runner import BoundMemory, Outcome, answer_error, conclude, namespace_for, retrieve, run_item
+from .protocols import Judge, MemorySystem, ResponseModel
+from .records import Record, RunKey
+from .runner import ContextFiller, Outcome, answer_error, conclude, error_record, namespace_for, retrieve, run_item
 from .state import RunState
 from .types import Item
 
 
-def evaluate(state: RunState, prefetcher: Prefetcher, suite_ref: str, item: Item, system_name: str, k: int) -> Outcome:
-    suite = state.suite(suite_ref)
-    filler = state.filler(system_name)
-    responder = state.responder(suite)
-    judge = state.judge(suite)
-    responder_name = state.settings.responder
+@dataclass(frozen=True)
+class Components:
+    """Everything one item needs, whoever built it (the run's state, or an offline helper)."""
+
+    suite: Suite
+    suite_ref: str
+    filler: ContextFiller
+    responder: ResponseModel
+    judge: Judge
+    prefetcher: Prefetcher
+
+    @classmethod
+    def of_state(cls, state: RunState, prefetcher: Prefetcher, suite_ref: str, system_name: str) -> "Components":
+        suite = state.suite(suite_ref)
+        return cls(suite, suite_ref, state.filler(system_name), state.responder(suite), state.judge(suite), prefetcher)
+
+    @classmethod
+    def offline(cls, suite: Suite, system: MemorySystem, system_name: str, responder: ResponseModel) -> "Components":
+        """An in-process memory system and response model, the suite's own judge."""
+        filler = ContextFiller(AdapterGuard(system_name), system)
+        return cls(suite, suite.name, filler, responder, suite.judge(), Prefetcher({}))
+
+
+ComponentsFactory = Callable[[], Components]
+
+
+def evaluate(parts: Components, item: Item, key: RunKey) -> Outcome:
+    """Raises a MemevalError (one line) when anything on the item's way fails."""
+    suite, filler = parts.suite, parts.filler
     if suite.interactive:
         # The suite writes and probes in its own order; the namespace is the item's alone.
-        memory = BoundMemory(system_name, filler.system, namespace_for(suite.name, item.id))
+        memory = filler.bind(namespace_for(suite.name, item.id))
         memory.reset()
         started = time.perf_counter()
         try:
-            answer = suite.interact(item, memory, responder, k)
+            answer = suite.interact(item, memory, parts.responder, key.k)
         except Exception as exc:
-            raise answer_error(responder_name, item, exc) from exc
+            raise answer_error(key.responder, item, exc) from exc
         seconds = time.perf_counter() - started - memory.retrieve_seconds
-        outcome = conclude(suite_ref, item, answer, seconds, memory.totals(), memory, responder_name, judge)
+        outcome = conclude(key, parts.suite_ref, item, answer, seconds, memory.totals(), memory, parts.judge)
         memory.reset()
         return outcome
-    memory = BoundMemory(system_name, filler.system, namespace_for(suite.name, item.context_id))
-    if filler.ensure(memory.namespace, lambda: suite.context(item.context_id)):
-        prefetcher.start((suite_ref, item.context_id), suite.item, memory, responder, k)
-    retrieval = prefetcher.take(system_name, k, item.id) or retrieve(item, memory, k)
-    return run_item(suite_ref, item, retrieval, memory, responder_name, responder, judge)
+    memory = filler.bind(namespace_for(suite.name, item.context_id))
+    if filler.ensure(memory, lambda: suite.context(item.context_id)):
+        parts.prefetcher.start((parts.suite_ref, item.context_id), suite.item, memory, parts.responder, key.k)
+    retrieval = parts.prefetcher.take(key.memsystem, key.k, item.id) or retrieve(item, memory, key.k)
+    return run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
+
+
+def evaluate_record(build: ComponentsFactory, suite_ref: str, item_id: str, key: RunKey) -> tuple[Record, Outcome | None]:
+    """The item's record whatever happens: an error record (one line) when any step fails,
+    building the memory system or the item included; the outcome when it was answered."""
+    item: Item | None = None
+    try:
+        parts = build()
+        item = parts.suite.item(item_id)
+        outcome = evaluate(parts, item, key)
+    except Exception as exc:  # every failure on the item's way is its error, in one line
+        message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
+        return error_record(key, suite_ref, item_id, message, item), None
+    return outcome.record, outcome
+
+
+def evaluate_items(parts: Components, item_ids: Iterable[str], key: RunKey) -> Iterator[Record]:
+    """Offline: the records of some items, exactly as the plugin would make them (the
+    acceptance scripts and the self-test agents run here, without pytest)."""
+    for item_id in item_ids:
+        yield evaluate_record(lambda: parts, parts.suite_ref, item_id, key)[0]
+
+
+def _is_one_line_error(exc: Exception) -> bool:
+    return isinstance(exc, MemevalError) and "\n" not in str(exc).strip()

@@ -1,7 +1,8 @@
 """Fixtures: the memory system filled for the item's context, the item, and its outcome.
 
 `memeval_result` does all the work during setup, so that adapter and response failures
-are reported as errors (not as wrong answers) and the test body only asserts.
+are reported as errors (not as wrong answers) and the test body only asserts. Whatever
+happens, the item's record (scored, invalid or error) goes to the session report.
 """
 
 from __future__ import annotations
@@ -12,15 +13,17 @@ from typing import Iterator
 
 import pytest
 
-from .errors import MemevalError
-from .report.collector import RECORD_PROPERTY
+from .evaluation import Components, evaluate_record
 from .prefetch import Prefetcher, items_by_context
-from .evaluation import evaluate
-from .runner import Outcome, error_record, failure_message
+from .records import Record
+from .report.collector import RECORD_PROPERTY
+from .runner import Outcome, failure_message
 from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState
 
 STATE_KEY = pytest.StashKey[RunState]()
+#: set on a memeval item once its record is attached (the catch-all hook checks it)
+RECORDED_KEY = pytest.StashKey[bool]()
 
 
 def run_state(config: pytest.Config) -> RunState:
@@ -29,7 +32,8 @@ def run_state(config: pytest.Config) -> RunState:
 
 @pytest.fixture(scope="session")
 def memeval_state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunState]:
-    """This process's suites and memory systems; systems are closed at the end of the session."""
+    """This process's suites and memory systems; systems are closed at the end of the
+    session, and a failure to close is a session error, not a traceback."""
     state = run_state(request.config)
     state.use_workdir(tmp_path_factory.mktemp("memeval"))
     yield state
@@ -38,9 +42,10 @@ def memeval_state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 
 @pytest.fixture(scope="session")
 def memeval_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
-    """Prefetching needs every item of a context on this worker: no xdist, or loadgroup."""
-    config = request.config
-    grouped = not hasattr(config, "workerinput") or getattr(config.option, "loadgroup", False)
+    """Prefetching needs every item of a context on this worker: no xdist, or our scheduler."""
+    from .scheduling import contexts_stay_together
+
+    grouped = contexts_stay_together(request.config)
     return Prefetcher(items_by_context(request.session.items) if grouped else {})
 
 
@@ -74,24 +79,22 @@ def memeval_result(
     marker = request.node.get_closest_marker("memeval")
     assert marker is not None and marker.args, "memeval_result needs @pytest.mark.memeval('<suite>')"
     suite_ref = marker.args[0]
-    item = memeval_state.suite(suite_ref).item(memeval_item_id)
-    responder_name = memeval_state.settings.responder
-    try:
-        outcome = evaluate(memeval_state, memeval_prefetcher, suite_ref, item, memeval_memsystem, memeval_k)
-    except MemevalError as exc:
-        error = str(exc)
-    else:
-        error = None
-    if error is not None:  # failing outside the except block keeps the chained traceback out
-        record = error_record(suite_ref, item, memeval_memsystem, responder_name, error)
-        _attach(request, dict(record, k=memeval_k))
-        pytest.fail(error, pytrace=False)
-    _attach(request, dict(outcome.record, k=memeval_k))
+    suite = memeval_state.suite(suite_ref)
+    key = memeval_state.run_key(suite, memeval_memsystem, memeval_k)
+    record, outcome = evaluate_record(
+        lambda: Components.of_state(memeval_state, memeval_prefetcher, suite_ref, memeval_memsystem),
+        suite_ref, memeval_item_id, key,
+    )
+    attach(request.node, record)
+    if outcome is None:
+        pytest.fail(record.reason, pytrace=False)
     if memeval_state.settings.snapshot:
-        assertion = request.getfixturevalue("snapshot").use_extension(extension_for(request.config.rootpath))
+        assertion = request.getfixturevalue("snapshot").use_extension(
+            extension_for(request.config.rootpath, key, record.id)
+        )
         outcome = replace(outcome, snapshot=VerdictSnapshot(assertion, request.node))
-    if not outcome.answer.valid:
-        pytest.fail(f"{item.id}: invalid answer from {responder_name!r}: {outcome.answer.raw[:200]!r}", pytrace=False)
+    if record.status == "invalid":
+        pytest.fail(f"{record.id}: invalid answer from {key.responder!r}: {record.raw[:200]!r}", pytrace=False)
     return outcome
 
 
@@ -109,13 +112,17 @@ def check(outcome: Outcome) -> None:
 
 
 #: record fields also shown as separate JUnit XML properties, for CI viewers
-JUNIT_FIELDS = ("memsystem", "k", "gold", "answer", "abstained", "correct", "score", "error")
+JUNIT_FIELDS = ("status", "answer", "abstained", "correct", "score", "reason")
 
 
-def _attach(request: pytest.FixtureRequest, record: dict) -> None:
+def attach(node: pytest.Item, record: Record) -> None:
     """The record travels on the test report (xdist ships user_properties to the controller);
     a few fields are repeated as readable properties for JUnit XML."""
-    properties = request.node.user_properties
-    properties.append((RECORD_PROPERTY, json.dumps(record, sort_keys=True)))
-    properties.extend((f"memeval_{name}", record.get(name)) for name in JUNIT_FIELDS if record.get(name) is not None)
-
+    properties = node.user_properties
+    properties.append((RECORD_PROPERTY, json.dumps(record.to_json(), sort_keys=True)))
+    properties.append(("memeval_memsystem", record.key.memsystem))
+    properties.append(("memeval_k", record.key.k))
+    properties.extend(
+        (f"memeval_{name}", getattr(record, name)) for name in JUNIT_FIELDS if getattr(record, name) not in (None, "")
+    )
+    node.stash[RECORDED_KEY] = True

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import stat
 from pathlib import Path
 
 from .errors import ConfigError
@@ -41,8 +43,8 @@ def positive_float(option: str, raw: str) -> float:
         value = float(raw)
     except (TypeError, ValueError):
         raise ConfigError(f"{option}: {raw!r} is not a number") from None
-    if not value > 0:
-        raise ConfigError(f"{option}: must be positive, got {raw}")
+    if not (value > 0 and math.isfinite(value)):
+        raise ConfigError(f"{option}: must be a positive finite number, got {raw}")
     return value
 
 
@@ -58,6 +60,8 @@ def readable_file(option: str, raw: str | None) -> Path | None:
 
 
 def writable_file(option: str, raw: str | None) -> Path | None:
+    """A path the run can write its file to, checked now by opening it for writing (and
+    removing it again when it did not exist), so that /proc/x or a device fails here."""
     if raw is None:
         return None
     path = Path(raw).expanduser().resolve()
@@ -65,8 +69,16 @@ def writable_file(option: str, raw: str | None) -> Path | None:
         raise ConfigError(f"{option}: {raw} is a directory, expected a file path")
     if not path.parent.is_dir():
         raise ConfigError(f"{option}: directory {path.parent} does not exist")
-    if not os.access(path.parent, os.W_OK):
-        raise ConfigError(f"{option}: directory {path.parent} is not writable")
+    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+        raise ConfigError(f"{option}: {raw} is not a regular file")
+    existed = path.exists()
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise ConfigError(f"{option}: cannot write {raw}: {exc.strerror or exc}") from None
+    if not existed:
+        path.unlink(missing_ok=True)
     return path
 
 

@@ -7,64 +7,21 @@ with a one-line message; the plugin reports it as a pytest usage error (exit sta
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pytest
 
+from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .errors import ConfigError
-from .option_values import cache_dir, choice, integer, names, positive_float, readable_dir, readable_file, writable_file
+from .gate_syntax import Gate, parse_gate
 from .models.settings import CACHE_MODES, LLMSettings
-from .report.gates import Gate, parse_gate
+from .option_values import cache_dir, choice, integer, names, positive_float, readable_dir, readable_file, writable_file
+from .settings import Settings
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
 EMBEDDERS = ("minilm", "hashing")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Validated options of one run; shipped unchanged to xdist workers."""
-
-    memsystems: tuple[str, ...]
-    suites: tuple[str, ...]
-    size: str
-    split: str | None
-    seeds: tuple[int, ...] | None
-    #: retrieval depths; several sweep every item over them
-    ks: tuple[int, ...]
-    responder: str
-    report: Path | None
-    data_dir: Path | None
-    embedder: str
-    cache_dir: Path
-    bootstrap: int
-    #: per memory system: settings from --memsystem-config (TOML table named like the system)
-    memsystem_config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    baseline: Path | None = None
-    gates: tuple[Gate, ...] = ()
-    max_errors: int = 0
-    html: Path | None = None
-    #: LLM call settings shared by responder and judges (None when no LLM is used)
-    llm: LLMSettings | None = None
-    judges: tuple[str, ...] = ()
-    snapshot: bool = False
-    #: per suite: settings from --memeval-suite-option SUITE.KEY=VALUE (checked against the suite)
-    suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-
-    @property
-    def uses_llm(self) -> bool:
-        return self.responder != "reader" or bool(self.judges)
-
-    @property
-    def k(self) -> int:
-        return self.ks[0]
-
-    @property
-    def active(self) -> bool:
-        """The suites run only when at least one memory system is named."""
-        return bool(self.memsystems)
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -142,6 +99,13 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption("--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)")
     group.addoption("--memeval-timeout", default="60", metavar="SECONDS", help="LLM timeout per attempt (default: 60)")
+    group.addoption(
+        "--memeval-adapter-timeout",
+        default=f"{DEFAULT_ADAPTER_TIMEOUT:g}",
+        metavar="SECONDS",
+        help="seconds one memory-system call (ingest, retrieve, ...) may take; a call that takes longer "
+        f"ends its item as an error and retires the system for this worker (default: {DEFAULT_ADAPTER_TIMEOUT:g})",
+    )
     group.addoption(
         "--memeval-concurrency",
         default="16",
@@ -243,6 +207,7 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         judges=judges,
         snapshot=bool(opt("memeval_snapshot")),
         suite_params=_suite_params(opt("memeval_suite_option")),
+        adapter_timeout_s=positive_float("--memeval-adapter-timeout", opt("memeval_adapter_timeout")),
     )
 
 
@@ -337,6 +302,8 @@ def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str,
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"--memsystem-config: cannot read {raw}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"--memsystem-config: {raw} is not a UTF-8 text file (expected TOML)") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -1,20 +1,24 @@
 """pytest hooks of pytest-memeval (loaded through the `pytest11` entry point).
 
-Hooks only: options, collection of the bundled suites, parametrization, xdist grouping,
-and on the controller the aggregation of records into the reports and the exit status.
+Hooks only: options, collection of the bundled suites, parametrization, xdist scheduling,
+the catch-all that gives every memeval item a record, and on the controller the
+aggregation of records into the reports and the exit status.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Generator
 
 import pytest
 
-from . import collection
-from .errors import ConfigError, MemevalError
+from . import collection, scheduling
+from .adapter_guard import describe
+from .errors import ConfigError, DataError, MemevalError
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
+    RECORDED_KEY,
     STATE_KEY,
+    attach,
     memeval_item_id,
     memeval_k,
     memeval_memsystem,
@@ -24,16 +28,16 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
 )
 from .options import add_options, read_settings
 from .registry import available_suites, load_object
-from .report.baseline import load_baseline
-from .report.collector import RecordCollector
+from .report.collector import SESSION_ERRORS, RecordCollector
 from .report.session_report import SessionReport
-from .settings_checks import check_against_suites
+from .runner import error_record
+from .settings_checks import check_against_suites, check_before_run
 from .state import RunState
 
 COLLECTOR_NAME = "memeval-collector"
 REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
-GROUPED_BY_CONTEXT = "memeval_grouped_by_context"
+GROUPS_DIR_KEY = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,29 +48,46 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "memeval(suite): run this test once per item of the named memeval suite"
     )
+    config.addinivalue_line("markers", f"{collection.CONTEXT_MARK}(context): the memeval context of an item")
+    controller = not hasattr(config, "workerinput")
     try:
         suites = available_suites()
         settings = read_settings(config, tuple(suites))
         state = RunState.from_settings(settings)
         for name in suites:
             _register_suite_markers(config, name, suites[name])
-        check_against_suites(settings, suites)
-        if settings.baseline is not None and not hasattr(config, "workerinput"):
+        check_against_suites(settings, suites, bundled_only=config.args_source != pytest.Config.ArgsSource.ARGS)
+        if settings.active and controller:
+            for warning in check_before_run(settings):
+                config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
+        if settings.baseline is not None and controller:
+            from .report.baseline import load_baseline
+
             state.baseline = load_baseline(settings.baseline)
         if settings.active:
             # Index the selected suites now: a broken data file is a usage error rather
             # than a collection error, and under xdist the controller warms the on-disk
             # caches before the workers start.
             for name in settings.suites:
-                state.index(name)
+                if not _index(state, name):
+                    raise ConfigError(
+                        f"suite {name} has no items in this selection (size {settings.size}, split "
+                        f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
+                    )
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
-    _group_contexts_on_one_worker(config)
-    if not hasattr(config, "workerinput"):
+    if controller:
         config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
+        if settings.active and scheduling.uses_context_scheduler(config):
+            config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
     if settings.active and config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(collection.bundled_suites_dir())]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if GROUPS_DIR_KEY in config.stash:
+        scheduling.remove_groups_dir(config.stash[GROUPS_DIR_KEY])
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -99,20 +120,92 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """On the controller: aggregate once, write the files, and let gates set the exit status."""
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Schedule by (suite, context, memory system) instead of rewriting node ids."""
+    if GROUPS_DIR_KEY not in config.stash:
+        return None
+    state: RunState = config.stash[STATE_KEY]
+    settings = state.settings
+
+    def by_params() -> dict[str, str]:
+        indexes = {name: state.index(name) for name in settings.suites}
+        return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks)
+
+    return scheduling.make_scheduler(config, log, config.stash[GROUPS_DIR_KEY], by_params)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist controller hook: tell each worker where its group table goes."""
+    config = node.config
+    if GROUPS_DIR_KEY in config.stash:
+        node.workerinput[scheduling.GROUPS_DIR] = config.stash[GROUPS_DIR_KEY]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker, before it reports its collection: the node id -> group table."""
     config = session.config
-    collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-    if collector is None or STATE_KEY not in config.stash or not config.stash[STATE_KEY].settings.active:
+    if hasattr(config, "workerinput") and STATE_KEY in config.stash and config.stash[STATE_KEY].settings.active:
+        scheduling.write_groups(config, session.items, config.stash[STATE_KEY].settings.memsystems[0])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    """A memeval item that fails before its record exists (a fixture, a plugin) still ends
+    as an error record: no item leaves the denominator."""
+    report = yield
+    if report.failed and not item.stash.get(RECORDED_KEY, False) and item.get_closest_marker("memeval"):
+        record = _fallback_record(item, call)
+        if record is not None:
+            attach(item, record)
+            report.user_properties = list(item.user_properties)
+    return report
+
+
+def _fallback_record(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    callspec = getattr(item, "callspec", None)
+    marker = item.get_closest_marker("memeval")
+    if callspec is None or marker is None or collection.ITEM_ARG not in callspec.params or STATE_KEY not in item.config.stash:
+        return None
+    state: RunState = item.config.stash[STATE_KEY]
+    item_id = callspec.params[collection.ITEM_ARG]
+    system = callspec.params.get(collection.SYSTEM_ARG, state.settings.memsystems[0])
+    k = callspec.params.get(collection.K_ARG, state.settings.k)
+    reason = describe(call.excinfo.value) if call.excinfo is not None else "failed outside the plugin"
+    try:
+        key = state.run_key(state.suite(marker.args[0]), system, k)
+    except Exception:  # the suite itself cannot be built: there is no run to count it in
+        return None
+    return error_record(key, marker.args[0], item_id, f"{item_id}: {reason}")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On a worker: hand session errors to the controller. On the controller: aggregate
+    once, write the files, and let gates and errors set the exit status."""
+    config = session.config
+    if STATE_KEY not in config.stash or not config.stash[STATE_KEY].settings.active:
+        return
+    state: RunState = config.stash[STATE_KEY]
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput[SESSION_ERRORS] = list(state.session_errors)
+        return
+    collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+    if collector is None:
         return
     try:
-        report = SessionReport.build(config.stash[STATE_KEY], collector)
-    except ConfigError as exc:  # e.g. an unreadable baseline: one line, and the run fails
+        report = SessionReport.build(
+            state.settings, state.suite, collector.by_run(), state.baseline,
+            [*collector.session_errors, *state.session_errors], collector.snapshot_changes,
+        )
+        report.write_files(state.suite)
+    except MemevalError as exc:
         config.stash[REPORT_ERROR_KEY] = str(exc)
-        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return
     config.stash[REPORT_KEY] = report
-    report.write_files(config.stash[STATE_KEY])
     session.exitstatus = report.exit_status(session.exitstatus)
 
 
@@ -123,8 +216,12 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         config.stash[REPORT_KEY].write_terminal(terminalreporter)
 
 
-
-
+def _index(state: RunState, name: str) -> Any:
+    try:
+        return state.index(name)
+    except DataError as exc:
+        option = "--memeval-data: " if state.settings.data_dir is not None else ""
+        raise ConfigError(f"{option}{exc}") from None
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:
@@ -132,34 +229,3 @@ def _register_suite_markers(config: pytest.Config, name: str, target: str) -> No
     config.addinivalue_line("markers", f"{name}: an item of the memeval suite '{name}'")
     for marker, description in suite_class.markers.items():
         config.addinivalue_line("markers", f"{marker}: {description}")
-
-
-def _group_contexts_on_one_worker(config: pytest.Config) -> None:
-    """Make `-n N` send each context to one worker (xdist's loadgroup) unless --dist was chosen.
-
-    xdist turns `-n N` into `--dist load` in pytest_cmdline_main, before any
-    pytest_configure, so this is the first point where the choice can be refined. Workers
-    parse the command line again and would not know; `pytest_configure_node` tells them.
-    """
-    workerinput = getattr(config, "workerinput", None)
-    if workerinput is not None:
-        if workerinput.get(GROUPED_BY_CONTEXT):
-            config.option.loadgroup = True
-        return
-    if getattr(config.option, "dist", "no") != "load":
-        return
-    args = config.invocation_params.args
-    if not any(a in ("--dist", "-d", "--distload") or a.startswith("--dist=") for a in args):
-        config.option.dist = "loadgroup"
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """xdist controller hook: tell each worker that items are grouped by context."""
-    node.workerinput[GROUPED_BY_CONTEXT] = node.config.getvalue("dist") == "loadgroup"
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if getattr(config.option, "loadgroup", False):  # set on xdist workers only
-        collection.add_missing_group_suffixes(items)

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import pytest
 
-from .collection import ITEM_ARG
+from .collection import CONTEXT_MARK, ITEM_ARG
 from .protocols import ResponseModel
 from .runner import BoundMemory, Retrieval, retrieve
 from .types import Item
@@ -26,7 +26,7 @@ def items_by_context(items: Sequence[pytest.Item]) -> dict[ContextKey, list[str]
     grouped: dict[ContextKey, list[str]] = defaultdict(list)
     for item in items:
         suite = item.get_closest_marker("memeval")
-        group = item.get_closest_marker("xdist_group")
+        group = item.get_closest_marker(CONTEXT_MARK)
         callspec = getattr(item, "callspec", None)
         if suite is None or group is None or callspec is None or ITEM_ARG not in callspec.params:
             continue

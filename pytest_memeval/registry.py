@@ -92,7 +92,9 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
     """Reject settings the adapter does not take, or of the wrong type, before any test runs.
 
     The adapter's constructor signature is the schema: keyword names must exist and values
-    must match simple annotations (str, int, float, bool, and optionals of them).
+    must match simple annotations (str, int, float, bool, and optionals of them). An adapter
+    may also check values (ranges, formats) in a `check_settings(settings)` classmethod
+    that raises ValueError with one line.
     """
     factory = resolved.load()
     try:
@@ -115,6 +117,12 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
             raise ConfigError(
                 f"--memsystem-config [{resolved.name}]: {key} must be {names}, got {value!r}"
             )
+    check_values = getattr(factory, "check_settings", None)
+    if callable(check_values):
+        try:
+            check_values(settings)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"--memsystem-config [{resolved.name}]: {exc}") from None
 
 
 def accepts_settings(resolved: Resolved, names: tuple[str, ...]) -> bool:

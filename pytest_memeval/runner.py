@@ -1,7 +1,9 @@
 """One item's way through the house: fill the context, retrieve, answer, judge, record.
 
-Everything a test needs is computed here, in fixture setup, so that a failing adapter or
-response model shows as a test *error* (never a score) and the test body only asserts.
+Everything a test needs is computed here, in fixture setup. Whatever fails on the way
+(an adapter, the response model, the judge) ends the item as an error record with one
+line; an answer outside the schema ends it as an invalid record; only a judged answer is
+scored. `evaluation.evaluate` drives these steps for the plugin and for offline helpers.
 """
 
 from __future__ import annotations
@@ -11,14 +13,14 @@ import inspect
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence
 
+from .adapter_guard import AdapterGuard, describe
 from .errors import AdapterError, MemevalError, ResponseError
 from .memory.tokens import count_tokens
 from .protocols import Judge, MemorySystem, ResponseModel
+from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
-
-T = TypeVar("T")
 
 #: how many filled namespaces a worker keeps per memory system before resetting the oldest
 FILLED_NAMESPACES_KEPT = 4
@@ -30,174 +32,216 @@ def namespace_for(suite: str, context_id: str) -> str:
     return f"{suite}-{digest}"
 
 
-def call_adapter(system_name: str, method: str, call: Callable[[], T]) -> T:
-    try:
-        return call()
-    except Exception as exc:  # adapters may raise anything; we report it in one line
-        raise AdapterError(f"memsystem {system_name!r} failed in {method}: {_describe(exc)}") from exc
-
-
-@dataclass
-class ContextFiller:
-    """Fills each namespace once per worker and keeps the most recent few filled."""
-
-    system_name: str
-    system: MemorySystem
-    filled: "OrderedDict[str, None]" = field(default_factory=OrderedDict)
-    ingest_seconds: float = 0.0
-
-    def ensure(self, namespace: str, build_context: Callable[[], Context]) -> bool:
-        """Fill `namespace` unless it is filled; True when it was filled now."""
-        if namespace in self.filled:
-            self.filled.move_to_end(namespace)
-            return False
-        context = build_context()
-        started = time.perf_counter()
-        call_adapter(self.system_name, "reset", lambda: self.system.reset(namespace))
-        for session in context.sessions:
-            call_adapter(self.system_name, "ingest", lambda s=session: self.system.ingest(namespace, s))
-        self.ingest_seconds += time.perf_counter() - started
-        self.filled[namespace] = None
-        while len(self.filled) > FILLED_NAMESPACES_KEPT:
-            oldest, _ = self.filled.popitem(last=False)
-            call_adapter(self.system_name, "reset", lambda: self.system.reset(oldest))
-        return True
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one test asserts on, plus the plain-JSON record shipped to the controller."""
-
-    item: Item
-    memories: tuple[Memory, ...]
-    answer: Answer
-    verdict: Verdict
-    record: dict[str, Any]
-    #: a syrupy SnapshotAssertion when --memeval-snapshot is on
-    snapshot: Any = None
-
-
 @dataclass(frozen=True)
 class Retrieval:
-    """What a memory system returned for one item's query, and how long it took."""
+    """What a memory system returned for one item's query, and how long it took.
+
+    For an interactive suite's probes it is a total over several retrievals: `memories`
+    is empty and `count`/`tokens` say how many memories (tokens) were returned in all.
+    """
 
     memories: list[Memory]
     seconds: float
-    #: totals over several retrievals (an interactive suite's probes); None: from `memories`
-    count: int | None = None
-    tokens: int | None = None
-
-
-def retrieve(item: Item, memory: "BoundMemory", k: int) -> Retrieval:
-    """The item's query against its namespace; items whose view says `retrieve: False` (a
-    condition that hands the model its context directly) get no memories."""
-    if item.view.extra.get("retrieve", True) is False:
-        return Retrieval([], 0.0)
-    before = memory.retrieve_seconds
-    memories = memory.retrieve(str(item.view.extra.get("query", item.view.question)), k)
-    return Retrieval(memories, memory.retrieve_seconds - before)
+    count: int = 0
+    tokens: int = 0
 
 
 class BoundMemory:
-    """A memory system bound to one namespace, for suites that drive it themselves
-    (a bayes episode writes each observation and probes between writes)."""
+    """A memory system bound to one namespace; every call goes through its guard, and what
+    `retrieve` returns is checked (a list of at most k `Memory` with text)."""
 
-    def __init__(self, system_name: str, system: MemorySystem, namespace: str) -> None:
-        self.system_name, self.system, self.namespace = system_name, system, namespace
+    def __init__(self, guard: AdapterGuard, system: MemorySystem, namespace: str) -> None:
+        self.guard, self.system, self.namespace = guard, system, namespace
         self.retrievals = 0
         self.retrieve_seconds = 0.0
         self.memories_returned = 0
         self.tokens_returned = 0
 
+    @property
+    def system_name(self) -> str:
+        return self.guard.system_name
+
     def reset(self) -> None:
-        call_adapter(self.system_name, "reset", lambda: self.system.reset(self.namespace))
+        self.guard.call("reset", lambda: self.system.reset(self.namespace))
 
     def ingest(self, session: Sequence[Message]) -> None:
-        call_adapter(self.system_name, "ingest", lambda: self.system.ingest(self.namespace, session))
+        self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
 
     def retrieve(self, query: str, k: int) -> list[Memory]:
+        return self.retrieve_counted(query, k).memories
+
+    def retrieve_counted(self, query: str, k: int) -> Retrieval:
         started = time.perf_counter()
-        memories = call_adapter(self.system_name, "retrieve", lambda: self.system.retrieve(self.namespace, query, k))
-        self.retrieve_seconds += time.perf_counter() - started
+        memories = self.guard.call("retrieve", lambda: self.system.retrieve(self.namespace, query, k))
+        seconds = time.perf_counter() - started
+        # a system that declares `honours_k = False` (the `context` ceiling) returns what it holds
+        limit = k if getattr(self.system, "honours_k", True) else None
+        tokens = _checked_tokens(self.system_name, memories, limit)
+        self.retrieve_seconds += seconds
         self.retrievals += 1
-        if not isinstance(memories, list) or not all(isinstance(m, Memory) for m in memories):
-            raise AdapterError(f"memsystem {self.system_name!r} retrieve returned {type(memories).__name__}, expected list[Memory]")
         self.memories_returned += len(memories)
-        self.tokens_returned += sum(count_tokens(m.text) for m in memories)
-        return memories
+        self.tokens_returned += tokens
+        return Retrieval(memories, seconds, len(memories), tokens)
 
     def totals(self) -> Retrieval:
         """Everything this namespace returned so far, as one retrieval (for interactive suites)."""
         return Retrieval([], self.retrieve_seconds, self.memories_returned, self.tokens_returned)
 
     def dump(self) -> list[Memory] | None:
-        return call_adapter(self.system_name, "dump", lambda: self.system.dump(self.namespace))
+        dumped = self.guard.call("dump", lambda: self.system.dump(self.namespace))
+        if dumped is not None:
+            _checked_tokens(self.system_name, dumped, None)
+        return dumped
+
+
+def _checked_tokens(system_name: str, memories: Any, k: int | None) -> int:
+    """Token count of what an adapter returned, after checking it is a list of at most k
+    memories with text; anything else is the adapter's error, in one line."""
+    if not isinstance(memories, list):
+        raise AdapterError(f"memsystem {system_name!r} returned {type(memories).__name__}, expected list[Memory]")
+    if k is not None and len(memories) > k:
+        raise AdapterError(f"memsystem {system_name!r} returned {len(memories)} memories for k={k}")
+    tokens = 0
+    for index, memory in enumerate(memories):
+        if not isinstance(memory, Memory):
+            raise AdapterError(
+                f"memsystem {system_name!r} returned a {type(memory).__name__} at position {index}, expected Memory"
+            )
+        if not isinstance(memory.text, str):
+            raise AdapterError(
+                f"memsystem {system_name!r} returned a Memory whose text is {type(memory.text).__name__} "
+                f"at position {index}"
+            )
+        tokens += count_tokens(memory.text)
+    return tokens
+
+
+@dataclass
+class ContextFiller:
+    """Fills each namespace once per worker and keeps the most recent few filled."""
+
+    guard: AdapterGuard
+    system: MemorySystem
+    filled: "OrderedDict[str, None]" = field(default_factory=OrderedDict)
+    ingest_seconds: float = 0.0
+
+    def bind(self, namespace: str) -> BoundMemory:
+        return BoundMemory(self.guard, self.system, namespace)
+
+    def ensure(self, memory: BoundMemory, build_context: Callable[[], Context]) -> bool:
+        """Fill the memory's namespace unless it is filled; True when it was filled now."""
+        namespace = memory.namespace
+        if namespace in self.filled:
+            self.filled.move_to_end(namespace)
+            return False
+        context = build_context()
+        started = time.perf_counter()
+        memory.reset()
+        for session in context.sessions:
+            memory.ingest(session)
+        self.ingest_seconds += time.perf_counter() - started
+        self.filled[namespace] = None
+        while len(self.filled) > FILLED_NAMESPACES_KEPT:
+            oldest, _ = self.filled.popitem(last=False)
+            self.bind(oldest).reset()
+        return True
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one test asserts on, plus the record shipped to the controller."""
+
+    item: Item
+    memories: tuple[Memory, ...]
+    answer: Answer
+    verdict: Verdict
+    record: Record
+    #: a syrupy SnapshotAssertion when --memeval-snapshot is on
+    snapshot: Any = None
+
+
+def retrieve(item: Item, memory: BoundMemory, k: int) -> Retrieval:
+    """The item's query against its namespace; items whose view says `retrieve: False` (a
+    condition that hands the model its context directly) get no memories."""
+    if item.view.extra.get("retrieve", True) is False:
+        return Retrieval([], 0.0)
+    return memory.retrieve_counted(str(item.view.extra.get("query", item.view.question)), k)
 
 
 def run_item(
-    suite_ref: str,
-    item: Item,
-    retrieval: Retrieval,
-    memory: BoundMemory,
-    responder_name: str,
-    responder: ResponseModel,
-    judge: Judge,
+    key: RunKey, suite_ref: str, item: Item, retrieval: Retrieval, memory: BoundMemory,
+    responder: ResponseModel, judge: Judge,
 ) -> Outcome:
     """Answer from the retrieved memories, then judge."""
     started = time.perf_counter()
     try:
         answer = _answer(responder, item, retrieval.memories)
     except Exception as exc:
-        raise answer_error(responder_name, item, exc) from exc
-    return conclude(suite_ref, item, answer, time.perf_counter() - started, retrieval, memory, responder_name, judge)
+        raise answer_error(key.responder, item, exc) from exc
+    return conclude(key, suite_ref, item, answer, time.perf_counter() - started, retrieval, memory, judge)
 
 
 def conclude(
-    suite_ref: str,
-    item: Item,
-    answer: Answer,
-    answer_seconds: float,
-    retrieval: Retrieval,
-    memory: BoundMemory,
-    responder_name: str,
-    judge: Judge,
+    key: RunKey, suite_ref: str, item: Item, answer: Answer, answer_seconds: float,
+    retrieval: Retrieval, memory: BoundMemory, judge: Judge,
 ) -> Outcome:
     """Judge a valid answer (an invalid one is never scored) and build the item's record."""
-    memories = retrieval.memories
     if answer.valid:
-        trace = Trace(tuple(memories), memory.dump)
         try:
-            verdict = judge.score(item, answer, trace)
+            verdict = judge.score(item, answer, Trace(tuple(retrieval.memories), memory.dump))
         except MemevalError:
             raise
         except Exception as exc:
-            raise ResponseError(f"judge failed on {item.id}: {_describe(exc)}") from exc
+            raise ResponseError(f"judge failed on {item.id}: {describe(exc)}") from exc
     else:
         verdict = Verdict(correct=None, reason="invalid answer: not scored")
-    record = base_record(suite_ref, item, memory.system_name, responder_name)
-    record.update(
+    record = Record(
+        id=item.id,
+        key=key,
+        suite_ref=suite_ref,
+        context=item.context_id,
+        cluster=item.cluster,
+        task=item.view.task,
+        status="scored" if answer.valid else "invalid",
+        strata=dict(item.strata),
+        reason="" if answer.valid else f"invalid answer from {key.responder!r}",
         answer=answer.label,
         abstained=answer.abstained,
-        valid=answer.valid,
-        correct=verdict.correct,
-        score=verdict.score,
-        n_memories=len(memories) if retrieval.count is None else retrieval.count,
-        retrieved_tokens=sum(count_tokens(m.text) for m in memories) if retrieval.tokens is None else retrieval.tokens,
-        retrieve_ms=round(retrieval.seconds * 1000, 3),
-        answer_ms=round(answer_seconds * 1000, 3),
+        correct=verdict.correct if answer.valid else None,
+        score=verdict.score if answer.valid else None,
+        gold=item.gold,
+        n_memories=retrieval.count,
+        retrieved_tokens=retrieval.tokens,
+        retrieve_ms=retrieval.seconds * 1000,
+        answer_ms=answer_seconds * 1000,
         detail=dict(verdict.detail),
         answer_detail=dict(answer.detail),
+        raw="" if answer.valid else answer.raw,
     )
-    if not answer.valid:
-        record["raw"] = answer.raw
-    return Outcome(item, tuple(memories), answer, verdict, record)
+    return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
+
+
+def error_record(key: RunKey, suite_ref: str, item_id: str, message: str, item: Item | None = None) -> Record:
+    """An item that ended in an error; `item` is None when even building it failed."""
+    return Record(
+        id=item_id,
+        key=key,
+        suite_ref=suite_ref,
+        context=item.context_id if item is not None else "",
+        cluster=item.cluster if item is not None else item_id,
+        task=item.view.task if item is not None else "",
+        status="error",
+        strata=dict(item.strata) if item is not None else {},
+        reason=message,
+        gold=item.gold if item is not None else None,
+    )
 
 
 def answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalError:
     """Adapter errors raised while a suite drives the memory keep their own message."""
     if isinstance(exc, MemevalError):
         return exc
-    return ResponseError(f"responder {responder_name!r} failed on {item.id}: {_describe(exc)}")
+    return ResponseError(f"responder {responder_name!r} failed on {item.id}: {describe(exc)}")
 
 
 def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Answer:
@@ -207,46 +251,15 @@ def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Ans
     return responder.answer(item.view, memories)
 
 
-def base_record(suite_ref: str, item: Item, system_name: str, responder_name: str) -> dict[str, Any]:
-    """`suite_ref` is how the test named the suite (a name or pkg.module:Class), to find it again."""
-    return {
-        "id": item.id,
-        "suite": item.view.suite,
-        "suite_ref": suite_ref,
-        "memsystem": system_name,
-        "responder": responder_name,
-        "context": item.context_id,
-        "cluster": item.cluster,
-        "task": item.view.task,
-        "strata": dict(item.strata),
-        "gold": item.gold,
-        "error": None,
-    }
-
-
-def error_record(
-    suite_ref: str, item: Item, system_name: str, responder_name: str, message: str
-) -> dict[str, Any]:
-    record = base_record(suite_ref, item, system_name, responder_name)
-    record.update(error=message, correct=None, answer=None, abstained=False, valid=False)
-    return record
-
-
 def failure_message(outcome: Outcome) -> str:
     """Why an item failed, readable in a terminal without the report."""
-    view, answer = outcome.item.view, outcome.answer
+    view, answer, record = outcome.item.view, outcome.answer, outcome.record
     lines = [
         f"{outcome.item.id}: answered {answer.label!r}, expected {outcome.item.gold!r}"
         + (" (abstained)" if answer.abstained else ""),
         f"question: {view.question}",
-        f"memories retrieved: {outcome.record.get('n_memories', len(outcome.memories))}",
+        f"memories retrieved: {record.n_memories}",
     ]
     if outcome.verdict.reason:
         lines.append(f"judge: {outcome.verdict.reason}")
     return "\n".join(lines)
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-

@@ -5,15 +5,23 @@ Each problem is a ConfigError with one line; the plugin turns it into a usage er
 
 from __future__ import annotations
 
+import sqlite3
+import time
+from pathlib import Path
+
 from .benchmarks.base import Suite
 from .errors import ConfigError
-from .options import Settings
 from .registry import load_object
+from .settings import Settings
+
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def check_against_suites(settings: Settings, suites: dict[str, str]) -> None:
-    """`suites` maps every available suite name to its import target."""
-    _check_gates(settings, suites)
+def check_against_suites(settings: Settings, suites: dict[str, str], bundled_only: bool = True) -> None:
+    """`suites` maps every available suite name to its import target; `bundled_only` says
+    the run collects the bundled suites (no test paths given), so every suite it can run
+    is known now."""
+    _check_gates(settings, suites, bundled_only)
     _check_suite_params(settings, suites)
     _check_data_options(settings, suites)
     _check_llm_support(settings, suites)
@@ -58,15 +66,76 @@ def _check_suite_params(settings: Settings, suites: dict[str, str]) -> None:
                 raise ConfigError(f"--memeval-suite-option: {suite} has no setting {key!r} (settings: {known})")
 
 
-def _check_gates(settings: Settings, suites: dict[str, str]) -> None:
-    """Metric names of known suites are checked now; a suite named only by a test file's
-    import path is known at the end, where a gate that matched no run fails."""
+def _check_gates(settings: Settings, suites: dict[str, str], bundled_only: bool) -> None:
+    """Suites, systems and metric names of gates are checked now. Only when test paths are
+    given can a gate name a suite that a test file names by import path; it is then known
+    at the end, where a gate that matched no run fails."""
     for gate in settings.gates:
+        if gate.system is not None and settings.active and gate.system not in settings.memsystems:
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r}: memory system {gate.system!r} is not in --memsystem "
+                f"({', '.join(settings.memsystems)})"
+            )
         if gate.suite not in suites:
+            if bundled_only and settings.active:
+                raise ConfigError(
+                    f"--memeval-gate: {gate.expression!r}: unknown suite {gate.suite!r} "
+                    f"(this run's suites: {', '.join(settings.suites)})"
+                )
             continue
+        if bundled_only and settings.active and gate.suite not in settings.suites:
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r}: suite {gate.suite!r} is not selected "
+                f"(--memeval-suite: {', '.join(settings.suites)})"
+            )
         names = load_object(suites[gate.suite]).metric_names
         if gate.metric not in names:
             raise ConfigError(
                 f"--memeval-gate: {gate.expression!r}: {gate.suite} has no metric {gate.metric!r} "
                 f"(metrics: {', '.join(names)})"
             )
+
+
+def check_before_run(settings: Settings) -> list[str]:
+    """On the controller, before any worker starts: files the run will use. Returns
+    warnings to show (a cache that was repaired)."""
+    llm = settings.llm
+    if llm is not None and llm.cache_mode != "off" and llm.cache_path is not None:
+        _check_sqlite_file("--memeval-cache-file", llm.cache_path)
+    repaired = repair_embedding_cache(settings.cache_dir / "embeddings.sqlite")
+    return [repaired] if repaired else []
+
+
+def _check_sqlite_file(option: str, path: Path) -> None:
+    """An existing file must be an SQLite database (an empty file becomes one)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise ConfigError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
+    if header != SQLITE_HEADER:
+        raise ConfigError(f"{option}: {path} is not an SQLite database")
+
+
+def repair_embedding_cache(path: Path) -> str | None:
+    """A corrupt embedding cache (a cache only: every vector can be recomputed) is moved
+    aside, once, before workers open it, and a fresh one is built; returns the warning."""
+    if not path.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            ok = connection.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError:
+        ok = False
+    if ok:
+        return None
+    aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+    path.replace(aside)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return f"memeval: the embedding cache {path} was corrupt; moved to {aside.name}, rebuilding it"

@@ -12,7 +12,6 @@ reports of xdist workers and locks its files, so comparing and recording work un
 from __future__ import annotations
 
 import contextlib
-
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,6 +23,7 @@ from .report.collector import SNAPSHOT_CHANGED
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
 
+    from .records import RunKey
     from .runner import Outcome
 
 SNAPSHOT_DIR = "snapshots"
@@ -31,17 +31,27 @@ SNAPSHOT_DIR = "snapshots"
 
 class VerdictSnapshotExtension(JSONSnapshotExtension):
     """One JSON file per item under the project's snapshots/ directory (not beside the
-    bundled test modules, which may live in site-packages)."""
+    bundled test modules, which may live in site-packages), in a folder per memory system
+    and k, named by the item alone: the same item of the same system has the same file
+    whether or not other systems or depths run beside it."""
 
     root: ClassVar[Path] = Path(SNAPSHOT_DIR)
+    run_dir: ClassVar[str] = ""
+    item_id: ClassVar[str] = ""
 
     @classmethod
     def dirname(cls, *, test_location: "PyTestLocation") -> str:
-        return str(cls.root / test_location.basename)
+        return str(cls.root / test_location.basename / cls.run_dir)
+
+    @classmethod
+    def get_snapshot_name(cls, *, test_location: "PyTestLocation", index: Any = 0) -> str:
+        return f"{test_location.methodname}[{cls.item_id}]"
 
 
-def extension_for(rootdir: Path) -> type[VerdictSnapshotExtension]:
-    return type("VerdictSnapshot", (VerdictSnapshotExtension,), {"root": rootdir / SNAPSHOT_DIR})
+def extension_for(rootdir: Path, key: "RunKey", item_id: str) -> type[VerdictSnapshotExtension]:
+    run_dir = "".join(c if c.isalnum() or c in "._-" else "_" for c in f"{key.memsystem}-k{key.k}")
+    attributes = {"root": rootdir / SNAPSHOT_DIR, "run_dir": run_dir, "item_id": item_id}
+    return type("VerdictSnapshot", (VerdictSnapshotExtension,), attributes)
 
 
 class VerdictSnapshot:

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import IndexEntry, Suite, SuiteOptions
 from .errors import ConfigError
-from .memory.resources import Resources
-from .options import Settings
+from .memory.resources import LazyEmbedder, Resources
+from .records import DETERMINISTIC, RunKey
+from .settings import Settings
 from .protocols import Judge, MemorySystem, ResponseModel
 from .registry import (
     Resolved,
@@ -63,8 +65,13 @@ class RunState:
     _fillers: dict[str, ContextFiller] = field(default_factory=dict)
     _responders: dict[str, ResponseModel] = field(default_factory=dict)
     _judges: dict[str, Judge] = field(default_factory=dict)
+    _judge_names: dict[str, str] = field(default_factory=dict)
     _indexes: dict[str, Sequence[IndexEntry]] = field(default_factory=dict)
-    resources: Resources | None = None
+    _guards: dict[str, AdapterGuard] = field(default_factory=dict)
+    workdir: Path | None = None
+    embedder: LazyEmbedder | None = None
+    #: failures not tied to one item (a memory system failing in close), one line each
+    session_errors: list[str] = field(default_factory=list)
     #: records of --memeval-baseline, read on the controller only
     baseline: list[dict[str, Any]] | None = None
 
@@ -89,17 +96,38 @@ class RunState:
         return self._indexes[name]
 
     def use_workdir(self, workdir: Path) -> None:
-        self.resources = Resources(workdir, self.settings.embedder, self.settings.cache_dir)
+        self.workdir = workdir
+        self.embedder = LazyEmbedder(self.settings.embedder, self.settings.cache_dir)
+
+    def guard(self, system_name: str) -> AdapterGuard:
+        if system_name not in self._guards:
+            self._guards[system_name] = AdapterGuard(system_name, self.settings.adapter_timeout_s)
+        return self._guards[system_name]
 
     def filler(self, system_name: str) -> ContextFiller:
+        """The memory system's filler, its adapter built on first use (on the adapter's own
+        thread); a failed construction fails every item of the system with its one line."""
         if system_name not in self._fillers:
-            if self.resources is None:
+            if self.workdir is None or self.embedder is None:
                 raise RuntimeError("RunState.use_workdir must be called before memory systems are built")
+            guard = self.guard(system_name)
+            workdir = self.workdir / _safe_dirname(system_name)
+            workdir.mkdir(parents=True, exist_ok=True)
+            resources = Resources(workdir, self.embedder.get, self.settings.embedder)
             settings = self.adapter_settings(system_name)
-            system = build_memsystem(self.memsystems[system_name], settings, self.resources)
+            resolved = self.memsystems[system_name]
+            system = guard.construct(lambda: build_memsystem(resolved, settings, resources))
             self._systems[system_name] = system
-            self._fillers[system_name] = ContextFiller(system_name, system)
+            self._fillers[system_name] = ContextFiller(guard, system)
         return self._fillers[system_name]
+
+    def run_key(self, suite: Suite, system_name: str, k: int) -> RunKey:
+        return RunKey(suite.name, system_name, self.settings.responder, self.judge_name(suite), k)
+
+    def judge_name(self, suite: Suite) -> str:
+        """The LLM panel's models when the suite is graded by them, else 'deterministic'."""
+        self.judge(suite)
+        return self._judge_names[suite.name]
 
     def adapter_settings(self, system_name: str) -> dict[str, Any]:
         """--memsystem-config settings, plus the run's LLM endpoint for an adapter that can
@@ -141,18 +169,37 @@ class RunState:
             llm = self.settings.llm
             judged = suite.llm_judge(lambda prompt: JudgePanel.from_models(prompt, llm, self.settings.judges))
             if judged is not None:
+                self._judge_names[suite.name] = ",".join(self.settings.judges)
                 return judged
+        self._judge_names[suite.name] = DETERMINISTIC
         return suite.judge()
 
     def close(self) -> None:
+        """Close models, memory systems and the embedder; a failure to close is a session
+        error (one line each), never a traceback charged to the last item."""
         for model in (*self._responders.values(), *self._judges.values()):
             close_model = getattr(model, "close", None)
             if close_model is not None:
-                close_model()
-        for system in self._systems.values():
-            system.close()
+                self._closing(type(model).__name__, close_model)
+        for name, system in self._systems.items():
+            guard = self.guard(name)
+            try:
+                guard.call("close", system.close)
+            except Exception as exc:
+                self.session_errors.append(str(exc))
+            guard.shutdown()
         self._systems.clear()
         self._fillers.clear()
-        close_embedder: Any = getattr(self.resources and self.resources._embedder, "close", None)
-        if close_embedder is not None:
-            close_embedder()
+        if self.embedder is not None:
+            self._closing("embedder", self.embedder.close)
+
+    def _closing(self, what: str, close: Callable[[], Any]) -> None:
+        try:
+            close()
+        except Exception as exc:
+            self.session_errors.append(f"{what} failed in close: {describe(exc)}")
+
+
+def _safe_dirname(name: str) -> str:
+    """A directory name for a memory system name such as 'pkg.mod:Class'."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from pytest_memeval.errors import ConfigError
-from pytest_memeval.report.gates import Gate, evaluate, parse_gate
+from pytest_memeval.gate_syntax import Gate, parse_gate
+from pytest_memeval.records import Comparison, Metric, PairedMetric, Report, RunKey, RunSummary, SuiteSummary
+from pytest_memeval.report.gates import evaluate
 
 
 def test_parse_threshold_and_no_regression_gates() -> None:
@@ -27,7 +29,8 @@ def test_unreadable_gates_are_config_errors(text: str) -> None:
         parse_gate(text)
 
 
-RUN = {"suite": "s", "memsystem": "m", "responder": "reader", "metrics": {"accuracy": {"value": 0.8, "ci": [0.7, 0.9]}}}
+KEY = RunKey("s", "m")
+RUN = RunSummary(KEY, 10, 10, 0, 0, SuiteSummary({"accuracy": Metric(0.8, (0.7, 0.9))}))
 
 
 @pytest.mark.parametrize(
@@ -44,18 +47,25 @@ RUN = {"suite": "s", "memsystem": "m", "responder": "reader", "metrics": {"accur
 )
 def test_threshold_gates(expression: str, passed: bool) -> None:
     (verdict,) = evaluate(parse_gate(expression), [RUN], [])
-    assert verdict["passed"] is passed
-    assert verdict["mde"] is None or verdict["mde"] > 0
+    assert verdict.passed is passed
+    assert verdict.mde is None or verdict.mde > 0
 
 
-def _comparison(ci: list[float]) -> dict:
-    return {
-        "source": "baseline",
-        "suite": "s",
-        "a": {"memsystem": "m", "label": "m | reader"},
-        "n_paired": 100,
-        "metrics": {"accuracy": {"difference": sum(ci) / 2, "ci": ci, "mde": 0.05}},
-    }
+def test_gates_compare_unrounded_values() -> None:
+    run = RunSummary(KEY, 10, 10, 0, 0, SuiteSummary({"accuracy": Metric(0.7499996, (0.7499996, 0.8))}))
+    assert not evaluate(parse_gate("s.accuracy>=0.75"), [run], [])[0].passed
+    assert not evaluate(parse_gate("ci:s.accuracy>=0.75"), [run], [])[0].passed
+
+
+def test_a_gate_on_a_run_whose_memories_were_unreadable_fails_with_the_reason() -> None:
+    blocked = RunSummary(KEY, 10, 10, 0, 0, SuiteSummary({"accuracy": Metric(0.9)}, gate_blocker="the offline reader cannot read m's memories"))
+    (verdict,) = evaluate(parse_gate("s.accuracy>=0.5"), [blocked], [])
+    assert not verdict.passed and "cannot read m's memories" in verdict.detail
+
+
+def _comparison(ci: list[float], better: str = "higher") -> Comparison:
+    cell = PairedMetric(None, None, sum(ci) / 2, (ci[0], ci[1]), None, "bootstrap", 0.05, better)  # type: ignore[arg-type]
+    return Comparison("s", KEY, KEY, "baseline", 100, {"accuracy": cell})
 
 
 @pytest.mark.parametrize(
@@ -65,15 +75,13 @@ def _comparison(ci: list[float]) -> dict:
 def test_no_regression_fails_only_when_the_whole_interval_is_below_minus_margin(ci: list[float], margin: float, passed: bool) -> None:
     gate = parse_gate(f"s.accuracy:no-regression={margin}")
     (verdict,) = evaluate(gate, [RUN], [_comparison(ci)])
-    assert verdict["passed"] is passed
+    assert verdict.passed is passed
 
 
 @pytest.mark.parametrize("ci, passed", [([0.01, 0.05], False), ([-0.01, 0.05], True), ([-0.05, -0.01], True)])
 def test_no_regression_of_an_error_metric_fails_when_the_interval_is_above_margin(ci: list[float], passed: bool) -> None:
-    comparison = _comparison(ci)
-    comparison["metrics"]["accuracy"]["better"] = "lower"
-    (verdict,) = evaluate(parse_gate("s.accuracy:no-regression"), [RUN], [comparison])
-    assert verdict["passed"] is passed and "above +0" in verdict["detail"]
+    (verdict,) = evaluate(parse_gate("s.accuracy:no-regression"), [RUN], [_comparison(ci, "lower")])
+    assert verdict.passed is passed and "above +0" in verdict.detail
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
@@ -119,7 +127,7 @@ def test_systems_of_one_run_are_compared_pairwise(toy_pytester: pytest.Pytester)
     cell = comparison["metrics"]["accuracy"]
     assert cell["difference"] == 1.0 and cell["test"] == "mcnemar_exact"
     assert cell["p_value"] == pytest.approx(2 * 0.5**12, abs=1e-6) and cell["p_holm"] == cell["p_value"]
-    result.stdout.fnmatch_lines(["*toy: context | reader  minus  none | reader  (12 paired items)*"])
+    result.stdout.fnmatch_lines(["*toy: context | reader | k=10  minus  none | reader | k=10  (12 paired items)*"])
 
 
 def test_baseline_pairs_by_id_and_names_unpaired_items(toy_pytester: pytest.Pytester) -> None:
@@ -131,16 +139,17 @@ def test_baseline_pairs_by_id_and_names_unpaired_items(toy_pytester: pytest.Pyte
     assert comparison["source"] == "baseline" and comparison["n_paired"] == 6
     assert comparison["only_a"] == {"count": 3, "ids": ["dev-city", "dev-colour", "dev-pet"]}
     assert comparison["only_b"]["count"] == 3
-    result.stdout.fnmatch_lines(["*3 items scored only in context | reader: dev-city, dev-colour, dev-pet*"])
+    result.stdout.fnmatch_lines(["*3 items scored only in context | reader | k=10: dev-city, dev-colour, dev-pet*"])
 
 
 @pytest.mark.parametrize(
     "content, message",
     [
         ("not json", "is not JSON"),
-        ('{"schema": "other/1"}', "is not a memeval-report/1 report (schema: 'other/1')"),
+        ('{"schema": "other/1"}', "is not a memeval-report/2 report (schema: 'other/1')"),
         ('{"schema": "memeval-report/1", "records": []}', "has no per-item records to pair with"),
-        ('{"schema": "memeval-report/1", "records": [{"id": "x"}]}', "record 0 lacks suite, memsystem, responder, correct"),
+        ('{"schema": "memeval-report/1", "records": [{"id": "x"}]}', "record 0 lacks 'suite'"),
+        ('{"schema": "memeval-report/2", "records": [{"id": "x"}]}', "records[0] (id x): lacks 'key'"),
     ],
 )
 def test_bad_baselines_are_usage_errors(toy_pytester: pytest.Pytester, content: str, message: str) -> None:
@@ -160,21 +169,18 @@ def test_missing_baseline_file(toy_pytester: pytest.Pytester, tmp_path: Path) ->
 def test_terminal_summary_fits_in_100_columns() -> None:
     from pytest_memeval.report.terminal import WIDTH, comparison_lines, gate_lines, run_lines
 
-    estimate = {"value": 0.80879, "ci": [0.800926, 0.817133]}
-    run = {
-        "suite": "multisource", "memsystem": "mypackage.memory:LongAdapterName", "responder": "openai:qwen3-235b",
-        "k": 10, "n_items": 34560, "n_errors": 12, "n_invalid": 3,
-        "metrics": {"accuracy": estimate, "selective_accuracy": estimate, "f05": estimate},
-        "breakdown": {"type_x_difficulty": {f"{t} x stated_vs_revealed": {"n": 480, "accuracy": estimate} for t in "ABCDEFG"}},
-    }
-    label = {"label": "mypackage.memory:LongAdapterName | openai:qwen3-235b | k=15"}
-    comparison = {
-        "suite": "multisource", "a": label, "b": {"label": "baseline chroma | reader"}, "n_paired": 8640,
-        "only_a": {"count": 40, "ids": ["s20260321-stated_123-Ctrl2"] * 20}, "only_b": {"count": 0, "ids": []},
-        "metrics": {"selective_accuracy": {"difference": -0.2364, "ci": [-0.273, -0.199], "p_value": 0.0005,
-                                           "p_holm": 0.002, "mde": 0.081, "test": "paired_cluster_bootstrap"}},
-    }
-    gate = evaluate(parse_gate("multisource.selective_accuracy:no-regression=0.02"), [], [dict(comparison, source="baseline", a=dict(label, memsystem="x"))])[0]
+    from pytest_memeval.records import Cell, Unpaired
+
+    estimate = Metric(0.80879, (0.800926, 0.817133))
+    key = RunKey("multisource", "mypackage.memory:LongAdapterName", "openai:qwen3-235b", k=15)
+    cells = {f"{t} x stated_vs_revealed": Cell(480, {"accuracy": estimate}) for t in "ABCDEFG"}
+    summary = SuiteSummary({"accuracy": estimate, "selective_accuracy": estimate, "f05": estimate},
+                           {"type_x_difficulty": cells})
+    run = RunSummary(key, 34560, 34545, 3, 12, summary)
+    cell = PairedMetric(0.5, 0.7, -0.2364, (-0.273, -0.199), 0.0005, "paired_cluster_bootstrap", 0.081, p_holm=0.002)
+    comparison = Comparison("multisource", key, RunKey("multisource", "chroma"), "baseline", 8640,
+                            {"selective_accuracy": cell}, Unpaired(40, ("s20260321-stated_123-Ctrl2",) * 20))
+    gate = evaluate(parse_gate("multisource.selective_accuracy:no-regression=0.02"), [], [comparison])[0]
     lines = run_lines(run) + comparison_lines(comparison) + gate_lines(gate)
     assert max(len(line) for line in lines) <= WIDTH, max(lines, key=len)
 
@@ -182,10 +188,18 @@ def test_terminal_summary_fits_in_100_columns() -> None:
 def test_a_run_note_and_a_descriptive_cell_are_shown() -> None:
     from pytest_memeval.report.terminal import comparison_lines, run_lines
 
-    run = {"suite": "s", "memsystem": "m", "responder": "reader", "n_items": 3, "note": "scores from the approximate offline judge"}
+    run = RunSummary(KEY, 3, 3, 0, 0, SuiteSummary({}, note="scores from the approximate offline judge"))
     assert "  note: scores from the approximate offline judge" in run_lines(run)
-    cell = {"difference": 0.2, "ci": [0.1, 0.3], "p_value": None, "test": "descriptive"}
-    comparison = {"suite": "s", "a": {"label": "a"}, "b": {"label": "b"}, "n_paired": 3,
-                  "only_a": {"count": 0, "ids": []}, "only_b": {"count": 0, "ids": []}, "metrics": {"jaccard": cell}}
-    (line,) = [l for l in comparison_lines(comparison) if "jaccard" in l]
+    cell = PairedMetric(None, None, 0.2, (0.1, 0.3), None, "descriptive")
+    comparison = Comparison("s", KEY, RunKey("s", "b"), "run", 3, {"jaccard": cell})
+    (line,) = [text for text in comparison_lines(comparison) if "jaccard" in text]
     assert "n/a" in line and "descriptive" in line
+
+
+def test_a_comparison_where_one_side_abstained_on_everything_prints() -> None:
+    from pytest_memeval.report.terminal import comparison_lines
+
+    cell = PairedMetric(0.8, None, None, (None, None), None, "paired_cluster_bootstrap")
+    comparison = Comparison("s", KEY, RunKey("s", "b"), "run", 12, {"selective_accuracy": cell})
+    (line,) = [text for text in comparison_lines(comparison) if "selective_accuracy" in text]
+    assert line.split()[1:3] == ["n/a", "n/a"]

@@ -20,6 +20,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from pytest_memeval.records import Report, RunKey, RunSummary
 from pytest_memeval.report.figures import (
     BarChart, DotPlot, Figure, ForestPlot, LineChart, LineSeries, ReferenceLine, Series, StackedBarChart,
     figure_from_json, figure_to_json,
@@ -37,8 +38,8 @@ HOSTILE = "<script>alert('x')</script>"
 EXPECTED_FIGURES = 12 + 1 + 1 + 5
 
 
-def make_report() -> dict[str, Any]:
-    return json.loads(REPORT.read_text(encoding="utf-8"))
+def make_report() -> Report:
+    return Report.from_json(json.loads(REPORT.read_text(encoding="utf-8")))
 
 
 LATENCY = ("write session", "update facts", "delete facts", "search", "rerank", "compose", "answer", "judge")
@@ -173,7 +174,7 @@ def test_forest_plot_shows_every_comparison_cell() -> None:
     assert isinstance(forest, ForestPlot)
     labels = [row.label for row in forest.rows]
     assert labels[:2] == ["accuracy: context \u2212 chroma", "coverage: context \u2212 chroma"]
-    assert forest.rows[-1].label == "coverage: chroma \u2212 chroma (baseline)"
+    assert forest.rows[-1].label == "coverage: chroma \u2212 baseline chroma"
     assert forest.rows[0].note == "+0.128  p(Holm)=0.002"
 
 
@@ -197,8 +198,9 @@ def test_page_has_every_section_and_figure(page: str) -> None:
 
 def test_page_shows_the_numbers(page: str) -> None:
     report = make_report()
-    context = report["runs"][0]["metrics"]["accuracy"]
-    assert f"{context['value']:.3f}" in page and f"[{context['ci'][0]:.3f}, {context['ci'][1]:.3f}]" in page
+    context = report.runs[0].metrics["accuracy"]
+    assert context.value is not None and context.ci[0] is not None and context.ci[1] is not None
+    assert f"{context.value:.3f}" in page and f"[{context.ci[0]:.3f}, {context.ci[1]:.3f}]" in page
     assert "+0.128" in page and "[0.078, 0.178]" in page  # difference and its CI
     assert "&lt;0.001" in page and "0.002" in page  # p and Holm p
     assert "paired bootstrap" in page and "0.061" in page  # test and MDE
@@ -239,7 +241,7 @@ def test_suite_figures_go_into_their_suite_section() -> None:
 
 
 def test_page_is_deterministic(page: str) -> None:
-    again = render_html(json.loads(json.dumps(make_report())), extra_figures())
+    again = render_html(Report.from_json(make_report().to_json()), extra_figures())
     assert again == page
 
 
@@ -250,11 +252,10 @@ def test_write_html_writes_the_page(tmp_path: Path, page: str) -> None:
 
 
 def test_a_bare_report_still_renders() -> None:
-    page = render_html({"schema": "memeval-report/1", "runs": []})
+    page = render_html(Report(settings={}, runs=(), records=()))
     assert page.startswith("<!DOCTYPE html>") and "<svg" not in page
-    errored = {"suite": "s", "memsystem": "m", "responder": "r", "n_items": 3, "n_scored": 0, "n_errors": 3,
-               "n_invalid": 0, "metrics": {}, "breakdown": {}}
-    assert ">3</td>" in render_html({"runs": [errored]})
+    errored = RunSummary(RunKey("s", "m", "r"), n_items=3, n_scored=0, n_invalid=0, n_errors=3)
+    assert ">3</td>" in render_html(Report(settings={}, runs=(errored,), records=()))
 
 
 # --- a real browser ---------------------------------------------------------------------

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memeval.records import Report
+
 
 def test_items_become_parametrized_tests_with_readable_ids(toy_pytester: pytest.Pytester) -> None:
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "--collect-only", "-q")
@@ -42,7 +44,7 @@ def test_without_memsystem_a_memeval_test_is_skipped_with_a_reason(toy_pytester:
     [
         ("FailingRetrieve", "memsystem 'faulty_adapters:FailingRetrieve' failed in retrieve: ConnectionError: store unreachable"),
         ("FailingIngest", "memsystem 'faulty_adapters:FailingIngest' failed in ingest: RuntimeError: disk full"),
-        ("WrongType", "retrieve returned list, expected list[Memory]"),
+        ("WrongType", "returned a str at position 0, expected Memory"),
     ],
 )
 def test_adapter_failures_are_errors_not_scores(toy_pytester: pytest.Pytester, adapter: str, message: str) -> None:
@@ -51,25 +53,27 @@ def test_adapter_failures_are_errors_not_scores(toy_pytester: pytest.Pytester, a
     result.assert_outcomes(errors=1, deselected=11)
     assert message in result.stdout.str()
     assert "second line of detail" not in result.stdout.str()
-    data = json.loads(report.read_text())
-    (run,) = data["runs"]
-    assert (run["n_items"], run["n_errors"], run["n_scored"]) == (1, 1, 0)
-    assert run["metrics"] == {}
-    assert message in data["records"][0]["error"] and data["records"][0]["correct"] is None
+    data = Report.from_json(json.loads(report.read_text()))
+    (run,) = data.runs
+    assert (run.n_items, run.n_errors, run.n_scored) == (1, 1, 0)
+    assert run.metrics == {}
+    (record,) = data.records
+    assert record.status == "error" and message in record.reason and record.correct is None
 
 
 def test_json_report_has_runs_and_records(toy_pytester: pytest.Pytester) -> None:
     report = toy_pytester.path / "report.json"
     toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", f"--memeval-report={report}").assert_outcomes(passed=12, failed=12)
-    data = json.loads(report.read_text())
-    assert data["schema"] == "memeval-report/1"
-    assert [(r["memsystem"], r["n_items"], r["metrics"]["accuracy"]["value"]) for r in data["runs"]] == [
+    raw = json.loads(report.read_text())
+    assert raw["schema"] == "memeval-report/2"
+    data = Report.from_json(raw)
+    assert [(r.key.memsystem, r.n_items, r.metrics["accuracy"].value) for r in data.runs] == [
         ("context", 12, 1.0),
         ("none", 12, 0.0),
     ]
-    assert len(data["records"]) == 24
-    assert {r["id"] for r in data["records"] if r["memsystem"] == "none"} == {
-        r["id"] for r in data["records"] if r["memsystem"] == "context"
+    assert len(data.records) == 24
+    assert {r.id for r in data.records if r.key.memsystem == "none"} == {
+        r.id for r in data.records if r.key.memsystem == "context"
     }
 
 
@@ -113,6 +117,24 @@ def test_junit_xml_shows_each_items_verdict(toy_pytester: pytest.Pytester) -> No
     toy_pytester.runpytest("test_toy.py", "--memsystem=none", f"--junitxml={junit}", "-k", "ada-colour")
     (case,) = ET.parse(junit).getroot().iter("testcase")
     properties = {p.get("name"): p.get("value") for p in case.iter("property")}
-    assert properties["memeval_gold"] == "red" and properties["memeval_abstained"] == "True"
+    assert properties["memeval_status"] == "scored" and properties["memeval_abstained"] == "True"
     assert properties["memeval_correct"] == "False" and properties["memeval_memsystem"] == "none"
+    assert case.get("name") == "test_toy[ada-colour]"  # pytest's own id, never rewritten
     assert json.loads(properties["memeval"])["id"] == "ada-colour"
+
+
+def test_under_xdist_ids_stay_pytests_own_and_lf_reruns_only_the_failures(toy_pytester: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+
+    junit = toy_pytester.path / "junit.xml"
+    first = toy_pytester.runpytest_subprocess(
+        "test_toy.py", "--memsystem=faulty_adapters:NoneText", "-n", "2", f"--junitxml={junit}", "-rE"
+    )
+    first.assert_outcomes(passed=8, errors=4)
+    assert "@" not in first.stdout.str().replace("@pytest", "")
+    names = {case.get("name") for case in ET.parse(junit).getroot().iter("testcase")}
+    assert "test_toy[ada-pet]" in names and not any("@" in name for name in names)
+    again = toy_pytester.runpytest_subprocess("test_toy.py", "--memsystem=faulty_adapters:NoneText", "-n", "2", "--lf")
+    again.assert_outcomes(errors=4)
+    pasted = toy_pytester.runpytest_subprocess("test_toy.py::test_toy[ada-pet]", "--memsystem=context", "-n", "2")
+    pasted.assert_outcomes(passed=1)

@@ -7,9 +7,10 @@ The reader answers with the value found in the retrieved memories, or abstains.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from pytest_memeval.benchmarks.base import IndexEntry, Suite
+from pytest_memeval.records import Metric, Record, SuiteSummary
 from pytest_memeval.types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
 
 NAMES = ("ada", "ben", "cleo", "dev")
@@ -63,6 +64,6 @@ class ToySuite(Suite):
     def judge(self) -> ToyJudge:
         return ToyJudge()
 
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        correct = sum(bool(r["correct"]) for r in records)
-        return {"metrics": {"accuracy": {"value": correct / len(records), "ci": None}}, "breakdown": {}}
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
+        correct = sum(bool(r.correct) for r in records)
+        return SuiteSummary(metrics={"accuracy": Metric(correct / len(records), n=len(records))})

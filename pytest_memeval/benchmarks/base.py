@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
 from ..protocols import Judge, ResponseModel
+from ..records import PairedMetric, Record, Report, SuiteSummary
 from ..types import Answer, Context, Item
 
 
@@ -100,28 +101,25 @@ class Suite(ABC):
         return None
 
     @abstractmethod
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        """Metrics with confidence intervals and breakdowns for one (suite, system) run."""
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
+        """Metrics with confidence intervals and breakdowns for the scored records of one run."""
 
-    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+    def figures(self, report: Report) -> list[Any]:
         """Extra figures (pytest_memeval.report.figures specs) for the HTML report.
 
-        `report` is the whole JSON report; a suite picks its own runs and records by name.
+        `report` is the whole session; a suite picks its own runs and records by name.
         The standard figures (breakdown bars, paired differences) need nothing from here.
         """
         return []
 
-    def compare(
-        self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
-    ) -> dict[str, dict[str, Any]]:
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         """Paired differences a - b of the headline metrics; records are aligned item by item.
 
-        The default fits a success rate: exact McNemar on the binary outcomes for the
-        p-value, a paired cluster bootstrap for the interval. Suites with macro or graded
-        metrics override it.
+        The default fits a success rate (`stats.compare_rates`). Suites with macro or
+        graded metrics override it.
         """
         from ..stats import compare_rates
 
-        correct_a = [bool(r["correct"]) for r in a]
-        correct_b = [bool(r["correct"]) for r in b]
-        return {"accuracy": compare_rates(correct_a, correct_b, [r["cluster"] for r in a], self.options.bootstrap)}
+        correct_a = [bool(r.correct) for r in a]
+        correct_b = [bool(r.correct) for r in b]
+        return {"accuracy": compare_rates(correct_a, correct_b, [r.cluster for r in a], self.options.bootstrap)}

@@ -40,10 +40,8 @@ class ChromaMemory:
         import chromadb
         from chromadb.config import Settings
 
-        if chunk_tokens < 1:
-            raise ValueError(f"chunk_tokens must be at least 1, got {chunk_tokens}")
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,400}", collection_prefix):
-            raise ValueError(f"collection_prefix {collection_prefix!r}: use letters, digits, '.', '_' or '-'")
+        self.check_settings({"chunk_tokens": chunk_tokens, "collection_prefix": collection_prefix,
+                             "port": port, "timeout_s": timeout_s})
         settings = Settings(anonymized_telemetry=False)
         if host is not None:
             self._client = chromadb.HttpClient(host=host, port=port, settings=settings)
@@ -60,6 +58,21 @@ class ChromaMemory:
         self._server = host is not None
         self._collections: dict[str, Any] = {}
         self._closed = False
+
+    @classmethod
+    def check_settings(cls, settings: Mapping[str, Any]) -> None:
+        """Values the constructor would refuse, checked before the run (the plugin calls
+        this at configure time); each problem is a ValueError with one line."""
+        if settings.get("chunk_tokens", 1) < 1:
+            raise ValueError(f"chunk_tokens must be at least 1, got {settings['chunk_tokens']}")
+        prefix = settings.get("collection_prefix", "memeval-")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,400}", prefix):
+            raise ValueError(f"collection_prefix {prefix!r}: use letters, digits, '.', '_' or '-'")
+        if not 0 < settings.get("port", 8000) < 65536:
+            raise ValueError(f"port must be in 1..65535, got {settings['port']}")
+        timeout = settings.get("timeout_s", 300.0)
+        if not (timeout > 0 and timeout != float("inf")):
+            raise ValueError(f"timeout_s must be a positive finite number, got {timeout}")
 
     @classmethod
     def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "ChromaMemory":

@@ -1,26 +1,47 @@
-"""What the plugin hands built-in adapters: a private work directory and a shared embedder."""
+"""What the plugin hands adapters: a private work directory and the run's embedder.
+
+Nothing here leads to gold: the work directory is made for one memory system in one
+process and holds only what the adapter writes; the embedder hides where its cache lives
+(the cache directory also holds generated benchmark data).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .embedders import Embedder, make_embedder
 from .embedding_cache import CachedEmbedder
 
 
-@dataclass
-class Resources:
-    """One per process: `workdir` is private to this xdist worker; the cache dir is shared."""
+class LazyEmbedder:
+    """The run's embedder behind the on-disk embedding cache, created on first use (a fully
+    cached run never loads the model's weights before the first miss)."""
 
-    workdir: Path
-    embedder_name: str
-    cache_dir: Path
-    _embedder: Embedder | None = field(default=None, repr=False)
+    def __init__(self, name: str, cache_dir: Path) -> None:
+        self.name = name
+        self._cache_file = cache_dir / "embeddings.sqlite"
+        self._embedder: CachedEmbedder | None = None
+
+    def get(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = CachedEmbedder(make_embedder(self.name), self._cache_file)
+        return self._embedder
+
+    def close(self) -> None:
+        if self._embedder is not None:
+            self._embedder.close()
+            self._embedder = None
+
+
+class Resources:
+    """One per memory system and process (xdist worker)."""
+
+    def __init__(self, workdir: Path, embedder: Callable[[], Embedder], embedder_name: str) -> None:
+        self.workdir = workdir
+        self.embedder_name = embedder_name
+        self._embedder = embedder
 
     def embedder(self) -> Embedder:
-        """The run's embedder behind the on-disk embedding cache, created on first use."""
-        if self._embedder is None:
-            inner = make_embedder(self.embedder_name)
-            self._embedder = CachedEmbedder(inner, self.cache_dir / "embeddings.sqlite")
-        return self._embedder
+        """The run's embedder, shared by the memory systems of this process."""
+        return self._embedder()

@@ -1,51 +1,95 @@
-"""Reading an earlier JSON report as the baseline a run is compared against."""
+"""Reading an earlier JSON report as the baseline a run is compared against.
+
+A memeval-report/2 report is read whole and checked field by field; the per-item records
+of an older memeval-report/1 report are converted (they carry everything pairing needs).
+Every problem is one line naming the file and the field.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from ..errors import ConfigError
+from ..records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError
 
-SCHEMA = "memeval-report/1"
-Record = Mapping[str, Any]
+OLD_SCHEMA = "memeval-report/1"
 
 
-def load_baseline(path: Path) -> list[dict[str, Any]]:
-    """The per-item records of a saved report; every problem is a one-line ConfigError."""
+def load_baseline(path: Path) -> list[Record]:
+    """The per-item records of a saved report."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ConfigError(f"--memeval-baseline: cannot read {path}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise ConfigError(f"--memeval-baseline: {path} is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
-        raise ConfigError(f"--memeval-baseline: {path} is not a {SCHEMA} report (schema: {found!r})")
-    records = data.get("records")
-    if not isinstance(records, list) or not records:
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"--memeval-baseline: {path} is not JSON: {_first_line(exc)}") from None
+    schema = data.get("schema") if isinstance(data, dict) else None
+    try:
+        if schema == SCHEMA:
+            records = list(Report.from_json(data).records)
+        elif schema == OLD_SCHEMA:
+            records = [_from_schema_1(r, i) for i, r in enumerate(data.get("records") or [])]
+        else:
+            found = schema if isinstance(data, dict) else type(data).__name__
+            raise ConfigError(f"--memeval-baseline: {path} is not a {SCHEMA} report (schema: {found!r})")
+    except SchemaError as exc:
+        raise ConfigError(f"--memeval-baseline: {path}: {exc}") from None
+    if not records:
         raise ConfigError(f"--memeval-baseline: {path} has no per-item records to pair with")
-    required = ("id", "suite", "memsystem", "responder", "correct")
-    for index, record in enumerate(records):
-        missing = [key for key in required if not isinstance(record, dict) or key not in record]
-        if missing:
-            raise ConfigError(f"--memeval-baseline: {path}: record {index} lacks {', '.join(missing)}")
     return records
 
 
-def baseline_for(
-    records: Sequence[Record], suite: str, memsystem: str, responder: str, k: int
-) -> tuple[dict[str, Any], list[Record]] | None:
-    """The baseline run matching (suite, system, responder, k); else the suite's only run; else None."""
-    runs: dict[tuple[str, str, Any], list[Record]] = {}
+def _from_schema_1(data: Any, index: int) -> Record:
+    where = f"record {index}"
+    if not isinstance(data, dict):
+        raise SchemaError(f"{where}: expected an object")
+    for name in ("id", "suite", "memsystem", "responder", "correct", "abstained", "cluster", "task"):
+        if name not in data:
+            raise SchemaError(f"{where} lacks {name!r}")
+    if data.get("error"):
+        status, reason = "error", str(data["error"])
+    elif not data.get("valid", True):
+        status, reason = "invalid", "invalid answer"
+    else:
+        status, reason = "scored", ""
+    scored = status == "scored"
+    return Record(
+        id=str(data["id"]),
+        key=RunKey(data["suite"], data["memsystem"], data["responder"], DETERMINISTIC, int(data.get("k") or 10)),
+        suite_ref=str(data.get("suite_ref", data["suite"])),
+        context=str(data.get("context", "")),
+        cluster=str(data["cluster"]),
+        task=str(data["task"]),
+        status=status,  # type: ignore[arg-type]
+        strata=dict(data.get("strata") or {}),
+        reason=reason,
+        answer=data.get("answer"),
+        abstained=bool(data["abstained"]),
+        correct=data["correct"] if scored else None,
+        score=data.get("score") if scored else None,
+        gold=data.get("gold"),
+        n_memories=int(data.get("n_memories") or 0),
+        retrieved_tokens=int(data.get("retrieved_tokens") or 0),
+        detail=dict(data.get("detail") or {}),
+        answer_detail=dict(data.get("answer_detail") or {}),
+    )
+
+
+def baseline_for(records: Sequence[Record], key: RunKey) -> tuple[RunKey, list[Record]] | None:
+    """The baseline run matching the key (suite, system, responder, judge, k); else the
+    suite's only run; else None."""
+    runs: dict[RunKey, list[Record]] = {}
     for record in records:
-        if record["suite"] == suite:
-            runs.setdefault((record["memsystem"], record["responder"], record.get("k")), []).append(record)
-    key = (memsystem, responder, k)
-    if key not in runs:
-        if len(runs) != 1:
-            return None
-        key = next(iter(runs))
-    label = {"memsystem": key[0], "responder": key[1], "k": key[2], "label": f"baseline {key[0]} | {key[1]}"}
-    return label, runs[key]
+        if record.key.suite == key.suite:
+            runs.setdefault(record.key, []).append(record)
+    if key in runs:
+        return key, runs[key]
+    if len(runs) == 1:
+        return next(iter(runs.items()))
+    return None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

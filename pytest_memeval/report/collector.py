@@ -1,55 +1,60 @@
-"""On the controller: gather the per-item records that workers ship as plain JSON."""
+"""On the controller: gather the per-item records that workers ship, and everything that
+went wrong outside an item (a memory system failing in close, a crashed worker)."""
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from ..records import Record, RunKey
+
 RECORD_PROPERTY = "memeval"
 SNAPSHOT_CHANGED = "memeval_snapshot_changed"
-
-
-@dataclass(frozen=True)
-class RunKey:
-    suite: str
-    memsystem: str
-    responder: str
-    suite_ref: str
-    k: int
+#: what a worker puts in its workeroutput: failures not tied to one item
+SESSION_ERRORS = "memeval_session_errors"
 
 
 class RecordCollector:
-    """A pytest plugin object; records arrive once per item, with its teardown report."""
+    """A pytest plugin object; each item's record arrives once, with its teardown report."""
 
     def __init__(self) -> None:
-        self.records: list[dict[str, Any]] = []
+        self.records: list[Record] = []
         #: items whose verdict differs from its syrupy snapshot (--memeval-snapshot)
         self.snapshot_changes: list[str] = []
+        self.session_errors: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" and report.failed and _is_crash(report):
+            self.session_errors.append(f"{report.nodeid}: the xdist worker crashed while running it")
         if report.when != "teardown":
             return
         for name, value in report.user_properties:
             if name == RECORD_PROPERTY:
-                self.records.append(json.loads(value))
+                self.records.append(Record.from_json(json.loads(value)))
             elif name == SNAPSHOT_CHANGED:
                 self.snapshot_changes.append(value)
 
-    def by_run(self) -> dict[RunKey, list[dict[str, Any]]]:
-        """Records grouped per (suite, system, responder), each group sorted by item id.
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker finished (or died); collect its session errors."""
+        output = getattr(node, "workeroutput", None) or {}
+        self.session_errors.extend(output.get(SESSION_ERRORS, ()))
+
+    def by_run(self) -> dict[RunKey, list[Record]]:
+        """Records grouped per run key, each group sorted by item id.
 
         Sorting makes every aggregate independent of the order in which xdist workers
         finished, so -n 2 and -n 0 give the same numbers to the last digit.
         """
-        groups: dict[RunKey, list[dict[str, Any]]] = defaultdict(list)
+        groups: dict[RunKey, list[Record]] = defaultdict(list)
         for record in self.records:
-            groups[RunKey(record["suite"], record["memsystem"], record["responder"], record["suite_ref"], record["k"])].append(record)
-        return {key: sorted(groups[key], key=lambda r: r["id"]) for key in sorted(groups, key=_order)}
+            groups[record.key].append(record)
+        return {key: sorted(groups[key], key=lambda r: r.id) for key in sorted(groups)}
 
 
-def _order(key: RunKey) -> tuple[str, str, str, int]:
-    return (key.suite, key.memsystem, key.responder, key.k)
+def _is_crash(report: pytest.TestReport) -> bool:
+    """xdist reports an item whose worker died with a call report it makes itself."""
+    return "worker" in str(report.longrepr) and "crashed while running" in str(report.longrepr)

@@ -45,6 +45,8 @@ class Estimate:
         """None, a number, an Estimate, or a report mapping {"value", "ci"} / {"value", "lo", "hi"}."""
         if value is None or isinstance(value, Estimate):
             return value
+        if hasattr(value, "ci") and hasattr(value, "value"):  # a records.Metric
+            return cls(value.value, value.ci[0], value.ci[1])
         if isinstance(value, Mapping):
             ci = value.get("ci") or (value.get("lo"), value.get("hi"))
             return cls(value.get("value"), ci[0], ci[1])

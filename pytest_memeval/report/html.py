@@ -12,20 +12,16 @@ import os
 from html import escape
 from typing import Any, Mapping, Sequence, Union
 
+from ..records import SCHEMA, Comparison, GateVerdict, Metric, PairedMetric, Report, Unpaired
 from .figures import Estimate, Figure, format_number
-from .report_figures import (
-    breakdown_figures, comparison_figure, format_p, metric_names, run_label, side_label, suite_runs, suites,
-)
+from .report_figures import breakdown_figures, comparison_figure, format_p, run_labels
 from .svg import render_svg
 
-Report = Mapping[str, Any]
 ExtraFigures = Union[Sequence[Figure], Mapping[str, Sequence[Figure]]]
 CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 DASH = "\u2014"
 FAIL_BADGE = '<span class="badge fail">FAIL</span>'
 COUNTS = ("n_items", "n_scored", "n_errors", "n_invalid")
-RUN_FIELDS = ("suite", "memsystem", "responder", "n_items", "n_scored", "n_errors", "n_invalid", "metrics",
-              "breakdown")
 STYLE = """
 :root { color-scheme: light; }
 body { margin: 0; background: #f6f7f9; color: #222; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI',
@@ -64,11 +60,11 @@ def render_html(report: Report, extra_figures: ExtraFigures = ()) -> str:
     mapping from suite name to its figures, shown in that suite's section.
     """
     page = _Page()
-    names = suites(report)
+    names = report.suites()
     by_suite = extra_figures if isinstance(extra_figures, Mapping) else {}
     loose = [] if isinstance(extra_figures, Mapping) else list(extra_figures)
     loose += [figure for suite, figures in by_suite.items() if suite not in names for figure in figures]
-    sections = [_settings_section(report), _gates_section(report.get("gates", ()))]
+    sections = [_settings_section(report), _gates_section(report.gates)]
     sections += [_suite_section(report, suite, page, by_suite.get(suite, ())) for suite in names]
     if loose:
         figures = "".join(page.figure(f) for f in loose)
@@ -111,24 +107,24 @@ def _table(rows: str) -> str:
 def _anchor(report: Report, suite: str) -> str:
     """An id of safe characters only; the index keeps it unique when names differ in other ones."""
     slug = "".join(c if c.isascii() and c.isalnum() else "-" for c in suite)
-    return f"suite-{suites(report).index(suite) + 1}-{slug}"
+    return f"suite-{report.suites().index(suite) + 1}-{slug}"
 
 
 def _header(report: Report) -> str:
-    runs, gates = report.get("runs", ()), report.get("gates", ())
-    facts = [f"pytest-memeval {report.get('plugin_version', '?')}", f"schema {report.get('schema', '?')}",
-             f"{len(runs)} run{'s' if len(runs) != 1 else ''}", f"{len(report.get('records', ()))} records"]
+    runs, gates = report.runs, report.gates
+    facts = [f"pytest-memeval {report.plugin_version}", f"schema {SCHEMA}",
+             f"{len(runs)} run{'s' if len(runs) != 1 else ''}", f"{len(report.records)} records"]
     if gates:
-        failed = sum(1 for g in gates if not g.get("passed"))
+        failed = sum(1 for g in gates if not g.passed)
         facts.append(f"gates: {len(gates) - failed} passed, {failed} failed")
     return f"<header><h1>memeval report</h1><p>{_e(' · '.join(facts))}</p></header>"
 
 
 def _navigation(report: Report, extra: bool) -> str:
-    links = ['<a href="#settings">Settings</a>'] if report.get("settings") else []
-    if report.get("gates"):
+    links = ['<a href="#settings">Settings</a>'] if report.settings else []
+    if report.gates:
         links.append('<a href="#gates">Gates</a>')
-    links += [f'<a href="#{_anchor(report, s)}">{_e(s)}</a>' for s in suites(report)]
+    links += [f'<a href="#{_anchor(report, s)}">{_e(s)}</a>' for s in report.suites()]
     if extra:
         links.append('<a href="#suite-figures">Suite figures</a>')
     return f"<nav>{''.join(links)}</nav>"
@@ -136,7 +132,7 @@ def _navigation(report: Report, extra: bool) -> str:
 
 def _settings_section(report: Report) -> str:
     rows = "".join(f"<tr><th>{_e(key)}</th><td>{_e(_setting(value))}</td></tr>"
-                   for key, value in report.get("settings", {}).items())
+                   for key, value in report.settings.items())
     if not rows:
         return ""
     return f'<section id="settings"><h2>Settings</h2>{_table(rows)}</section>'
@@ -152,15 +148,15 @@ def _setting(value: Any) -> str:
     return str(value)
 
 
-def _gates_section(gates: Sequence[Mapping[str, Any]]) -> str:
+def _gates_section(gates: Sequence[GateVerdict]) -> str:
     if not gates:
         return ""
     rows = []
     for gate in gates:
-        verdict = '<span class="badge pass">PASS</span>' if gate.get("passed") else FAIL_BADGE
-        mde = gate.get("mde")
-        rows.append(f"<tr><td>{verdict}</td><td><code>{_e(gate.get('expression', ''))}</code></td>"
-                    f"<td>{_e(gate.get('detail', ''))}</td>"
+        verdict = '<span class="badge pass">PASS</span>' if gate.passed else FAIL_BADGE
+        mde = gate.mde
+        rows.append(f"<tr><td>{verdict}</td><td><code>{_e(gate.expression)}</code></td>"
+                    f"<td>{_e(gate.detail)}</td>"
                     f'<td class="num">{_e(format_number(mde)) if mde is not None else DASH}</td></tr>')
     head = "<tr><th>verdict</th><th>gate</th><th>detail</th><th>MDE</th></tr>"
     return f'<section id="gates"><h2>Gates</h2>{_table(head + "".join(rows))}</section>'
@@ -168,9 +164,9 @@ def _gates_section(gates: Sequence[Mapping[str, Any]]) -> str:
 
 def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Figure]) -> str:
     parts = [f'<section id="{_anchor(report, suite)}"><h2>Suite: {_e(suite)}</h2>', _summary_table(report, suite)]
-    comparisons = [c for c in report.get("comparisons", ()) if c["suite"] == suite]
+    comparisons = [c for c in report.comparisons if c.suite == suite]
     if comparisons:
-        parts.append(f"<h3>Paired comparisons</h3>{_comparisons_table(comparisons)}")
+        parts.append(f"<h3>Paired comparisons</h3>{_comparisons_table(report, comparisons)}")
         forest = comparison_figure(report, suite)
         if forest is not None:
             parts.append(page.figure(forest))
@@ -187,21 +183,21 @@ def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Fi
 
 
 def _summary_table(report: Report, suite: str) -> str:
-    runs = suite_runs(report, suite)
+    runs = report.runs_of(suite)
     if not runs:
         return '<p class="note">No runs of this suite in the report (comparisons only).</p>'
-    metrics = list(dict.fromkeys(m for r in runs for m in metric_names(r.get("metrics", {}))))
-    extras = list(dict.fromkeys(k for r in runs for k, v in r.items()
-                                if k not in RUN_FIELDS and isinstance(v, (int, float)) and not isinstance(v, bool)))
-    head = "".join(f"<th>{_e(h)}</th>" for h in ("system", "items", "scored", "errors", "invalid", *metrics, *extras))
+    metrics = list(dict.fromkeys(m for r in runs for m in r.metrics))
+    scalars = list(dict.fromkeys(k for r in runs for k, v in r.extra.items()
+                                 if isinstance(v, (int, float)) and not isinstance(v, bool)))
+    head = "".join(f"<th>{_e(h)}</th>" for h in ("run", "items", "scored", "errors", "invalid", *metrics, *scalars))
     rows = []
-    for run in runs:
-        cells = [f"<td>{_e(run_label(run, runs))}</td>"]
-        cells += [f'<td class="num">{_e(run.get(k, ""))}</td>' for k in COUNTS]
-        cells += [_estimate_cell(run.get("metrics", {}).get(m)) for m in metrics]
-        cells += [f'<td class="num">{_e(_scalar(run.get(k)))}</td>' for k in extras]
+    for run, label in zip(runs, run_labels(runs)):
+        cells = [f"<td>{_e(label)}</td>"]
+        cells += [f'<td class="num">{_e(getattr(run, k))}</td>' for k in COUNTS]
+        cells += [_estimate_cell(run.metrics.get(m)) for m in metrics]
+        cells += [f'<td class="num">{_e(_scalar(run.extra.get(k)))}</td>' for k in scalars]
         rows.append(f"<tr>{''.join(cells)}</tr>")
-    notes = dict.fromkeys(str(run["note"]) for run in runs if run.get("note"))
+    notes = dict.fromkeys(text for run in runs for text in (run.note, run.gate_blocker) if text)
     caption = "".join(f'<p class="note">{_e(note)}</p>' for note in notes)
     return _table(f"<tr>{head}</tr>{''.join(rows)}") + caption
 
@@ -210,7 +206,7 @@ def _scalar(value: Any) -> str:
     return DASH if value is None else format_number(value) if isinstance(value, float) else str(value)
 
 
-def _estimate_cell(estimate: Mapping[str, Any] | None) -> str:
+def _estimate_cell(estimate: Metric | None) -> str:
     """The value, with its interval in a smaller grey line under it."""
     coerced = Estimate.coerce(estimate)
     if coerced is None or coerced.value is None:
@@ -220,48 +216,45 @@ def _estimate_cell(estimate: Mapping[str, Any] | None) -> str:
     return f'<td class="num">{format_number(coerced.value)}{ci}</td>'
 
 
-def _comparisons_table(comparisons: Sequence[Mapping[str, Any]]) -> str:
+def _comparisons_table(report: Report, comparisons: Sequence[Comparison]) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("A", "B", "source", "paired", "only A", "only B", "metric",
                                              "A \u2212 B [CI]", "p", "Holm p", "test", "MDE"))
+    keys = report.keys_of(comparisons[0].suite) or None
     rows = []
     for comparison in comparisons:
-        metrics = list(comparison.get("metrics", {}).items()) or [("", None)]
+        metrics: list[tuple[str, PairedMetric | None]] = list(comparison.metrics.items()) or [("", None)]
         span = f' rowspan="{len(metrics)}"' if len(metrics) > 1 else ""
-        only = [comparison.get(side, {}) for side in ("only_a", "only_b")]
-        shared = (f"<td{span}>{_e(side_label(comparison['a']))}</td><td{span}>{_e(side_label(comparison['b']))}</td>"
-                  f"<td{span}>{_e(comparison.get('source', ''))}</td>"
-                  f'<td class="num"{span}>{_e(comparison.get("n_paired", ""))}</td>'
-                  + "".join(f'<td class="num"{span}>{_only(o)}</td>' for o in only))
+        label_a, label_b = comparison.labels(keys)
+        shared = (f"<td{span}>{_e(label_a)}</td><td{span}>{_e(label_b)}</td>"
+                  f"<td{span}>{_e(comparison.source)}</td>"
+                  f'<td class="num"{span}>{_e(comparison.n_paired)}</td>'
+                  + "".join(f'<td class="num"{span}>{_only(o)}</td>' for o in (comparison.only_a, comparison.only_b)))
         for index, (metric, cell) in enumerate(metrics):
             lead = shared if index == 0 else ""
             if cell is None:
                 rows.append(f'<tr>{lead}<td colspan="6" class="note">no items scored by both</td></tr>')
                 continue
-            p_holm = cell.get("p_holm")
-            sig = ' class="sig"' if p_holm is not None and p_holm < 0.05 else ""
+            sig = ' class="sig"' if cell.p_holm is not None and cell.p_holm < 0.05 else ""
             rows.append(f"<tr{sig}>{lead}<td>{_e(metric)}</td>{_difference_cell(cell)}"
-                        f'<td class="num">{_p(cell.get("p_value"))}</td><td class="num">{_p(p_holm)}</td>'
-                        f"<td>{_e(cell.get('test') or '')}</td>"
-                        f'<td class="num">{_e(_scalar(cell.get("mde")))}</td></tr>')
-    note = '<p class="note">Bold: Holm-adjusted p &lt; 0.05. A \u2212 B on the items both systems scored.</p>'
+                        f'<td class="num">{_p(cell.p_value)}</td><td class="num">{_p(cell.p_holm)}</td>'
+                        f"<td>{_e(cell.test)}</td>"
+                        f'<td class="num">{_e(_scalar(cell.mde))}</td></tr>')
+    note = '<p class="note">Bold: Holm-adjusted p &lt; 0.05. A \u2212 B on the items both runs scored.</p>'
     return _table(f"<tr>{head}</tr>{''.join(rows)}") + note
 
 
-def _only(side: Mapping[str, Any]) -> str:
+def _only(side: Unpaired) -> str:
     """The count, with the named ids (up to the report's limit) as a tooltip."""
-    ids = side.get("ids") or []
-    hint = f' title="{_e(", ".join(map(str, ids)))}"' if ids else ""
-    return f"<span{hint}>{_e(side.get('count', 0))}</span>"
+    hint = f' title="{_e(", ".join(side.ids))}"' if side.ids else ""
+    return f"<span{hint}>{_e(side.count)}</span>"
 
 
-def _difference_cell(cell: Mapping[str, Any]) -> str:
-    difference = cell.get("difference")
-    if difference is None:
+def _difference_cell(cell: PairedMetric) -> str:
+    if cell.difference is None:
         return '<td class="num diff">n/a</td>'
-    ci = cell.get("ci") or (None, None)
-    interval = (f' <span class="ci">[{format_number(ci[0])}, {format_number(ci[1])}]</span>'
-                if ci[0] is not None and ci[1] is not None else "")
-    return f'<td class="num diff">{difference:+.3f}{interval}</td>'
+    interval = (f' <span class="ci">[{format_number(cell.ci[0])}, {format_number(cell.ci[1])}]</span>'
+                if cell.has_ci else "")
+    return f'<td class="num diff">{cell.difference:+.3f}{interval}</td>'
 
 
 def _p(p: float | None) -> str:

@@ -1,7 +1,7 @@
 """The controller's view of a finished session: summaries, comparisons, gates, files.
 
 Built once, in pytest_sessionfinish, from the records the workers shipped; the terminal
-summary, the JSON report and the exit status all read this one object.
+summary, the JSON report, the HTML page and the exit status all read this one object.
 """
 
 from __future__ import annotations
@@ -9,81 +9,94 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import pytest
 
-from ..options import Settings
-from ..state import RunState
+from ..adapter_guard import describe
+from ..benchmarks.base import Suite
+from ..records import Comparison, Record, Report, RunKey, RunSummary
+from ..settings import Settings
 from .baseline import baseline_for
-from .collector import RecordCollector, RunKey
 from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .gates import evaluate
 from .html import write_html
 from .terminal import write_summary
 
-SCHEMA = "memeval-report/1"
+SuiteLookup = Callable[[str], Suite]
 
 
 @dataclass
 class SessionReport:
     settings: Settings
-    runs: list[dict[str, Any]]
-    records: list[dict[str, Any]]
-    comparisons: list[dict[str, Any]] = field(default_factory=list)
-    gates: list[dict[str, Any]] = field(default_factory=list)
+    report: Report
     snapshot_changes: list[str] = field(default_factory=list)
+    #: problems writing the report files, one line each (the run fails)
+    write_errors: list[str] = field(default_factory=list)
 
     @classmethod
-    def build(cls, state: RunState, collector: RecordCollector) -> "SessionReport":
-        grouped = collector.by_run()
-        runs = [summarize_run(state, key, records) for key, records in grouped.items()]
-        records = [r for group in grouped.values() for r in group]
-        report = cls(state.settings, runs, records, snapshot_changes=sorted(collector.snapshot_changes))
-        report.comparisons = _comparisons(state, grouped)
-        report.gates = [v for gate in state.settings.gates for v in evaluate(gate, runs, report.comparisons)]
-        return report
+    def build(
+        cls,
+        settings: Settings,
+        suite: SuiteLookup,
+        grouped: dict[RunKey, list[Record]],
+        baseline: Sequence[Record] | None = None,
+        session_errors: Sequence[str] = (),
+        snapshot_changes: Sequence[str] = (),
+    ) -> "SessionReport":
+        refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
+        errors = list(session_errors)
+        runs = tuple(_summarize(suite(refs[key]), key, records, errors) for key, records in grouped.items())
+        records = tuple(r for group in grouped.values() for r in group)
+        try:
+            comparisons = tuple(_comparisons(settings, suite, grouped, refs, baseline))
+        except Exception as exc:  # a suite's statistics failing must not hide the summary
+            errors.append(f"paired comparisons failed: {describe(exc)}")
+            comparisons = ()
+        gates = tuple(v for gate in settings.gates for v in evaluate(gate, runs, comparisons))
+        report = Report(settings_json(settings), runs, records, comparisons, gates, tuple(errors), _plugin_version())
+        return cls(settings, report, sorted(snapshot_changes))
 
     @property
     def n_errors(self) -> int:
-        """Items that ended without a score: adapter or response errors and invalid answers."""
-        return sum(run["n_errors"] + run["n_invalid"] for run in self.runs)
+        """Items that ended without a score (errors and invalid answers) plus failures not
+        tied to one item."""
+        runs = self.report.runs
+        return sum(r.n_errors + r.n_invalid for r in runs) + len(self.report.session_errors)
 
     def exit_status(self, pytest_status: int) -> int:
         """With gates, the gates decide (item failures are expected in a benchmark); errors
-        beyond --memeval-max-errors and verdicts that differ from their snapshots fail the
-        run whatever the gates say."""
+        beyond --memeval-max-errors, verdicts that differ from their snapshots and report
+        files that could not be written fail the run whatever the gates say."""
         if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return pytest_status
-        if self.n_errors > self.settings.max_errors or self.snapshot_changes:
+        if self.n_errors > self.settings.max_errors or self.snapshot_changes or self.write_errors:
             return pytest.ExitCode.TESTS_FAILED
         if self.settings.gates:
-            passed = self.gates and all(g["passed"] for g in self.gates)
-            return pytest.ExitCode.OK if passed else pytest.ExitCode.TESTS_FAILED
+            gates = self.report.gates
+            return pytest.ExitCode.OK if gates and all(g.passed for g in gates) else pytest.ExitCode.TESTS_FAILED
         return pytest_status
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA,
-            "plugin_version": _plugin_version(),
-            "settings": _settings_json(self.settings),
-            "runs": self.runs,
-            "comparisons": self.comparisons,
-            "gates": self.gates,
-            "records": self.records,
-        }
-
-    def write_files(self, state: RunState) -> None:
-        data = self.to_json()
+    def write_files(self, suite: SuiteLookup) -> None:
+        """Write the JSON report and the HTML page; a failure is one line and fails the run."""
         if self.settings.report is not None:
-            self.settings.report.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+            text = json.dumps(self.report.to_json(), indent=1, sort_keys=True) + "\n"
+            self._write(self.settings.report, "--memeval-report", lambda path: path.write_text(text, encoding="utf-8"))
         if self.settings.html is not None:
-            suites = {r["suite"]: r["suite_ref"] for r in self.records}
-            figures = {name: state.suite(ref).figures(data) for name, ref in sorted(suites.items())}
-            write_html(self.settings.html, data, figures)
+            refs = {r.key.suite: r.suite_ref for r in self.report.records}
+            figures = {name: suite(refs[name]).figures(self.report) for name in self.report.suites() if name in refs}
+            self._write(self.settings.html, "--memeval-html", lambda path: write_html(path, self.report, figures))
+
+    def _write(self, path: Any, option: str, write: Callable[[Any], None]) -> None:
+        try:
+            write(path)
+        except OSError as exc:
+            self.write_errors.append(f"{option}: cannot write {path}: {exc.strerror or exc}")
 
     def write_terminal(self, terminal: pytest.TerminalReporter) -> None:
-        write_summary(terminal, self.runs, self.comparisons, self.gates)
+        write_summary(terminal, self.report)
+        for error in self.report.session_errors:
+            terminal.write_line(f"memeval: session error: {error}", red=True)
         if self.n_errors > self.settings.max_errors:
             terminal.write_line(
                 f"memeval: {self.n_errors} items ended in an error or an invalid answer "
@@ -96,60 +109,54 @@ class SessionReport:
                 "(review the diffs; record with --snapshot-update): the run fails",
                 red=True,
             )
-        if self.settings.report is not None:
+        for error in self.write_errors:
+            terminal.write_line(f"memeval: {error}: the run fails", red=True)
+        if self.settings.report is not None and not self.write_errors:
             terminal.write_line(f"memeval report: {self.settings.report}")
-        if self.settings.html is not None:
+        if self.settings.html is not None and not self.write_errors:
             terminal.write_line(f"memeval html: {self.settings.html}")
 
 
-def summarize_run(state: RunState, key: RunKey, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Counts plus the suite's own metrics, computed on the items that produced a valid answer."""
-    errors = [r for r in records if r.get("error")]
-    invalid = [r for r in records if not r.get("error") and not r.get("valid", True)]
-    scored = [r for r in records if not r.get("error") and r.get("valid", True)]
-    run: dict[str, Any] = {
-        "suite": key.suite,
-        "memsystem": key.memsystem,
-        "responder": key.responder,
-        "k": key.k,
-        "n_items": len(records),
-        "n_scored": len(scored),
-        "n_errors": len(errors),
-        "n_invalid": len(invalid),
-    }
-    run.update(state.suite(key.suite_ref).summarize(scored) if scored else {"metrics": {}, "breakdown": {}})
-    return run
+def _summarize(suite: Suite, key: RunKey, records: list[Record], errors: list[str]) -> RunSummary:
+    """Counts plus the suite's own metrics, computed on the items that were scored; a
+    suite whose summary fails keeps its counts, and the failure is a session error."""
+    scored = [r for r in records if r.is_scored]
+    if not scored:
+        return RunSummary.of(key, records)
+    try:
+        return RunSummary.of(key, records, suite.summarize(scored))
+    except Exception as exc:
+        errors.append(f"summary of {key.suite} | {key.label()} failed: {describe(exc)}")
+        return RunSummary.of(key, records)
 
 
-def _comparisons(state: RunState, grouped: dict[RunKey, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    baseline = state.baseline
-    by_suite: dict[str, list[tuple[RunKey, list[dict[str, Any]]]]] = {}
-    for key, records in grouped.items():
-        by_suite.setdefault(key.suite_ref, []).append((key, records))
-    order = {name: i for i, name in enumerate(state.settings.memsystems)}
+def _comparisons(
+    settings: Settings,
+    suite: SuiteLookup,
+    grouped: dict[RunKey, list[Record]],
+    refs: dict[RunKey, str],
+    baseline: Sequence[Record] | None,
+) -> list[Comparison]:
+    by_suite: dict[str, list[RunKey]] = {}
+    for key in grouped:
+        by_suite.setdefault(key.suite, []).append(key)
+    order = {name: i for i, name in enumerate(settings.memsystems)}
     comparisons = []
-    for suite_ref, runs in by_suite.items():
-        suite = state.suite(suite_ref)
-        runs.sort(key=lambda run: (order.get(run[0].memsystem, len(order)), run[0].k))
-        several_k = len(state.settings.ks) > 1
-        labelled = [(_label(key, several_k), records) for key, records in runs]
-        comparisons.extend(pairs_within_session(labelled, suite.name, suite.compare, suite.lower_is_better))
-        for label, records in labelled if baseline is not None else ():
-            match = baseline_for(baseline, suite.name, label["memsystem"], label["responder"], label["k"])
+    for keys in by_suite.values():
+        definition = suite(refs[keys[0]])
+        keys.sort(key=lambda k: (order.get(k.memsystem, len(order)), k.k, k.responder, k.judge))
+        runs = [(key, grouped[key]) for key in keys]
+        comparisons.extend(pairs_within_session(runs, definition.compare, definition.lower_is_better))
+        for key, records in runs if baseline is not None else ():
+            match = baseline_for(baseline or (), key)
             if match is not None:
                 comparisons.append(
-                    compare_runs(suite.name, (label, records), match, suite.compare, "baseline", suite.lower_is_better)
+                    compare_runs((key, records), match, definition.compare, "baseline", definition.lower_is_better)
                 )
-    apply_holm(comparisons)
-    return comparisons
+    return apply_holm(comparisons)
 
 
-def _label(key: RunKey, with_k: bool) -> dict[str, Any]:
-    label = f"{key.memsystem} | {key.responder}" + (f" | k={key.k}" if with_k else "")
-    return {"memsystem": key.memsystem, "responder": key.responder, "k": key.k, "label": label}
-
-
-def _settings_json(settings: Settings) -> dict[str, Any]:
+def settings_json(settings: Settings) -> dict[str, Any]:
     return {
         "memsystems": list(settings.memsystems),
         "suites": list(settings.suites),
@@ -158,12 +165,14 @@ def _settings_json(settings: Settings) -> dict[str, Any]:
         "seeds": list(settings.seeds) if settings.seeds else None,
         "k": list(settings.ks),
         "responder": settings.responder,
+        "judges": list(settings.judges),
         "embedder": settings.embedder,
         "bootstrap": settings.bootstrap,
         "data_dir": str(settings.data_dir) if settings.data_dir else None,
         "baseline": str(settings.baseline) if settings.baseline else None,
         "gates": [gate.expression for gate in settings.gates],
         "max_errors": settings.max_errors,
+        "adapter_timeout_s": settings.adapter_timeout_s,
         "html": str(settings.html) if settings.html else None,
     }
 

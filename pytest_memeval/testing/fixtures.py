@@ -8,16 +8,14 @@ site-packages through `--pyargs pytest_memeval.testing`.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import pytest
 
 from ..errors import ConfigError
 from ..fixtures import STATE_KEY, run_state
-from ..memory.embedders import Embedder
 from ..memory.none import NoMemory
-from ..memory.resources import Resources
+from ..memory.resources import LazyEmbedder, Resources
 from ..protocols import MemorySystem
 from ..registry import build_memsystem
 from ..state import RunState
@@ -25,16 +23,6 @@ from ..state import RunState
 #: build() shares the kit's embedder; build(own_embedder=True) gives the adapter one of its own
 MemsystemFactory = Callable[..., MemorySystem]
 NamespaceFactory = Callable[[str], str]
-
-
-@dataclass
-class KitResources(Resources):
-    """A private work directory per adapter, but one embedder for the whole kit run."""
-
-    shared: Resources | None = None
-
-    def embedder(self) -> Embedder:
-        return self.shared.embedder() if self.shared is not None else super().embedder()
 
 
 def stores_nothing(system: MemorySystem) -> bool:
@@ -60,22 +48,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-def conformance_resources(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Resources]:
+def conformance_embedder(request: pytest.FixtureRequest) -> Iterator[LazyEmbedder]:
+    """One embedder for the whole kit run (adapters built with own_embedder=True get theirs)."""
     settings = _state(request.config).settings
-    shared = Resources(tmp_path_factory.mktemp("conformance-shared"), settings.embedder, settings.cache_dir)
+    shared = LazyEmbedder(settings.embedder, settings.cache_dir)
     yield shared
-    close = getattr(shared._embedder, "close", None)
-    if close is not None:
-        close()
+    shared.close()
 
 
 @pytest.fixture
 def memsystem_factory(
     request: pytest.FixtureRequest,
     memsystem_name: str,
-    conformance_resources: Resources,
+    conformance_embedder: LazyEmbedder,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[MemsystemFactory]:
     """Builds fresh adapters, each with its own work directory, as xdist workers would.
@@ -85,25 +70,21 @@ def memsystem_factory(
     """
     state = _state(request.config)
     settings = state.settings.memsystem_config.get(memsystem_name, {})
-    built: list[tuple[MemorySystem, KitResources]] = []
+    built: list[tuple[MemorySystem, LazyEmbedder | None]] = []
 
     def build(own_embedder: bool = False) -> MemorySystem:
-        resources = KitResources(
-            workdir=tmp_path_factory.mktemp("adapter"),
-            embedder_name=conformance_resources.embedder_name,
-            cache_dir=conformance_resources.cache_dir,
-            shared=None if own_embedder else conformance_resources,
-        )
+        own = LazyEmbedder(conformance_embedder.name, state.settings.cache_dir) if own_embedder else None
+        embedder = own if own is not None else conformance_embedder
+        resources = Resources(tmp_path_factory.mktemp("adapter"), embedder.get, embedder.name)
         system = build_memsystem(state.memsystems[memsystem_name], settings, resources)
-        built.append((system, resources))
+        built.append((system, own))
         return system
 
     yield build
-    for system, resources in built:
+    for system, own in built:
         system.close()
-        close_embedder = getattr(resources._embedder, "close", None)
-        if close_embedder is not None:
-            close_embedder()
+        if own is not None:
+            own.close()
 
 
 @pytest.fixture

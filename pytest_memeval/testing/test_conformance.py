@@ -21,7 +21,7 @@ from ..types import Memory, Message
 from .fixtures import (  # noqa: F401  (fixtures and the parametrizing hook, found by name)
     MemsystemFactory,
     NamespaceFactory,
-    conformance_resources,
+    conformance_embedder,
     memsystem,
     memsystem_factory,
     namespace,

@@ -22,6 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ...records import Metric, Record
 from ...stats import resample_weights
 from .environments import COIN, COIN_TURNS, REC_TURNS, TYPE_PRIOR
 from .reference import MAX_WEIGHT
@@ -29,28 +30,27 @@ from .reference import MAX_WEIGHT
 ESS_WINDOW = 0.8
 GRID = np.concatenate([[0.0], np.geomspace(1e-3, MAX_WEIGHT, 240)])
 
-Record = Mapping[str, Any]
 
 
 def window_probes(record: Record) -> list[tuple[dict[str, Any], Mapping[str, Any]]]:
     """(trajectory entry, judged probe) pairs of the final window of an episode."""
-    trajectory = record["answer_detail"]["trajectory"]
-    judged = record["detail"]["per_probe"]
-    turns = COIN_TURNS if record["task"] == COIN else REC_TURNS
+    trajectory = record.answer_detail["trajectory"]
+    judged = record.detail["per_probe"]
+    turns = COIN_TURNS if record.task == COIN else REC_TURNS
     pairs = list(zip(trajectory, judged))
     late = [(e, p) for e, p in pairs if e["t"] >= ESS_WINDOW * turns]
     return late or pairs[-1:]
 
 
-def pooled_ess(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
+def pooled_ess(records: Sequence[Record], n_resamples: int) -> Metric:
     """lambda x T with its 95% cluster-bootstrap interval; None when no episode has beliefs to fit."""
     rows = [(r, e, p) for r in records for e, p in window_probes(r) if _has_belief(r, e)]
     if not rows:
-        return {"value": None, "ci": [None, None], "n": 0}
-    coin = records[0]["task"] == COIN
+        return Metric(None, n=0)
+    coin = records[0].task == COIN
     turns = COIN_TURNS if coin else REC_TURNS
     loss = _coin_loss(rows) if coin else _type_loss(rows)
-    clusters, index = np.unique([r["cluster"] for r, _, _ in rows], return_inverse=True)
+    clusters, index = np.unique([r.cluster for r, _, _ in rows], return_inverse=True)
 
     def by_cluster(grid: np.ndarray) -> np.ndarray:
         sums = np.zeros((len(clusters), len(grid)))
@@ -62,12 +62,12 @@ def pooled_ess(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
     grid = np.union1d(GRID, weight * np.exp(np.linspace(-0.2, 0.2, 401))) if weight > 0 else GRID
     resampled = _grid_minima(grid, resample_weights(len(clusters), n_resamples, seed=0) @ by_cluster(grid).T)
     low, high = np.percentile(resampled, [2.5, 97.5])
-    n = len({r["id"] for r, _, _ in rows})
-    return {"value": round(weight * turns, 6), "ci": [round(float(low) * turns, 6), round(float(high) * turns, 6)], "n": n}
+    n = len({r.id for r, _, _ in rows})
+    return Metric(weight * turns, (float(low) * turns, float(high) * turns), n)
 
 
 def _has_belief(record: Record, entry: Mapping[str, Any]) -> bool:
-    return "p_heads" in entry if record["task"] == COIN else "type" in entry
+    return "p_heads" in entry if record.task == COIN else "type" in entry
 
 
 def _coin_loss(rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]]]) -> Callable[[np.ndarray], np.ndarray]:

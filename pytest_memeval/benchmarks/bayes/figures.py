@@ -10,47 +10,50 @@ true types for the recommender).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ...records import Record, Report
 from ...report.figures import LineChart, LineSeries, ReferenceLine
 from .environments import COIN, COIN_THETAS, N_TYPES, RECOMMENDER
-
-Record = Mapping[str, Any]
 #: coin conditions drawn together in the error-by-turn chart
 ERROR_BY_TURN = ("passive_b1-identical-unknown_bias", "passive_b1-indexed-unknown_bias")
 
 
-def trajectory_figures(report: Mapping[str, Any], suite: str) -> list[LineChart]:
-    records = [r for r in report.get("records", ()) if r.get("suite") == suite and r.get("correct") is not None]
+def trajectory_figures(report: Report, suite: str) -> list[LineChart]:
+    records = [r for r in report.records_of(suite) if r.is_scored]
     if not records:
         return []
-    several_k = len({r.get("k") for r in records}) > 1
+    keys = report.keys_of(suite)
     runs: dict[str, list[Record]] = defaultdict(list)
     for record in records:
-        runs[_run_label(record, several_k)].append(record)
+        runs[record.key.label(keys)].append(record)
     figures = []
-    for condition in sorted({r["strata"]["condition"] for r in records if r["task"] == COIN}):
-        figures.append(_coin_chart(condition, {label: [r for r in rs if r["task"] == COIN and r["strata"]["condition"] == condition] for label, rs in runs.items()}))
+    for condition in sorted({r.strata["condition"] for r in records if r.task == COIN}):
+        figures.append(_coin_chart(condition, {label: _of(rs, COIN, condition) for label, rs in runs.items()}))
     figures += _error_by_turn(runs)
-    for condition in sorted({r["strata"]["condition"] for r in records if r["task"] == RECOMMENDER}):
-        figures.append(_recommender_chart(condition, {label: [r for r in rs if r["task"] == RECOMMENDER and r["strata"]["condition"] == condition] for label, rs in runs.items()}))
+    for condition in sorted({r.strata["condition"] for r in records if r.task == RECOMMENDER}):
+        figures.append(_recommender_chart(condition, {label: _of(rs, RECOMMENDER, condition) for label, rs in runs.items()}))
     return figures
+
+
+def _of(records: Sequence[Record], task: str, condition: str) -> list[Record]:
+    return [r for r in records if r.task == task and r.strata["condition"] == condition]
 
 
 def _coin_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineChart:
     series = []
     for label, records in sorted(runs.items()):
         for theta_label, theta in _thetas():
-            chosen = [r for r in records if r["strata"]["truth"] == theta_label]
+            chosen = [r for r in records if r.strata["truth"] == theta_label]
             if chosen:
                 series.append(LineSeries(f"{label}, theta={theta}", _mean_curve(chosen, lambda r: _column(r, "p_heads"))))
     # the reference depends on the flips only, which every run of a condition shares
     first = next((records for _, records in sorted(runs.items()) if records), [])
     references = []
     for theta_label, theta in _thetas():
-        chosen = [r for r in first if r["strata"]["truth"] == theta_label]
+        chosen = [r for r in first if r.strata["truth"] == theta_label]
         if chosen:
             references.append(LineSeries(f"Bayes, theta={theta}", _mean_curve(chosen, _coin_reference), reference=True))
     return LineChart(
@@ -68,7 +71,7 @@ def _error_by_turn(runs: Mapping[str, Sequence[Record]]) -> list[LineChart]:
     series = []
     for label, records in sorted(runs.items()):
         for condition in ERROR_BY_TURN:
-            chosen = [r for r in records if r["task"] == COIN and r["strata"]["condition"] == condition]
+            chosen = _of(records, COIN, condition)
             if chosen:
                 series.append(LineSeries(f"{label}, {condition.split('-')[1]}", _mean_curve(chosen, _coin_errors)))
     if not series:
@@ -85,7 +88,7 @@ def _error_by_turn(runs: Mapping[str, Sequence[Record]]) -> list[LineChart]:
 
 
 def _recommender_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineChart:
-    has_type = any("type" in r["answer_detail"]["trajectory"][0] for rs in runs.values() for r in rs)
+    has_type = any("type" in r.answer_detail["trajectory"][0] for rs in runs.values() for r in rs)
     series, reference = [], None
     for label, records in sorted(runs.items()):
         if not records:
@@ -119,10 +122,6 @@ def _thetas() -> list[tuple[str, float]]:
     return [(f"theta{round(t * 100)}", t) for t in COIN_THETAS]
 
 
-def _run_label(record: Record, with_k: bool) -> str:
-    return f"{record['memsystem']} | {record['responder']}" + (f" | k={record['k']}" if with_k else "")
-
-
 def _mean_curve(records: Sequence[Record], column: Callable[[Record], list[tuple[int, float]]]) -> list[tuple[float, float]]:
     by_turn: dict[int, list[float]] = defaultdict(list)
     for record in records:
@@ -132,11 +131,11 @@ def _mean_curve(records: Sequence[Record], column: Callable[[Record], list[tuple
 
 
 def _column(record: Record, key: str) -> list[tuple[int, float]]:
-    return [(e["t"], e[key]) for e in record["answer_detail"]["trajectory"]]
+    return [(e["t"], e[key]) for e in record.answer_detail["trajectory"]]
 
 
 def _probe_column(record: Record, key: str) -> list[tuple[int, float]]:
-    return [(p["t"], p[key]) for p in record["detail"]["per_probe"] if p.get(key) is not None]
+    return [(p["t"], p[key]) for p in record.detail["per_probe"] if p.get(key) is not None]
 
 
 def _coin_reference(record: Record) -> list[tuple[int, float]]:

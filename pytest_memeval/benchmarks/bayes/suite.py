@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 from ...errors import ConfigError
 from ...types import Answer, Context, Item, ItemView, Message
 from ..base import IndexEntry, Suite, SuiteOptions
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from .agents import BeliefAgent
 from .askers import asker_for
 from .conditions import DEFAULT_SEED, episode_marks, episodes, marker_descriptions, parse_episode_id
@@ -124,12 +125,12 @@ class BayesSuite(Suite):
     def llm_prompt(self) -> BayesPrompt:
         return BayesPrompt()
 
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         return summarize(records, self.options.bootstrap)
 
-    def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+    def figures(self, report: Report) -> list[Any]:
         return trajectory_figures(report, self.name)
 

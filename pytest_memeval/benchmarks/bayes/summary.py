@@ -19,17 +19,16 @@ under "control" (and in the breakdowns).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from ...stats import bootstrap_mean, compare_means, estimate_cell, json_number, mean_sem
+from ...records import Cell, Metric, PairedMetric, Record, SuiteSummary
+from ...stats import bootstrap_mean, compare_means, mean_sem
 from .conditions import SINGLE_TURN
 from .environments import COIN, RECOMMENDER
 from .ess import pooled_ess
 from .judge import COIN_TOLERANCE, REC_TOLERANCE
-
-Record = Mapping[str, Any]
 
 #: metric -> (environment it applies to, or None for both; the detail key of its episode value)
 #: within_tolerance is the share of episodes that pass; the ESS metrics are pooled (ess.py)
@@ -60,93 +59,90 @@ TURN_RANGES = ((0, 10), (11, 25), (26, 50), (51, 100))
 def metric_value(record: Record, metric: str) -> float | None:
     """The episode's value of a per-episode metric (None where it does not apply)."""
     env, key = METRICS[metric]
-    if env is not None and record["task"] != env:
+    if env is not None and record.task != env:
         return None
     if metric == "within_tolerance":
-        return None if record.get("correct") is None else float(bool(record["correct"]))
+        return None if record.correct is None else float(record.correct)
     if key is None:
         raise ValueError(f"{metric} is pooled over episodes, not an episode value")
-    value = (record.get("detail") or {}).get(key)
+    value = record.detail.get(key)
     return None if value is None else float(value)
 
 
-def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
-    breakdown: dict[str, Any] = {}
+def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
+    breakdown: dict[str, dict[str, Cell]] = {}
     for dimension, env, key, metrics in (
         ("coin_condition", COIN, "condition", COIN_METRICS),
         ("coin_theta", COIN, "truth", COIN_METRICS[:3]),
         ("rec_condition", RECOMMENDER, "condition", REC_METRICS),
         ("rec_type", RECOMMENDER, "truth", REC_METRICS[:5]),
     ):
-        cells = _cells([r for r in records if r["task"] == env], key)
+        cells = _cells([r for r in records if r.task == env], key)
         if cells:
             breakdown[dimension] = {name: _cell(group, metrics, n_resamples) for name, group in cells.items()}
-    coin = [r for r in records if r["task"] == COIN and r["strata"]["delivery"] != SINGLE_TURN]
+    coin = [r for r in records if r.task == COIN and r.strata["delivery"] != SINGLE_TURN]
     if coin:
         breakdown["coin_error_by_turn"] = _error_by_turn(coin, n_resamples)
-    details = [r.get("answer_detail") or {} for r in records]
-    through_memory = [r for r in records if r["strata"]["delivery"] != SINGLE_TURN]
-    control = [r for r in records if r["strata"]["delivery"] == SINGLE_TURN]
-    return {
-        "metrics": {name: metric_estimate(name, through_memory, n_resamples) for name in METRIC_NAMES},
-        "control": {name: metric_estimate(name, control, n_resamples) for name in CONTROL_METRICS},
-        "breakdown": breakdown,
-        "readouts": dict(sorted(Counter(str(d.get("readout")) for d in details).items())),
-        "probe_every": sorted({d.get("probe_every") for d in details if d.get("probe_every") is not None}),
-        "flagged_probes": sum(int((r.get("detail") or {}).get("flagged_probes") or 0) for r in records),
-        "tolerance": {"coin_mae": COIN_TOLERANCE, "recommender_tvd": REC_TOLERANCE},
-    }
+    details = [r.answer_detail for r in records]
+    through_memory = [r for r in records if r.strata["delivery"] != SINGLE_TURN]
+    control = [r for r in records if r.strata["delivery"] == SINGLE_TURN]
+    return SuiteSummary(
+        metrics={name: metric_estimate(name, through_memory, n_resamples) for name in METRIC_NAMES},
+        breakdown=breakdown,
+        extra={
+            "control": {name: metric_estimate(name, control, n_resamples).to_json() for name in CONTROL_METRICS},
+            "readouts": dict(sorted(Counter(str(d.get("readout")) for d in details).items())),
+            "probe_every": sorted({d["probe_every"] for d in details if d.get("probe_every") is not None}),
+            "flagged_probes": sum(int(r.detail.get("flagged_probes") or 0) for r in records),
+            "tolerance": {"coin_mae": COIN_TOLERANCE, "recommender_tvd": REC_TOLERANCE},
+        },
+    )
 
 
-def metric_estimate(name: str, records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
+def metric_estimate(name: str, records: Sequence[Record], n_resamples: int) -> Metric:
     if name in POOLED:
         env = METRICS[name][0]
-        return pooled_ess([r for r in records if r["task"] == env], n_resamples)
+        return pooled_ess([r for r in records if r.task == env], n_resamples)
     return estimate([metric_value(r, name) for r in records], records, n_resamples)
 
 
-def estimate(values: Sequence[float | None], records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
+def estimate(values: Sequence[float | None], records: Sequence[Record], n_resamples: int) -> Metric:
     """Mean over the episodes that have a value, with its bootstrap CI and SEM."""
-    pairs = [(v, r["cluster"]) for v, r in zip(values, records) if v is not None]
+    pairs = [(v, r.cluster) for v, r in zip(values, records) if v is not None]
     if not pairs:
-        return {"value": None, "ci": [None, None], "sem": None, "n": 0}
+        return Metric(None, n=0)
     x = [v for v, _ in pairs]
     result = bootstrap_mean(x, [c for _, c in pairs], n_resamples=n_resamples, seed=0)
-    spread = mean_sem(x)
-    return {**estimate_cell(result.estimate, result.ci), "sem": json_number(spread.sem), "n": len(x)}
+    return Metric(result.estimate, result.ci, len(x), sem=mean_sem(x).sem)
 
 
 def _cells(records: Sequence[Record], key: str) -> dict[str, list[Record]]:
     cells: dict[str, list[Record]] = {}
     for record in records:
-        cells.setdefault(record["strata"][key], []).append(record)
+        cells.setdefault(record.strata[key], []).append(record)
     return dict(sorted(cells.items()))
 
 
-def _cell(records: Sequence[Record], metrics: Sequence[str], n_resamples: int) -> dict[str, Any]:
-    cell: dict[str, Any] = {"n": len(records)}
-    for name in metrics:
-        result = metric_estimate(name, records, n_resamples)
-        if result["value"] is not None:
-            cell[name] = result
-    return cell
+def _cell(records: Sequence[Record], metrics: Sequence[str], n_resamples: int) -> Cell:
+    estimates = {name: metric_estimate(name, records, n_resamples) for name in metrics}
+    return Cell(len(records), {name: m for name, m in estimates.items() if m.value is not None})
 
 
-def _error_by_turn(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
+def _error_by_turn(records: Sequence[Record], n_resamples: int) -> dict[str, Cell]:
     """Coin MAE over the probes of each turn range, averaged over the episodes through memory."""
     out = {}
     for low, high in TURN_RANGES:
         values = [_range_mean(r, low, high) for r in records]
-        out[f"t{low}-{high}"] = {"n": len(records), "coin_mae": estimate(values, records, n_resamples)}
+        out[f"t{low}-{high}"] = Cell(len(records), {"coin_mae": estimate(values, records, n_resamples)})
     return out
 
 
 def _range_mean(record: Record, low: int, high: int) -> float | None:
-    errors = [p["error"] for p in (record.get("detail") or {}).get("per_probe", ()) if low <= p["t"] <= high]
+    errors = [p["error"] for p in record.detail.get("per_probe", ()) if low <= p["t"] <= high]
     return float(np.mean(errors)) if errors else None
 
 
-def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, dict[str, Any]]:
+def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
     """Paired differences a - b per metric, over the episodes where both have a value (the
     pooled ESS metrics are not episode values and are not compared)."""
     out = {}
@@ -157,8 +153,8 @@ def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[
     return out
 
 
-def _paired(name: str, a: Sequence[Record], b: Sequence[Record], value: Callable[[Record], float | None], n_resamples: int) -> dict[str, dict[str, Any]]:
-    rows = [(value(ra), value(rb), ra["cluster"]) for ra, rb in zip(a, b)]
+def _paired(name: str, a: Sequence[Record], b: Sequence[Record], value: Callable[[Record], float | None], n_resamples: int) -> dict[str, PairedMetric]:
+    rows = [(value(ra), value(rb), ra.cluster) for ra, rb in zip(a, b)]
     rows = [(x, y, c) for x, y, c in rows if x is not None and y is not None]
     if not rows:
         return {}

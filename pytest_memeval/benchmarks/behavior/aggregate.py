@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
-Record = Mapping[str, Any]
+from ...records import Record
 
 
 @dataclass(frozen=True)
@@ -30,16 +30,16 @@ class Scored:
 def scored(records: Iterable[Record]) -> list[Scored]:
     out = []
     for record in records:
-        detail = record.get("detail") or {}
+        detail = record.detail
         judges = detail.get("scores")
         if not judges:
-            if record.get("score") is None:
+            if record.score is None:
                 continue
-            judges = {"judge": float(record["score"])}
-        strata = record["strata"]
+            judges = {"judge": float(record.score)}
+        strata = record.strata
         out.append(
             Scored(
-                subject=record["cluster"],
+                subject=record.cluster,
                 question=strata["question"],
                 condition=strata["condition"],
                 category=strata["category"],

@@ -5,42 +5,40 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ...records import Report, RunSummary
 from ...report.figures import BarChart, Difference, DotPlot, ForestPlot, Series
 from .conditions import BASELINE, CONDITIONS
 
 SUITE = "behavior"
 
 
-def figures(report: Mapping[str, Any]) -> list[Any]:
+def figures(report: Report) -> list[Any]:
     out: list[Any] = []
-    for run in report.get("runs", ()):
-        if run.get("suite") == SUITE and run.get("subjects"):
-            out.extend(run_figures(run))
+    keys = report.keys_of(SUITE)
+    for run in report.runs_of(SUITE):
+        if run.extra.get("subjects"):
+            out.extend(run_figures(run, run.key.label(keys)))
     overlap = overlap_figure(report)
     if overlap is not None:
         out.append(overlap)
     return out
 
 
-def _label(run: Mapping[str, Any]) -> str:
-    return f"{run['memsystem']} | {run['responder']} | k={run['k']}"
-
-
-def _judge_note(run: Mapping[str, Any]) -> str:
-    judge = run.get("judge") or {}
+def _judge_note(run: RunSummary) -> str:
+    judge = run.extra.get("judge") or {}
     if judge.get("approximate"):
         return " Scored by the offline judge (approximate: the rubric mapped from the predicted behaviour)."
     return f" Scored by {', '.join(judge.get('judges') or ['the LLM panel'])}."
 
 
-def run_figures(run: Mapping[str, Any]) -> list[Any]:
-    table: Mapping[str, Mapping[str, float]] = run["subjects"]
+def run_figures(run: RunSummary, label: str) -> list[Any]:
+    table: Mapping[str, Mapping[str, float]] = run.extra["subjects"]
     conditions = [c for c in CONDITIONS if any(c in row for row in table.values())]
     subjects = sorted(table, key=lambda s: (table[s].get(BASELINE, 0.0), s))
     note = _judge_note(run)
     figures: list[Any] = [
         DotPlot(
-            title=f"behavior: per-subject score by condition ({_label(run)})",
+            title=f"behavior: per-subject score by condition ({label})",
             rows=subjects,
             series=[Series(c, [table[s].get(c) for s in subjects]) for c in conditions],
             value_label="mean rubric score (questions -> judges -> subject)",
@@ -52,14 +50,14 @@ def run_figures(run: Mapping[str, Any]) -> list[Any]:
     if BASELINE in conditions and treated:
         figures.append(
             DotPlot(
-                title=f"behavior: per-subject change against the baseline C5 ({_label(run)})",
+                title=f"behavior: per-subject change against the baseline C5 ({label})",
                 rows=subjects,
                 series=[Series(f"{c} - C5", [_delta(table[s], c) for s in subjects]) for c in treated],
                 value_label="score minus C5",
                 caption="Each dot is one subject's condition score minus its no-context score." + note,
             )
         )
-    tests = run.get("tests") or {}
+    tests = run.extra.get("tests") or {}
     if tests:
         rows = []
         for pair, test in tests.items():
@@ -70,7 +68,7 @@ def run_figures(run: Mapping[str, Any]) -> list[Any]:
             rows.append(Difference(pair.replace("-", " - "), test.get("mean_delta"), ci[0], ci[1], note_text))
         figures.append(
             ForestPlot(
-                title=f"behavior: condition pairs across subjects ({_label(run)})",
+                title=f"behavior: condition pairs across subjects ({label})",
                 rows=rows,
                 value_label="mean per-subject difference",
                 caption="Wilcoxon signed-rank across subjects, two-sided; interval: bootstrap over subjects." + note,
@@ -85,17 +83,21 @@ def _delta(row: Mapping[str, float], condition: str) -> float | None:
     return None
 
 
-def overlap_figure(report: Mapping[str, Any]) -> BarChart | None:
+def overlap_figure(report: Report) -> BarChart | None:
     """Mean top-k Jaccard per pair of systems (C1 items), controlled and native ingestion."""
     rows: list[tuple[str, dict[str, Any]]] = []
-    for comparison in report.get("comparisons", ()):
-        if comparison.get("suite") != SUITE or comparison.get("source") != "run":
+    keys = report.keys_of(SUITE)
+    for comparison in report.comparisons:
+        if comparison.suite != SUITE or comparison.source != "run":
             continue
-        metrics = comparison.get("metrics", {})
-        cells = {c: metrics[c] for c in ("C1", "C1_native") if c in metrics and metrics[c].get("topk_jaccard") is not None}
+        cells = {
+            c: comparison.metrics[c].extra
+            for c in ("C1", "C1_native")
+            if c in comparison.metrics and comparison.metrics[c].extra.get("topk_jaccard") is not None
+        }
         if cells:
-            label = f"{comparison['a']['label']} ~ {comparison['b']['label']}"
-            rows.append((label, cells))
+            label_a, label_b = comparison.labels(keys)
+            rows.append((f"{label_a} ~ {label_b}", cells))
     if not rows:
         return None
     series = []

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from .catalog import ItemRef, Selection, item_ref, selection
 from .conditions import CONDITIONS, metric_names
 from .episodes import heldout_half
@@ -72,17 +73,17 @@ class BehaviorSuite(Suite):
         return PanelJudge.build(panel)
 
     # The statistics import scipy; only the controller needs them, at the end of the session.
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         from .summary import summarize
 
         return summarize(records, self.options.bootstrap)
 
-    def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         from .summary import compare
 
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+    def figures(self, report: Report) -> list[Any]:
         from .figures import figures
 
         return figures(report)

@@ -17,12 +17,14 @@ systems' top-k on C1 items; a baseline of the same system compares every conditi
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ...records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import bootstrap_mean, minimum_detectable_effect, paired_bootstrap_mean, wilcoxon_clusters
-from .aggregate import Record, Scored, judge_matrix, question_scores, scored, subject_scores
+from .aggregate import Scored, judge_matrix, question_scores, scored, subject_scores
 from .analysis import agreement, anchor_crossings, gradient, jaccard, question_shifts, subject_test
 from .conditions import BASELINE, CONDITIONS, PAIRS
 from .judge import JUDGE_LABEL as OFFLINE_LABEL
@@ -35,11 +37,11 @@ GRADIENTS = ("C4a", "C2a")
 MEMORY_PAIRS = (("C3", "C1"), ("C3_native", "C1_native"))
 
 
-def _estimate(values: Sequence[float], n_resamples: int) -> dict[str, Any]:
+def _estimate(values: Sequence[float], n_resamples: int) -> Metric:
     if not values:
-        return {"value": None, "ci": [None, None]}
-    ci = list(bootstrap_mean(values, n_resamples=n_resamples, seed=0).ci) if len(values) >= 2 else [None, None]
-    return {"value": statistics.fmean(values), "ci": ci}
+        return Metric(None, n=0)
+    ci = bootstrap_mean(values, n_resamples=n_resamples, seed=0).ci if len(values) >= 2 else (None, None)
+    return Metric(statistics.fmean(values), (ci[0], ci[1]), len(values))
 
 
 def _present(items: Sequence[Scored]) -> list[str]:
@@ -48,13 +50,13 @@ def _present(items: Sequence[Scored]) -> list[str]:
 
 
 def judge_info(records: Sequence[Record], items: Sequence[Scored]) -> dict[str, Any]:
-    labels = sorted({str((r.get("detail") or {}).get("judge", "unlabelled")) for r in records})
+    labels = sorted({str(r.detail.get("judge", "unlabelled")) for r in records})
     judges = sorted({j for s in items for j in s.judges})
     failures = sum(1 for s in items for v in s.judges.values() if v is None)
     return {"kind": labels, "approximate": OFFLINE_LABEL in labels, "judges": judges, "parse_failures": failures}
 
 
-def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
+def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     items = scored(records)
     present = _present(items)
     subjects = {c: subject_scores(items, c) for c in present}
@@ -68,7 +70,8 @@ def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
         if treatment in subjects and baseline in subjects:
             test = subject_test(subjects[treatment], subjects[baseline], n_resamples)
             tests[f"{treatment}-{baseline}"] = test
-            metrics[f"delta_{treatment}_{baseline}"] = {"value": test.get("mean_delta"), "ci": test.get("ci", [None, None])}
+            ci = test.get("ci") or (None, None)
+            metrics[f"delta_{treatment}_{baseline}"] = Metric(test.get("mean_delta"), (ci[0], ci[1]), test.get("n_subjects"))
 
     pairs = [(c, BASELINE) for c in present if c != BASELINE and BASELINE in present]
     pairs += [p for p in PAIRS if p[0] in present and p[1] in present and p not in pairs]
@@ -79,23 +82,27 @@ def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
         for t in GRADIENTS
         if t in subjects and BASELINE in subjects
     }
-    return {
-        "metrics": metrics,
-        "breakdown": {
+    return SuiteSummary(
+        metrics=metrics,
+        breakdown={
             f"condition{suffix}": {
-                c: {"n": sum(1 for s in items if s.condition == c), "score": metrics[c]} for c in present
+                c: Cell(sum(1 for s in items if s.condition == c), {"score": metrics[c]}) for c in present
             },
             f"category{suffix}": _by_category(items, present, n_resamples),
         },
-        "judge": judge,
-        "note": _note(judge),
-        "tests": tests,
-        "question_shifts": shifts,
-        "anchor_crossings": crossings,
-        "gradient": gradients,
-        "agreement": agreement(*judge_matrix(items)),
-        "subjects": {s: {c: subjects[c][s] for c in present if s in subjects[c]} for s in sorted({i.subject for i in items})},
-    }
+        note=_note(judge),
+        extra={
+            "judge": judge,
+            "tests": tests,
+            "question_shifts": shifts,
+            "anchor_crossings": crossings,
+            "gradient": gradients,
+            "agreement": agreement(*judge_matrix(items)),
+            "subjects": {
+                s: {c: subjects[c][s] for c in present if s in subjects[c]} for s in sorted({i.subject for i in items})
+            },
+        },
+    )
 
 
 def _note(judge: Mapping[str, Any]) -> str:
@@ -104,34 +111,34 @@ def _note(judge: Mapping[str, Any]) -> str:
     return f"scores from the LLM judge panel ({', '.join(judge['judges'])}); questions -> judges -> subjects"
 
 
-def _by_category(items: Sequence[Scored], present: Sequence[str], n_resamples: int) -> dict[str, Any]:
+def _by_category(items: Sequence[Scored], present: Sequence[str], n_resamples: int) -> dict[str, Cell]:
     """Per category: the first tested pair's mean per-question change, then each condition's
     mean question score; intervals from a bootstrap over subjects."""
     pair = next(((t, b) for t, b in PAIRS if t in present and b in present), None)
-    cells: dict[str, dict[str, Any]] = {}
+    cells: dict[str, Cell] = {}
     for category in sorted({s.category for s in items}):
         in_category = [s for s in items if s.category == category]
-        cell: dict[str, Any] = {"n": len(in_category)}
+        metrics: dict[str, Metric] = {}
         if pair is not None:
             t, b = question_scores(in_category, pair[0]), question_scores(in_category, pair[1])
             changes = {key: t[key] - b[key] for key in t.keys() & b.keys()}
             if changes:
-                cell[f"delta_{pair[0]}_{pair[1]}"] = _clustered(changes, n_resamples)
+                metrics[f"delta_{pair[0]}_{pair[1]}"] = _clustered(changes, n_resamples)
         for condition in present:
             scores = question_scores(in_category, condition)
             if scores:
-                cell[condition] = _clustered(scores, n_resamples)
-        cells[category] = cell
+                metrics[condition] = _clustered(scores, n_resamples)
+        cells[category] = Cell(len(in_category), metrics)
     return cells
 
 
-def _clustered(per_question: Mapping[tuple[str, str], float], n_resamples: int) -> dict[str, Any]:
+def _clustered(per_question: Mapping[tuple[str, str], float], n_resamples: int) -> Metric:
     keys = sorted(per_question)
     result = bootstrap_mean([per_question[k] for k in keys], [k[0] for k in keys], n_resamples=n_resamples, seed=0)
-    return {"value": result.estimate, "ci": list(result.ci)}
+    return Metric(result.estimate, result.ci, len(keys))
 
 
-def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, dict[str, Any]]:
+def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
     items_a, items_b = scored(a), scored(b)
     conditions = [c for c in _present(items_a) if c in set(_present(items_b))]
     if a and b and _memory_only(a[0], b[0]):
@@ -148,18 +155,15 @@ def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[
                 out[f"delta_{treatment}_{baseline}"] = cell
     for condition in ("C1", "C1_native"):
         if condition in out:
-            overlap = _overlap(items_a, items_b, condition, n_resamples)
-            out[condition].update(overlap)
-            if overlap["topk_jaccard"] is not None:
-                out[condition]["test"] = f"{WILCOXON_SUBJECTS}; top-k Jaccard {overlap['topk_jaccard']:.3f}"
+            out[condition] = replace(out[condition], extra=_overlap(items_a, items_b, condition, n_resamples))
     return out
 
 
 def _memory_only(a: Record, b: Record) -> bool:
     """Runs with one responder that differ in the memory system or its depth differ only in
     the memory conditions: the direct ones never ask the memory system."""
-    same_responder = a.get("responder") == b.get("responder")
-    return same_responder and (a.get("memsystem") != b.get("memsystem") or a.get("k") != b.get("k"))
+    same_responder = a.key.responder == b.key.responder
+    return same_responder and (a.key.memsystem != b.key.memsystem or a.key.k != b.key.k)
 
 
 def _deltas(items: Sequence[Scored], treatment: str, baseline: str) -> dict[str, float]:
@@ -167,7 +171,7 @@ def _deltas(items: Sequence[Scored], treatment: str, baseline: str) -> dict[str,
     return {s: t[s] - b[s] for s in t.keys() & b.keys()}
 
 
-def _difference(a: Mapping[str, float], b: Mapping[str, float], n_resamples: int) -> dict[str, Any] | None:
+def _difference(a: Mapping[str, float], b: Mapping[str, float], n_resamples: int) -> PairedMetric | None:
     subjects = sorted(a.keys() & b.keys())
     if not subjects:
         return None
@@ -175,16 +179,16 @@ def _difference(a: Mapping[str, float], b: Mapping[str, float], n_resamples: int
     test = wilcoxon_clusters(va, vb)
     interval = paired_bootstrap_mean(va, vb, n_resamples=n_resamples, seed=0)
     diffs = va - vb
-    return {
-        "estimate_a": float(va.mean()),
-        "estimate_b": float(vb.mean()),
-        "difference": float(diffs.mean()),
-        "ci": list(interval.ci),
-        "p_value": test.p_value,
-        "test": WILCOXON_SUBJECTS,
-        "mde": minimum_detectable_effect(diffs).mde if len(subjects) >= 2 else None,
-        "n_subjects": len(subjects),
-    }
+    return PairedMetric(
+        estimate_a=float(va.mean()),
+        estimate_b=float(vb.mean()),
+        difference=float(diffs.mean()),
+        ci=(interval.ci[0], interval.ci[1]),
+        p_value=test.p_value,
+        test=WILCOXON_SUBJECTS,
+        mde=minimum_detectable_effect(diffs).mde if len(subjects) >= 2 else None,
+        extra={"n_subjects": len(subjects)},
+    )
 
 
 def _overlap(items_a: Sequence[Scored], items_b: Sequence[Scored], condition: str, n_resamples: int) -> dict[str, Any]:
@@ -204,7 +208,7 @@ def _overlap(items_a: Sequence[Scored], items_b: Sequence[Scored], condition: st
     means = [statistics.fmean(v) for v in per_subject.values()]
     estimate = _estimate(means, n_resamples)
     return {
-        "topk_jaccard": estimate["value"],
-        "topk_jaccard_ci": estimate["ci"],
+        "topk_jaccard": estimate.value,
+        "topk_jaccard_ci": list(estimate.ci),
         "topk_zero_overlap": zero / total if total else None,
     }

@@ -3,21 +3,20 @@ per run, and the evidence recall of each memory system beside them."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
+from ...records import Cell, Metric, Report
 from ...report.figures import BarChart, Series
+from ...report.report_figures import run_labels
 from .tasks import TASKS
 
 
-def task_figures(report: Mapping[str, Any], suite: str) -> list[BarChart]:
-    runs = [r for r in report.get("runs", ()) if r["suite"] == suite and r.get("breakdown", {}).get("task")]
+def task_figures(report: Report, suite: str) -> list[BarChart]:
+    runs = [r for r in report.runs_of(suite) if r.breakdown.get("task")]
     if not runs:
         return []
-    cells = list(dict.fromkeys(cell for run in runs for cell in run["breakdown"]["task"]))
+    cells = list(dict.fromkeys(cell for run in runs for cell in run.breakdown["task"]))
     cells.sort(key=lambda cell: cell.split()[0])
     labels = [_label(cell) for cell in cells]
-    several_k = len({r.get("k") for r in runs}) > 1
-    names = [f"{r['memsystem']} | {r['responder']}" + (f" | k={r['k']}" if several_k else "") for r in runs]
+    names = run_labels(runs)
     approx = any("(approx)" in cell for cell in cells)
     charts = []
     for metric, title, caption in (
@@ -28,7 +27,7 @@ def task_figures(report: Mapping[str, Any], suite: str) -> list[BarChart]:
         ("evidence_recall", "evidence recall per task (%)",
          "Share of each item's evidence units found verbatim in what the memory system returned (a diagnostic)."),
     ):
-        series = [Series(name, tuple((run["breakdown"]["task"].get(cell) or {}).get(metric) for cell in cells))
+        series = [Series(name, tuple(_metric(run.breakdown["task"].get(cell), metric) for cell in cells))
                   for name, run in zip(names, runs)]
         charts.append(BarChart(title=f"{suite}: {title}", categories=tuple(labels), series=tuple(series),
                                value_label=metric, category_label="task", value_range=(0.0, 100.0), caption=caption))
@@ -39,3 +38,7 @@ def _label(cell: str) -> str:
     code = cell.split()[0]
     short = TASKS[code].metric.split("_", 1)[1].replace("_", " ") if code in TASKS else cell
     return f"{code} {short}" + (" (approx)" if "(approx)" in cell else "")
+
+
+def _metric(cell: Cell | None, metric: str) -> Metric | None:
+    return None if cell is None else cell.metrics.get(metric)

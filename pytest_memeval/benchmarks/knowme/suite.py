@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from .catalog import Catalog, item_id, marks_of
 from .figures import task_figures
 from .judge import KnowmeJudge, KnowmeLLMJudge
@@ -73,11 +74,11 @@ class KnowmeSuite(Suite):
             panels["value"] = panel(value_judge_prompt())
         return KnowmeLLMJudge(KnowmeJudge(), panels)
 
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         return summarize(records, self.options.bootstrap)
 
-    def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+    def figures(self, report: Report) -> list[Any]:
         return task_figures(report, self.name)

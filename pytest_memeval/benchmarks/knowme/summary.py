@@ -17,18 +17,19 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ...records import Cell, PairedMetric, Record, SuiteSummary
+from ...records import Metric as MetricValue
 from ...stats import cluster_bootstrap, estimate_cell, minimum_detectable_effect, paired_cell, paired_cluster_bootstrap
 from ...stats.estimators import mean_over_groups, ratio
 from .judge import SCORERS
 from .tasks import LEVELS, TASKS
 
-Record = Mapping[str, Any]
 Metric = Callable[[Mapping[str, np.ndarray]], np.ndarray]
 APPROX = "_approx"
 
 
 def approximate_tasks(records: Sequence[Record]) -> set[str]:
-    return {r["strata"]["task"] for r in records if (r.get("detail") or {}).get("approximate")}
+    return {r.strata["task"] for r in records if r.detail.get("approximate")}
 
 
 def task_metric_name(task: str, approx: set[str]) -> str:
@@ -40,12 +41,12 @@ def level_metric_name(level: str, approx: set[str]) -> str:
 
 
 def _columns(records: Sequence[Record]) -> dict[str, list[float]]:
-    recall = [(r.get("detail") or {}).get("evidence_recall") for r in records]
-    answerable = [r["strata"]["task"] != "T2" for r in records]
+    recall = [r.detail.get("evidence_recall") for r in records]
+    answerable = [r.strata["task"] != "T2" for r in records]
     return {
-        "score": [float(r["score"]) for r in records],
+        "score": [float(r.score or 0.0) for r in records],
         "answerable": [float(a) for a in answerable],
-        "abstained_answerable": [float(a and bool(r.get("abstained"))) for a, r in zip(answerable, records)],
+        "abstained_answerable": [float(a and r.abstained) for a, r in zip(answerable, records)],
         "recall": [0.0 if x is None else 100.0 * x for x in recall],
         "has_recall": [float(x is not None) for x in recall],
     }
@@ -83,31 +84,31 @@ def _metrics(tasks: Sequence[str], approx: set[str], extras: bool) -> dict[str, 
 
 
 def _bootstrap(records: Sequence[Record], metrics_of: Callable[[Sequence[str]], dict[str, Metric]],
-               n_resamples: int, clustered: bool = True) -> dict[str, dict[str, Any]]:
-    tasks = sorted({r["strata"]["task"] for r in records})
+               n_resamples: int, clustered: bool = True) -> dict[str, MetricValue]:
+    tasks = sorted({r.strata["task"] for r in records})
     results = cluster_bootstrap(
-        metrics_of(tasks), _columns(records), [r["cluster"] for r in records] if clustered else None,
-        [r["strata"]["task"] for r in records], n_resamples=n_resamples, seed=0,
+        metrics_of(tasks), _columns(records), [r.cluster for r in records] if clustered else None,
+        [r.strata["task"] for r in records], n_resamples=n_resamples, seed=0,
     )
-    return {name: estimate_cell(result.estimate, result.ci, digits=4) for name, result in results.items()}
+    return {name: estimate_cell(result.estimate, result.ci, len(records)) for name, result in results.items()}
 
 
 def _cell(label: str, task: str | None, approx: set[str]) -> str:
     return f"{label} (approx)" if task in approx else label
 
 
-def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
+def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     approx = approximate_tasks(records)
     head = _bootstrap(records, lambda tasks: _metrics(tasks, approx, extras=True), n_resamples)
 
     def cells(key: Callable[[Record], str | None], metrics_of: Callable[[Sequence[str]], dict[str, Metric]],
-              clustered: bool = True, label: Callable[[str], str] = str) -> dict[str, Any]:
+              clustered: bool = True, label: Callable[[str], str] = str) -> dict[str, Cell]:
         groups: dict[str, list[Record]] = {}
         for r in records:
             value = key(r)
             if value is not None:
                 groups.setdefault(value, []).append(r)
-        return {label(v): {"n": len(g), **_bootstrap(g, metrics_of, n_resamples, clustered)} for v, g in sorted(groups.items())}
+        return {label(v): Cell(len(g), _bootstrap(g, metrics_of, n_resamples, clustered)) for v, g in sorted(groups.items())}
 
     score_and_recall = lambda tasks: {  # noqa: E731
         "score": lambda s: ratio(s["score"].sum(-1), s["n"].sum(-1)),
@@ -115,8 +116,8 @@ def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
     }
     levels_only = lambda tasks: {k: v for k, v in _metrics(tasks, approx, extras=False).items() if k.startswith("level_")}  # noqa: E731
     level_score = lambda tasks: {"score": next(iter(levels_only(tasks).values()))}  # noqa: E731
-    strata = lambda name: (lambda r: r["strata"].get(name))  # noqa: E731
-    in_task = lambda task, name: (lambda r: r["strata"].get(name) if r["strata"]["task"] == task else None)  # noqa: E731
+    strata = lambda name: (lambda r: r.strata.get(name))  # noqa: E731
+    in_task = lambda task, name: (lambda r: r.strata.get(name) if r.strata["task"] == task else None)  # noqa: E731
     breakdown = {
         "task": cells(strata("task"), score_and_recall, label=lambda t: _cell(t, t, approx)),
         "level": cells(strata("level"), level_score,
@@ -126,45 +127,48 @@ def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
         "life": cells(strata("life"), levels_only, clustered=False),
         "trap": cells(in_task("T2", "trap"), score_and_recall),
         "temporal_kind": cells(in_task("T3", "kind"), score_and_recall),
-        "flashback": cells(lambda r: f"{r['strata']['task']} {'flashback' if r['strata']['flashback'] == 'yes' else 'plain'}"
-                           if r["strata"]["task"] in ("T3", "T5") else None, score_and_recall),
+        "flashback": cells(lambda r: f"{r.strata['task']} {'flashback' if r.strata['flashback'] == 'yes' else 'plain'}"
+                           if r.strata["task"] in ("T3", "T5") else None, score_and_recall),
         "update_paradox": cells(in_task("T3", "update_paradox"), score_and_recall),
     }
     approximate = sorted(name for name in head if name.endswith(APPROX))
-    summary = {
-        "metrics": head,
-        "breakdown": {name: value for name, value in breakdown.items() if value},
-        "scale": "0-100 (the paper's tables); bootstrap 95% CIs resample lives",
-        "approximate": approximate,
-        "scorers": _scorers(records),
-        "n_lives": len({r["cluster"] for r in records}),
-    }
+    note = ""
     if approximate:
-        summary["note"] = (f"approximate: {', '.join(approximate)} come from an offline stand-in (coverage of the gold's "
-                           "core elements or prose), not the paper's rubric judge; --memeval-judge=openai:MODEL grades T6/T7 by rubric")
-    return summary
+        note = (f"approximate: {', '.join(approximate)} come from an offline stand-in (coverage of the gold's "
+                "core elements or prose), not the paper's rubric judge; --memeval-judge=openai:MODEL grades T6/T7 by rubric")
+    return SuiteSummary(
+        metrics=head,
+        breakdown={name: value for name, value in breakdown.items() if value},
+        note=note,
+        extra={
+            "scale": "0-100 (the paper's tables); bootstrap 95% CIs resample lives",
+            "approximate": approximate,
+            "scorers": _scorers(records),
+            "n_lives": len({r.cluster for r in records}),
+        },
+    )
 
 
 def _scorers(records: Sequence[Record]) -> dict[str, dict[str, str]]:
     """Which scorer graded each task's items, described."""
     used: dict[str, set[str]] = {}
     for r in records:
-        used.setdefault(r["strata"]["task"], set()).add((r.get("detail") or {}).get("scorer", "unknown"))
+        used.setdefault(r.strata["task"], set()).add(r.detail.get("scorer", "unknown"))
     return {task: {name: SCORERS.get(name, name) for name in sorted(names)} for task, names in sorted(used.items())}
 
 
-def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, dict[str, Any]]:
+def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
     """Paired cluster bootstrap (a - b) of the task, level and balance metrics, items aligned."""
     approx = approximate_tasks(a) | approximate_tasks(b)
-    tasks = sorted({r["strata"]["task"] for r in a})
+    tasks = sorted({r.strata["task"] for r in a})
     metrics = _metrics(tasks, approx, extras=False)
-    clusters = [r["cluster"] for r in a]
+    clusters = [r.cluster for r in a]
     results = paired_cluster_bootstrap(
-        metrics, {"score": [float(r["score"]) for r in a]}, {"score": [float(r["score"]) for r in b]},
-        clusters, [r["strata"]["task"] for r in a], n_resamples=n_resamples, seed=0,
+        metrics, {"score": [float(r.score or 0.0) for r in a]}, {"score": [float(r.score or 0.0) for r in b]},
+        clusters, [r.strata["task"] for r in a], n_resamples=n_resamples, seed=0,
     )
-    differences = np.array([float(x["score"]) - float(y["score"]) for x, y in zip(a, b)])
-    task_of = np.array([r["strata"]["task"] for r in a])
+    differences = np.array([float(x.score or 0.0) - float(y.score or 0.0) for x, y in zip(a, b)])
+    task_of = np.array([r.strata["task"] for r in a])
     out = {}
     for name, result in results.items():
         covered = _tasks_of_metric(name)

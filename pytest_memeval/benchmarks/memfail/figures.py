@@ -3,41 +3,42 @@ bars, one chart per k), and success against k per dataset when k was swept."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Sequence
 
+from ...records import Report, RunSummary
 from ...report.figures import LineChart, LineSeries, StackedBarChart
 from .attribution import STAGES
 from .datasets import DATASETS
 
 
-def memfail_figures(report: Mapping[str, Any], suite: str) -> list[Any]:
-    runs = [r for r in report.get("runs", ()) if r.get("suite") == suite and r.get("stages")]
+def memfail_figures(report: Report, suite: str) -> list[Any]:
+    runs = [r for r in report.runs_of(suite) if r.extra.get("stages")]
     if not runs:
         return []
     figures: list[Any] = []
-    for k in sorted({r.get("k") for r in runs}, key=lambda v: (v is None, v)):
-        figures.append(stage_chart([r for r in runs if r.get("k") == k], suite, k))
-    if len({r.get("k") for r in runs}) > 1:
+    for k in sorted({r.key.k for r in runs}):
+        figures.append(stage_chart([r for r in runs if r.key.k == k], suite, k))
+    if len({r.key.k for r in runs}) > 1:
         figures.extend(success_against_k(runs, suite))
     return figures
 
 
-def _system(run: Mapping[str, Any], runs: Sequence[Mapping[str, Any]]) -> str:
-    if len({r.get("responder") for r in runs}) > 1:
-        return f"{run['memsystem']} / {run.get('responder')}"
-    return str(run["memsystem"])
+def _system(run: RunSummary, runs: Sequence[RunSummary]) -> str:
+    """The run's label among `runs`, k left out (a chart is per k, or k is its x axis)."""
+    return replace(run.key, k=0).label([replace(r.key, k=0) for r in runs])
 
 
-def stage_chart(runs: Sequence[Mapping[str, Any]], suite: str, k: Any) -> StackedBarChart:
+def stage_chart(runs: Sequence[RunSummary], suite: str, k: int) -> StackedBarChart:
     categories, values = [], []
     for d in DATASETS:
         for run in runs:
-            shares = run["stages"].get(d.name)
+            shares = run.extra["stages"].get(d.name)
             if shares is not None:
                 categories.append(f"{d.title} | {_system(run, runs)}")
                 values.append(tuple(float(shares.get(stage) or 0.0) for stage in STAGES))
     return StackedBarChart(
-        title=f"{suite}: failure stages per dataset and system" + (f" (k={k})" if k is not None else ""),
+        title=f"{suite}: failure stages per dataset and system (k={k})",
         categories=tuple(categories),
         segments=STAGES,
         values=tuple(values),
@@ -48,14 +49,14 @@ def stage_chart(runs: Sequence[Mapping[str, Any]], suite: str, k: Any) -> Stacke
     )
 
 
-def success_against_k(runs: Sequence[Mapping[str, Any]], suite: str) -> list[LineChart]:
+def success_against_k(runs: Sequence[RunSummary], suite: str) -> list[LineChart]:
     charts = []
     for d in DATASETS:
         series: dict[str, list[tuple[float, float]]] = {}
         for run in runs:
-            estimate = (run.get("metrics") or {}).get(f"success_{d.name}")
-            if estimate and estimate.get("value") is not None and run.get("k") is not None:
-                series.setdefault(_system(run, runs), []).append((float(run["k"]), float(estimate["value"])))
+            estimate = run.metrics.get(f"success_{d.name}")
+            if estimate is not None and estimate.value is not None:
+                series.setdefault(_system(run, runs), []).append((float(run.key.k), float(estimate.value)))
         if not series:
             continue
         charts.append(

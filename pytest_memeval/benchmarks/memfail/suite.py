@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from ...errors import ConfigError
 from ...types import Context, Item, ItemView, Message
 from ..base import IndexEntry, Suite, SuiteOptions
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from .datasets import BY_NAME, DATASETS, build
 from .figures import memfail_figures
 from .judge import MemfailJudge
@@ -80,13 +81,13 @@ class MemfailSuite(Suite):
 
         return MemfailLLMJudge(panel)
 
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         return summarize(records, self.options.bootstrap)
 
-    def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+    def figures(self, report: Report) -> list[Any]:
         return memfail_figures(report, self.name)
 
 

@@ -6,24 +6,24 @@ replayed after the run; the reader's own calibrated threshold is one point on th
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
+from ...records import Record, Report, RunKey
 from ...report.figures import LineChart, LineSeries
 from .metrics import coverage, selective_accuracy
 
 THRESHOLDS = tuple(i / 50 for i in range(51))
 
 
-def risk_coverage_figures(report: Mapping[str, Any], suite: str) -> list[LineChart]:
-    runs: dict[str, list[Mapping[str, Any]]] = {}
-    for record in report["records"]:
-        if record["suite"] == suite and record.get("correct") is not None:
-            detail = record.get("answer_detail") or {}
-            if "margin" in detail:
-                runs.setdefault(f"{record['memsystem']} | {record['responder']}", []).append(record)
+def risk_coverage_figures(report: Report, suite: str) -> list[LineChart]:
+    runs: dict[RunKey, list[Record]] = {}
+    for record in report.records_of(suite):
+        if record.is_scored and "margin" in record.answer_detail:
+            runs.setdefault(record.key, []).append(record)
     if not runs:
         return []
-    series = [LineSeries(label, curve(records), markers=True) for label, records in sorted(runs.items())]
+    keys = report.keys_of(suite)
+    series = [LineSeries(key.label(keys), curve(records), markers=True) for key, records in sorted(runs.items())]
     return [
         LineChart(
             title="multisource: risk-coverage",
@@ -38,11 +38,11 @@ def risk_coverage_figures(report: Mapping[str, Any], suite: str) -> list[LineCha
     ]
 
 
-def curve(records: Sequence[Mapping[str, Any]]) -> list[tuple[float, float]]:
-    qids = [r["task"] for r in records]
-    correct = [bool(r["correct"]) for r in records]
-    margins = [r["answer_detail"]["margin"] for r in records]
-    always = [r["answer_detail"]["sources_with_evidence"] < 2 for r in records]
+def curve(records: Sequence[Record]) -> list[tuple[float, float]]:
+    qids = [r.task for r in records]
+    correct = [bool(r.correct) for r in records]
+    margins = [r.answer_detail["margin"] for r in records]
+    always = [r.answer_detail["sources_with_evidence"] < 2 for r in records]
     points = set()
     for theta in THRESHOLDS:
         answered = [a or m >= theta for a, m in zip(always, margins)]

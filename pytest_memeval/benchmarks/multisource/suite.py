@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from ...models.multisource import MultisourcePrompt
 from ...types import Answer, Context, Item, ItemView, Message, Trace, Verdict
 from ..base import IndexEntry, Suite, SuiteOptions
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from .catalog import Catalog, context_id, split_item_id
 from .headings import LABEL_NOTES, TITLES
 from .markers import marker_descriptions, question_marks
@@ -114,15 +115,15 @@ class MultisourceSuite(Suite):
 
     # The statistics import scipy, which would slow down every collection; only the
     # controller needs them, once, at the end of the session.
-    def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         from .summary import summarize
 
         return summarize(records, self.options.bootstrap)
 
-    def figures(self, report: Mapping[str, Any]) -> list[Any]:
+    def figures(self, report: Report) -> list[Any]:
         return risk_coverage_figures(report, self.name)
 
-    def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         from .summary import compare
 
         return compare(a, b, self.options.bootstrap)

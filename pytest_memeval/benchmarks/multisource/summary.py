@@ -8,8 +8,9 @@ and type x difficulty.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
+from ...records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
     bootstrap_multisource,
     estimate_cell,
@@ -22,46 +23,44 @@ METRIC_NAMES = {"accuracy": "accuracy", "coverage": "coverage", "selective_accur
 BREAKDOWNS = (("type", ("type",)), ("difficulty", ("difficulty",)), ("type_x_difficulty", ("type", "difficulty")))
 
 
-def summarize(records: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, Any]:
+def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     breakdown = {}
     for name, keys in BREAKDOWNS:
-        cells: dict[str, list[Mapping[str, Any]]] = {}
+        cells: dict[str, list[Record]] = {}
         for record in records:
-            cells.setdefault(" x ".join(record["strata"][k] for k in keys), []).append(record)
-        breakdown[name] = {
-            cell: {"n": len(group), **_metrics(group, n_resamples)} for cell, group in sorted(cells.items())
-        }
-    unreachable = sum(1 for r in records if r["detail"].get("source_unreachable"))
-    return {
-        "metrics": _metrics(records, n_resamples),
-        "breakdown": breakdown,
-        "source_reachability": 1 - unreachable / len(records),
-    }
+            cells.setdefault(" x ".join(record.strata[k] for k in keys), []).append(record)
+        breakdown[name] = {cell: Cell(len(group), _metrics(group, n_resamples)) for cell, group in sorted(cells.items())}
+    unreachable = sum(1 for r in records if r.detail.get("source_unreachable"))
+    return SuiteSummary(
+        metrics=_metrics(records, n_resamples),
+        breakdown=breakdown,
+        extra={"source_reachability": 1 - unreachable / len(records)},
+    )
 
 
-def _metrics(records: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, dict[str, Any]]:
+def _metrics(records: Sequence[Record], n_resamples: int) -> dict[str, Metric]:
     results = bootstrap_multisource(
-        correct=[bool(r["correct"]) for r in records],
-        answered=[not r["abstained"] for r in records],
-        clusters=[r["cluster"] for r in records],
-        groups=[r["task"] for r in records],
+        correct=[bool(r.correct) for r in records],
+        answered=[not r.abstained for r in records],
+        clusters=[r.cluster for r in records],
+        groups=[r.task for r in records],
         n_resamples=n_resamples,
         seed=0,
     )
-    return {METRIC_NAMES[name]: estimate_cell(result.estimate, result.ci) for name, result in results.items()}
+    return {METRIC_NAMES[name]: estimate_cell(result.estimate, result.ci, len(records)) for name, result in results.items()}
 
 
-def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, dict[str, Any]]:
+def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
     """Paired cluster bootstrap of the four metrics, a minus b, on items aligned one to one.
 
     The macro metrics are not binary per item, so the bootstrap gives both the interval
     and the p-value; the MDE is that of the per-item outcome each metric averages.
     """
-    clusters = [r["cluster"] for r in a]
-    correct_a, correct_b = [bool(r["correct"]) for r in a], [bool(r["correct"]) for r in b]
-    answered_a, answered_b = [not r["abstained"] for r in a], [not r["abstained"] for r in b]
+    clusters = [r.cluster for r in a]
+    correct_a, correct_b = [bool(r.correct) for r in a], [bool(r.correct) for r in b]
+    answered_a, answered_b = [not r.abstained for r in a], [not r.abstained for r in b]
     results = paired_bootstrap_multisource(
-        correct_a, answered_a, correct_b, answered_b, clusters, [r["task"] for r in a], n_resamples=n_resamples, seed=0
+        correct_a, answered_a, correct_b, answered_b, clusters, [r.task for r in a], n_resamples=n_resamples, seed=0
     )
     mde_correct = minimum_detectable_effect_binary(correct_a, correct_b, clusters).mde
     mde_answered = minimum_detectable_effect_binary(answered_a, answered_b, clusters).mde

@@ -1,0 +1,548 @@
+"""The typed values that cross from worker to controller to reports, and their one JSON form.
+
+    Record        one item of one run: scored, invalid (answered outside the schema) or
+                  error (one line saying why); nothing else
+    RunKey        what makes a run: suite, memory system, responder, judge, k; its `label`
+    Metric        a value with its confidence interval, n and minimum detectable effect
+    SuiteSummary  what a suite's `summarize` returns for one run's scored records
+    RunSummary    a run's counts plus its suite summary
+    PairedMetric  one metric of a paired comparison
+    Comparison    two runs of a suite (or a run and its baseline), item by item
+    GateVerdict   one CI gate on one run
+    Report        all of the above: the JSON report, schema memeval-report/2
+
+Every value is frozen; `to_json` and `from_json` round-trip exactly (floats unrounded, so
+that gates compare what was measured). `from_json` raises `SchemaError` with one line
+naming the field when data do not fit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar
+
+SCHEMA = "memeval-report/2"
+Status = Literal["scored", "invalid", "error"]
+STATUSES: tuple[Status, ...] = ("scored", "invalid", "error")
+Source = Literal["run", "baseline"]
+DETERMINISTIC = "deterministic"
+
+T = TypeVar("T")
+
+
+class SchemaError(ValueError):
+    """Data that do not fit the report schema; the message is one line naming the field."""
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    """Everything that makes one run of a suite different from another in the same session."""
+
+    suite: str
+    memsystem: str
+    responder: str = "reader"
+    judge: str = DETERMINISTIC
+    k: int = 10
+
+    def label(self, among: Iterable["RunKey"] | None = None) -> str:
+        """The one name of this run in tables, series and figures.
+
+        Without `among`: the memory system, responder and k (and the judge when it is an
+        LLM). With `among` (the runs shown together): the memory system plus every axis
+        whose value differs between those runs, so that no two runs share a label.
+        """
+        keys = list(among) if among is not None else None
+        parts = [self.memsystem]
+        for axis, text in (
+            ("responder", self.responder),
+            ("judge", f"judge={self.judge}"),
+            ("k", f"k={self.k}"),
+        ):
+            if keys is None:
+                shown = axis != "judge" or self.judge != DETERMINISTIC
+            else:
+                shown = len({getattr(key, axis) for key in keys}) > 1
+            if shown:
+                parts.append(text)
+        return " | ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"suite": self.suite, "memsystem": self.memsystem, "responder": self.responder,
+                "judge": self.judge, "k": self.k}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "key") -> "RunKey":
+        data = _mapping(data, where)
+        return cls(
+            suite=_str(data, "suite", where),
+            memsystem=_str(data, "memsystem", where),
+            responder=_str(data, "responder", where),
+            judge=_str(data, "judge", where),
+            k=_int(data, "k", where),
+        )
+
+
+@dataclass(frozen=True)
+class Record:
+    """One item of one run. `status` says which of the three ways it ended:
+
+    - scored: the judge decided (`correct`, `score`, `detail`);
+    - invalid: the response model answered outside the schema (`raw` keeps its text);
+    - error: something on the item's way failed; `reason` is one line saying what.
+    """
+
+    id: str
+    key: RunKey
+    suite_ref: str
+    context: str
+    cluster: str
+    task: str
+    status: Status
+    strata: Mapping[str, str] = field(default_factory=dict)
+    reason: str = ""
+    answer: str | None = None
+    abstained: bool = False
+    correct: bool | None = None
+    score: float | None = None
+    gold: Any = None
+    n_memories: int = 0
+    retrieved_tokens: int = 0
+    retrieve_ms: float | None = None
+    answer_ms: float | None = None
+    #: the judge's detail (failure stage, rubric scores, trajectory metrics)
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    #: the response model's detail (posterior margin, atoms, token counts)
+    answer_detail: Mapping[str, Any] = field(default_factory=dict)
+    #: an invalid answer's text
+    raw: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise SchemaError(f"record {self.id}: status {self.status!r} is not one of {', '.join(STATUSES)}")
+        if self.status != "scored" and self.correct is not None:
+            raise SchemaError(f"record {self.id}: an {self.status} record has no verdict")
+        if self.status == "error" and not self.reason.strip():
+            raise SchemaError(f"record {self.id}: an error record needs a reason")
+        if "\n" in self.reason:
+            object.__setattr__(self, "reason", " ".join(self.reason.split()))
+
+    @property
+    def is_scored(self) -> bool:
+        return self.status == "scored"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "key": self.key.to_json()}
+        for f in fields(self)[2:]:
+            value = getattr(self, f.name)
+            data[f.name] = dict(value) if isinstance(value, Mapping) else value
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "record") -> "Record":
+        data = _mapping(data, where)
+        where = f"{where} (id {data.get('id', '?')})"
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SchemaError(f"{where}: unknown field {unknown[0]!r}")
+        for name in ("id", "key", "suite_ref", "context", "cluster", "task", "status"):
+            if name not in data:
+                raise SchemaError(f"{where}: lacks {name!r}")
+        values = dict(data, key=RunKey.from_json(data["key"], f"{where}: key"))
+        for name in ("strata", "detail", "answer_detail"):
+            values[name] = _mapping(values.get(name, {}), f"{where}: {name}")
+        try:
+            return cls(**values)
+        except TypeError as exc:
+            raise SchemaError(f"{where}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric's value with its confidence interval; None where undefined on the data."""
+
+    value: float | None
+    ci: tuple[float | None, float | None] = (None, None)
+    n: int | None = None
+    #: minimum detectable effect at 80% power (two-sided .05), where the suite computes one
+    mde: float | None = None
+    #: standard error of the mean across units, where the paper reports mean +- SEM
+    sem: float | None = None
+
+    def __post_init__(self) -> None:
+        low, high = self.ci
+        object.__setattr__(self, "ci", (finite(low), finite(high)))
+        for name in ("value", "mde", "sem"):
+            object.__setattr__(self, name, finite(getattr(self, name)))
+
+    @property
+    def has_ci(self) -> bool:
+        return None not in self.ci
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "ci": list(self.ci), "n": self.n, "mde": self.mde, "sem": self.sem}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "metric") -> "Metric":
+        data = _mapping(data, where)
+        ci = data.get("ci") or [None, None]
+        if not isinstance(ci, (list, tuple)) or len(ci) != 2:
+            raise SchemaError(f"{where}: ci must be [low, high]")
+        return cls(_number(data, "value", where), (ci[0], ci[1]), data.get("n"), _number(data, "mde", where),
+                   _number(data, "sem", where))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a breakdown (e.g. reasoning type A): its item count and metrics."""
+
+    n: int
+    metrics: Mapping[str, Metric]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "metrics": {name: m.to_json() for name, m in self.metrics.items()}}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "cell") -> "Cell":
+        data = _mapping(data, where)
+        return cls(_int(data, "n", where), _metrics(data.get("metrics", {}), where))
+
+
+Breakdown = Mapping[str, Mapping[str, Cell]]
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """What a suite's `summarize` returns for the scored records of one run.
+
+    `metrics` are what gates and comparisons name; `breakdown` maps a dimension (type,
+    dataset, ...) to its cells; `note` is shown beside the numbers (e.g. an approximate
+    judge); `extra` holds the suite's own JSON-ready diagnostics that only its figures read;
+    `gate_blocker`, when set, says why the metrics mean nothing (e.g. the offline reader
+    could not read the system's memories): every gate on the run fails with it.
+    """
+
+    metrics: Mapping[str, Metric]
+    breakdown: Breakdown = field(default_factory=dict)
+    note: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    gate_blocker: str = ""
+
+
+EMPTY_SUMMARY = SuiteSummary(metrics={})
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run: how its items ended, and its suite's summary of the scored ones."""
+
+    key: RunKey
+    n_items: int
+    n_scored: int
+    n_invalid: int
+    n_errors: int
+    summary: SuiteSummary = EMPTY_SUMMARY
+
+    def __post_init__(self) -> None:
+        if self.n_items != self.n_scored + self.n_invalid + self.n_errors:
+            raise SchemaError(
+                f"run {self.key.label()}: n_items {self.n_items} != scored {self.n_scored} + "
+                f"invalid {self.n_invalid} + errors {self.n_errors}"
+            )
+
+    @property
+    def metrics(self) -> Mapping[str, Metric]:
+        return self.summary.metrics
+
+    @property
+    def breakdown(self) -> Breakdown:
+        return self.summary.breakdown
+
+    @property
+    def note(self) -> str:
+        return self.summary.note
+
+    @property
+    def extra(self) -> Mapping[str, Any]:
+        return self.summary.extra
+
+    @property
+    def gate_blocker(self) -> str:
+        return self.summary.gate_blocker
+
+    @classmethod
+    def of(cls, key: RunKey, records: Sequence[Record], summary: SuiteSummary = EMPTY_SUMMARY) -> "RunSummary":
+        counts = {status: sum(r.status == status for r in records) for status in STATUSES}
+        return cls(key, len(records), counts["scored"], counts["invalid"], counts["error"], summary)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key.to_json(),
+            "label": self.key.label(),
+            "n_items": self.n_items,
+            "n_scored": self.n_scored,
+            "n_invalid": self.n_invalid,
+            "n_errors": self.n_errors,
+            "metrics": {name: m.to_json() for name, m in self.metrics.items()},
+            "breakdown": {
+                dim: {name: c.to_json() for name, c in cells.items()} for dim, cells in self.breakdown.items()
+            },
+            "note": self.note,
+            "extra": dict(self.extra),
+            "gate_blocker": self.gate_blocker,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "run") -> "RunSummary":
+        data = _mapping(data, where)
+        key = RunKey.from_json(data.get("key"), f"{where}: key")
+        where = f"run {key.label()}"
+        breakdown = {
+            dim: {name: Cell.from_json(c, f"{where}: {dim}/{name}") for name, c in _mapping(cells, where).items()}
+            for dim, cells in _mapping(data.get("breakdown", {}), where).items()
+        }
+        summary = SuiteSummary(
+            _metrics(data.get("metrics", {}), where), breakdown, str(data.get("note", "")),
+            _mapping(data.get("extra", {}), where), str(data.get("gate_blocker", "")),
+        )
+        return cls(key, *(_int(data, name, where) for name in ("n_items", "n_scored", "n_invalid", "n_errors")),
+                   summary=summary)
+
+
+@dataclass(frozen=True)
+class PairedMetric:
+    """One metric of a paired comparison a - b; `p_holm` is set over the session's family."""
+
+    estimate_a: float | None
+    estimate_b: float | None
+    difference: float | None
+    ci: tuple[float | None, float | None]
+    p_value: float | None
+    test: str
+    mde: float | None = None
+    better: Literal["higher", "lower"] = "higher"
+    p_holm: float | None = None
+    #: the suite's own JSON-ready diagnostics of this comparison (e.g. top-k overlap)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("estimate_a", "estimate_b", "difference", "p_value", "mde", "p_holm"):
+            object.__setattr__(self, name, finite(getattr(self, name)))
+        object.__setattr__(self, "ci", (finite(self.ci[0]), finite(self.ci[1])))
+
+    @property
+    def has_ci(self) -> bool:
+        return None not in self.ci
+
+    def to_json(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["ci"] = list(self.ci)
+        data["extra"] = dict(self.extra)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "paired metric") -> "PairedMetric":
+        data = _mapping(data, where)
+        ci = data.get("ci") or [None, None]
+        try:
+            return cls(**dict(data, ci=(ci[0], ci[1])))
+        except TypeError as exc:
+            raise SchemaError(f"{where}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Unpaired:
+    """Items scored on one side of a comparison only: counted, and the first few named."""
+
+    count: int = 0
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two runs of one suite paired item by item (`source` run), or a run and its baseline."""
+
+    suite: str
+    a: RunKey
+    b: RunKey
+    source: Source
+    n_paired: int
+    metrics: Mapping[str, PairedMetric]
+    only_a: Unpaired = Unpaired()
+    only_b: Unpaired = Unpaired()
+
+    def labels(self, among: Iterable[RunKey] | None = None) -> tuple[str, str]:
+        """Names of the two sides; a baseline side says so."""
+        keys = list(among) if among is not None else None
+        label_b = self.b.label(keys)
+        return self.a.label(keys), f"baseline {label_b}" if self.source == "baseline" else label_b
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "suite": self.suite,
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+            "source": self.source,
+            "n_paired": self.n_paired,
+            "only_a": {"count": self.only_a.count, "ids": list(self.only_a.ids)},
+            "only_b": {"count": self.only_b.count, "ids": list(self.only_b.ids)},
+            "metrics": {name: m.to_json() for name, m in self.metrics.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "comparison") -> "Comparison":
+        data = _mapping(data, where)
+        source = data.get("source")
+        if source not in ("run", "baseline"):
+            raise SchemaError(f"{where}: source {source!r} is not run or baseline")
+        unpaired = {
+            side: Unpaired(_int(_mapping(data.get(side, {}), where), "count", where),
+                           tuple(_mapping(data.get(side, {}), where).get("ids", ())))
+            for side in ("only_a", "only_b")
+        }
+        return cls(
+            _str(data, "suite", where),
+            RunKey.from_json(data.get("a"), f"{where}: a"),
+            RunKey.from_json(data.get("b"), f"{where}: b"),
+            source,
+            _int(data, "n_paired", where),
+            {name: PairedMetric.from_json(m, f"{where}: {name}") for name, m in _mapping(data.get("metrics", {}), where).items()},
+            unpaired["only_a"],
+            unpaired["only_b"],
+        )
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    expression: str
+    passed: bool
+    detail: str
+    mde: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expression": self.expression, "passed": self.passed, "detail": self.detail, "mde": self.mde}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "gate") -> "GateVerdict":
+        data = _mapping(data, where)
+        return cls(_str(data, "expression", where), bool(data.get("passed")), _str(data, "detail", where),
+                   _number(data, "mde", where))
+
+
+@dataclass(frozen=True)
+class Report:
+    """A whole session: the JSON report, the terminal summary and the HTML page read this."""
+
+    settings: Mapping[str, Any]
+    runs: tuple[RunSummary, ...]
+    records: tuple[Record, ...]
+    comparisons: tuple[Comparison, ...] = ()
+    gates: tuple[GateVerdict, ...] = ()
+    #: failures not tied to one item (a memory system failing in close), one line each
+    session_errors: tuple[str, ...] = ()
+    plugin_version: str = "unknown"
+
+    def suites(self) -> list[str]:
+        """Suite names in the order their first run or comparison appears."""
+        return list(dict.fromkeys([r.key.suite for r in self.runs] + [c.suite for c in self.comparisons]))
+
+    def runs_of(self, suite: str) -> list[RunSummary]:
+        return [r for r in self.runs if r.key.suite == suite]
+
+    def records_of(self, suite: str) -> list[Record]:
+        return [r for r in self.records if r.key.suite == suite]
+
+    def keys_of(self, suite: str) -> list[RunKey]:
+        return [r.key for r in self.runs_of(suite)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "plugin_version": self.plugin_version,
+            "settings": dict(self.settings),
+            "runs": [r.to_json() for r in self.runs],
+            "comparisons": [c.to_json() for c in self.comparisons],
+            "gates": [g.to_json() for g in self.gates],
+            "session_errors": list(self.session_errors),
+            "records": [r.to_json() for r in self.records],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Report":
+        data = _mapping(data, "report")
+        if data.get("schema") != SCHEMA:
+            raise SchemaError(f"schema {data.get('schema')!r} is not {SCHEMA!r}")
+        return cls(
+            settings=_mapping(data.get("settings", {}), "settings"),
+            runs=tuple(RunSummary.from_json(r, f"runs[{i}]") for i, r in enumerate(_list(data, "runs"))),
+            records=tuple(Record.from_json(r, f"records[{i}]") for i, r in enumerate(_list(data, "records"))),
+            comparisons=tuple(Comparison.from_json(c, f"comparisons[{i}]")
+                              for i, c in enumerate(_list(data, "comparisons"))),
+            gates=tuple(GateVerdict.from_json(g, f"gates[{i}]") for i, g in enumerate(_list(data, "gates"))),
+            session_errors=tuple(str(e) for e in _list(data, "session_errors")),
+            plugin_version=str(data.get("plugin_version", "unknown")),
+        )
+
+
+def with_holm(comparisons: Sequence[Comparison], adjusted: Sequence[float]) -> list[Comparison]:
+    """The comparisons with `p_holm` set, `adjusted` in the order of `p_value_cells`."""
+    values = iter(adjusted)
+    result = []
+    for comparison in comparisons:
+        metrics = {
+            name: replace(m, p_holm=next(values)) if m.p_value is not None else m
+            for name, m in comparison.metrics.items()
+        }
+        result.append(replace(comparison, metrics=metrics))
+    return result
+
+
+def p_value_cells(comparisons: Sequence[Comparison]) -> list[PairedMetric]:
+    return [m for c in comparisons for m in c.metrics.values() if m.p_value is not None]
+
+
+def finite(value: Any) -> float | None:
+    """A float, or None for a missing, NaN or infinite value."""
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _mapping(data: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise SchemaError(f"{where}: expected an object, got {type(data).__name__}")
+    return data
+
+
+def _list(data: Mapping[str, Any], name: str) -> list[Any]:
+    value = data.get(name, [])
+    if not isinstance(value, list):
+        raise SchemaError(f"report: {name} must be a list")
+    return value
+
+
+def _str(data: Mapping[str, Any], name: str, where: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise SchemaError(f"{where}: {name} must be a string, got {value!r}")
+    return value
+
+
+def _int(data: Mapping[str, Any], name: str, where: str) -> int:
+    value = data.get(name)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise SchemaError(f"{where}: {name} must be an integer, got {value!r}")
+    return value
+
+
+def _number(data: Mapping[str, Any], name: str, where: str) -> float | None:
+    value = data.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise SchemaError(f"{where}: {name} must be a number, got {value!r}")
+    return value
+
+
+def _metrics(data: Any, where: str) -> dict[str, Metric]:
+    return {name: Metric.from_json(m, f"{where}: {name}") for name, m in _mapping(data, where).items()}

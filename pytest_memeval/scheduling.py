@@ -1,0 +1,125 @@
+"""Keeping each context on one xdist worker without touching pytest's node ids.
+
+A context (a persona, a dataset) is filled into a memory system once per worker, so all
+items of one (suite, context, memory system) should run on the same worker. xdist's own
+`loadgroup` needs an '@group' suffix on node ids, which breaks pasting ids back into
+pytest, `--lf` and JUnit. Instead the plugin supplies a scheduler through xdist's
+`pytest_xdist_make_scheduler` hook: a `LoadScopeScheduling` whose scope of a node id is
+its group. The controller never collects, so each worker writes its node id -> group
+table to a directory the controller named, and the scheduler reads one when every worker
+has collected. Remote workers (`--tx ssh=...`) write on their own machine; the scheduler
+then derives the groups of the suites it indexed itself (bundled and entry-point suites)
+from their parameter ids, and schedules other tests one by one.
+
+Used for `-n N` (xdist's default `--dist load`) and `--dist loadgroup`; any other --dist
+the user chooses is respected, and prefetching is then off.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import pytest
+
+from .benchmarks.base import IndexEntry
+from .collection import CONTEXT_MARK, ITEM_ARG, SYSTEM_ARG
+
+GROUPS_DIR = "memeval_groups_dir"
+GROUPED_MODES = ("load", "loadgroup")
+
+
+def uses_context_scheduler(config: pytest.Config) -> bool:
+    """On the controller: whether this xdist run schedules by context."""
+    distributed = getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
+    return bool(distributed) and config.getvalue("dist") in GROUPED_MODES
+
+
+def contexts_stay_together(config: pytest.Config) -> bool:
+    """Whether every item of a context runs in this process (no xdist, or our scheduler)."""
+    workerinput = getattr(config, "workerinput", None)
+    return workerinput is None or workerinput.get(GROUPS_DIR) is not None
+
+
+def make_groups_dir() -> str:
+    return tempfile.mkdtemp(prefix="memeval-groups-")
+
+
+def remove_groups_dir(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def group_of(item: pytest.Item, default_system: str) -> str | None:
+    """'suite_ref::context::system' for a memeval item, None for any other test."""
+    suite = item.get_closest_marker("memeval")
+    context = item.get_closest_marker(CONTEXT_MARK)
+    callspec = getattr(item, "callspec", None)
+    if suite is None or context is None or callspec is None or ITEM_ARG not in callspec.params:
+        return None
+    system = callspec.params.get(SYSTEM_ARG, default_system)
+    return f"{suite.args[0]}::{context.args[0]}::{system}"
+
+
+def write_groups(config: pytest.Config, items: Sequence[pytest.Item], default_system: str) -> None:
+    """On a worker, after collection: the table the controller's scheduler reads."""
+    workerinput = getattr(config, "workerinput", {})
+    directory = workerinput.get(GROUPS_DIR)
+    if directory is None:
+        return
+    groups = {item.nodeid: group for item in items if (group := group_of(item, default_system)) is not None}
+    target = Path(directory) / f"{workerinput['workerid']}.json"
+    partial = target.with_suffix(".part")
+    partial.write_text(json.dumps(groups), encoding="utf-8")
+    partial.replace(target)  # the scheduler never reads half a table
+
+
+def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: Callable[[], dict[str, str]]) -> Any:
+    """`by_params` gives the fallback table: parameter id -> group, for the suites the
+    controller indexed."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ContextScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        """xdist's scope scheduling with one scope per (suite, context, memory system)."""
+
+        groups: dict[str, str] = {}
+        params: dict[str, str] = {}
+
+        def schedule(self) -> None:
+            if self.collection is None:
+                self.groups = _read_groups(directory, [node.gateway.id for node in self.registered_collections])
+                if not self.groups:
+                    self.params = by_params()
+            super().schedule()
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups:
+                return self.groups.get(nodeid, nodeid)
+            params = nodeid[nodeid.find("[") + 1 : -1] if nodeid.endswith("]") else ""
+            return self.params.get(params, nodeid)
+
+    return ContextScheduling(config, log)
+
+
+def groups_by_params(entries: Mapping[str, Sequence[IndexEntry]], systems: Sequence[str], ks: Sequence[int]) -> dict[str, str]:
+    """Each parameter id pytest gives a memeval item of these suites -> its group (the ids
+    are built as collection.parametrize builds them: item, then system, then k)."""
+    table = {}
+    for suite_ref, index in entries.items():
+        for entry in index:
+            for system in systems:
+                for k in ks:
+                    parts = [entry.id, *([system] if len(systems) > 1 else []), *([f"k{k}"] if len(ks) > 1 else [])]
+                    table["-".join(parts)] = f"{suite_ref}::{entry.context_id}::{system}"
+    return table
+
+
+def _read_groups(directory: str, worker_ids: Sequence[str]) -> dict[str, str]:
+    for worker_id in worker_ids:
+        path = Path(directory) / f"{worker_id}.json"
+        if path.is_file():
+            groups: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+            return groups
+    return {}

@@ -1,0 +1,61 @@
+"""The validated settings of one run: what options.py reads from the command line.
+
+A plain frozen value (shipped unchanged to xdist workers), imported by everything that
+needs the run's settings without depending on how options are parsed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
+from .gate_syntax import Gate
+from .models.settings import LLMSettings
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated options of one run; shipped unchanged to xdist workers."""
+
+    memsystems: tuple[str, ...]
+    suites: tuple[str, ...]
+    size: str
+    split: str | None
+    seeds: tuple[int, ...] | None
+    #: retrieval depths; several sweep every item over them
+    ks: tuple[int, ...]
+    responder: str
+    report: Path | None
+    data_dir: Path | None
+    embedder: str
+    cache_dir: Path
+    bootstrap: int
+    #: per memory system: settings from --memsystem-config (TOML table named like the system)
+    memsystem_config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    baseline: Path | None = None
+    gates: tuple[Gate, ...] = ()
+    max_errors: int = 0
+    html: Path | None = None
+    #: LLM call settings shared by responder and judges (None when no LLM is used)
+    llm: LLMSettings | None = None
+    judges: tuple[str, ...] = ()
+    snapshot: bool = False
+    #: per suite: settings from --memeval-suite-option SUITE.KEY=VALUE (checked against the suite)
+    suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: seconds one memory-system call may take before the item is an error
+    adapter_timeout_s: float = DEFAULT_ADAPTER_TIMEOUT
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.responder != "reader" or bool(self.judges)
+
+    @property
+    def k(self) -> int:
+        return self.ks[0]
+
+    @property
+    def active(self) -> bool:
+        """The suites run only when at least one memory system is named."""
+        return bool(self.memsystems)
