@@ -1,4 +1,17 @@
-"""Constants shared by the plugin's tests."""
+"""Constants and builders shared by the plugin's tests."""
+
+from typing import Any
+
+from pytest_memeval.records import Record, RunKey
 
 #: the API key every pytester run gets; tests that look for leaks grep their outputs for it
 TEST_API_KEY = "sk-test-NEVER-WRITE-ME-0123456789abcdef"
+
+
+def make_record(
+    id: str = "item", *, suite: str = "s", memsystem: str = "m", responder: str = "reader", k: int = 10, **fields: Any
+) -> Record:
+    """A scored record with defaults for what a test does not care about."""
+    values: dict[str, Any] = {"suite_ref": suite, "context": "c", "cluster": "c", "task": "t", "status": "scored"}
+    values.update(fields)
+    return Record(id=id, key=RunKey(suite, memsystem, responder, k=k), **values)

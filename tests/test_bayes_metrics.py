@@ -14,6 +14,7 @@ from pytest_memeval.benchmarks.bayes.figures import trajectory_figures
 from pytest_memeval.benchmarks.bayes.judge import coin_verdict, recommender_verdict
 from pytest_memeval.benchmarks.bayes.offline import run_episodes
 from pytest_memeval.benchmarks.bayes.summary import compare, summarize
+from pytest_memeval.records import Record, Report, RunSummary
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
 from pytest_memeval.report.figures import LineChart, figure_from_json, figure_to_json
@@ -70,62 +71,63 @@ def test_recommender_verdict_by_hand() -> None:
 def test_summary_averages_episodes_through_memory_and_keeps_the_control_apart(suite: BayesSuite, episode_ids: list[str]) -> None:
     records = run_episodes(suite, NoMemory(), "none", perfect_bayesian(), "reader", episode_ids, 10)
     summary = summarize(records, 300)
-    memory = [r for r in records if r["strata"]["delivery"] != "single_turn"]
-    coin = [r["detail"]["mae"] for r in memory if r["task"] == "coin"]
-    assert summary["metrics"]["coin_mae"]["value"] == pytest.approx(np.mean(coin), abs=1e-6)
-    assert summary["metrics"]["coin_mae"]["n"] == 3 and summary["metrics"]["type_tvd"]["n"] == 4
-    lo, hi = summary["metrics"]["coin_mae"]["ci"]
-    assert lo <= summary["metrics"]["coin_mae"]["value"] <= hi
-    assert summary["control"]["coin_mae"]["value"] == 0.0 and summary["control"]["within_tolerance"]["value"] == 1.0
-    assert summary["metrics"]["evidence_recall"]["value"] == 0.0
-    assert summary["metrics"]["within_tolerance"]["value"] == pytest.approx(np.mean([bool(r["correct"]) for r in memory]))
-    assert summary["metrics"]["coin_ess"]["value"] == 0.0  # the prior: no evidence reaches the belief
-    cells = summary["breakdown"]["coin_condition"]
-    assert set(cells) == {"passive_b1-identical-unknown_bias", "single_turn-unknown_bias"} and cells["single_turn-unknown_bias"]["n"] == 3
-    by_turn = summary["breakdown"]["coin_error_by_turn"]
-    first = [np.mean([p["error"] for p in r["detail"]["per_probe"] if p["t"] <= 10]) for r in memory if r["task"] == "coin"]
-    assert by_turn["t0-10"]["coin_mae"]["value"] == pytest.approx(np.mean(first), abs=1e-6)
-    assert summary["readouts"] == {"direct": len(records)}
+    memory = [r for r in records if r.strata["delivery"] != "single_turn"]
+    coin = [r.detail["mae"] for r in memory if r.task == "coin"]
+    assert summary.metrics["coin_mae"].value == pytest.approx(np.mean(coin), abs=1e-6)
+    assert summary.metrics["coin_mae"].n == 3 and summary.metrics["type_tvd"].n == 4
+    lo, hi = summary.metrics["coin_mae"].ci
+    assert lo <= summary.metrics["coin_mae"].value <= hi
+    control = summary.extra["control"]
+    assert control["coin_mae"]["value"] == 0.0 and control["within_tolerance"]["value"] == 1.0
+    assert summary.metrics["evidence_recall"].value == 0.0
+    assert summary.metrics["within_tolerance"].value == pytest.approx(np.mean([bool(r.correct) for r in memory]))
+    assert summary.metrics["coin_ess"].value == 0.0  # the prior: no evidence reaches the belief
+    cells = summary.breakdown["coin_condition"]
+    assert set(cells) == {"passive_b1-identical-unknown_bias", "single_turn-unknown_bias"} and cells["single_turn-unknown_bias"].n == 3
+    by_turn = summary.breakdown["coin_error_by_turn"]
+    first = [np.mean([p["error"] for p in r.detail["per_probe"] if p["t"] <= 10]) for r in memory if r.task == "coin"]
+    assert by_turn["t0-10"].metrics["coin_mae"].value == pytest.approx(np.mean(first), abs=1e-6)
+    assert summary.extra["readouts"] == {"direct": len(records)}
 
 
 def test_paired_comparison_of_two_memories(suite: BayesSuite, episode_ids: list[str]) -> None:
     full = run_episodes(suite, ContextMemory(), "context", perfect_bayesian(), "reader", episode_ids, 10)
     empty = run_episodes(suite, NoMemory(), "none", perfect_bayesian(), "reader", episode_ids, 10)
     result = compare(full, empty, 300)
-    coin_none = np.mean([r["detail"]["mae"] for r in empty if r["task"] == "coin"])
-    assert result["coin_mae"]["difference"] == pytest.approx(-coin_none, abs=1e-6)
-    assert result["coin_mae"]["ci"][1] <= 0 and result["coin_mae"]["test"] == "paired_cluster_bootstrap"
-    assert "coin_ess" not in result and result["within_tolerance"]["difference"] > 0
-    metrics = summarize(full, 300)["metrics"]
-    assert metrics["retrieval_recency"]["value"] == 0.5 and metrics["evidence_recall"]["value"] == 1.0  # it returns everything
+    coin_none = np.mean([r.detail["mae"] for r in empty if r.task == "coin"])
+    assert result["coin_mae"].difference == pytest.approx(-coin_none, abs=1e-6)
+    assert result["coin_mae"].ci[1] <= 0 and result["coin_mae"].test == "paired_cluster_bootstrap"
+    assert "coin_ess" not in result and result["within_tolerance"].difference > 0
+    metrics = summarize(full, 300).metrics
+    assert metrics["retrieval_recency"].value == 0.5 and metrics["evidence_recall"].value == 1.0  # it returns everything
 
 
 def test_a_deduplicating_memory_loses_identical_observations_only(suite: BayesSuite) -> None:
     pairs = [e.id for e in suite.index() if "-passive_b1-identical-" in e.id or "-passive_b1-indexed-" in e.id]
     records = run_episodes(suite, DeduplicatingMemory(), "dedup", perfect_bayesian(), "reader", pairs, 10)
-    identical = [r for r in records if "identical" in r["id"]]
-    indexed = [r for r in records if "indexed" in r["id"]]
-    assert all(r["detail"]["mae"] == 0.0 and r["detail"]["evidence_recall"] == 1.0 for r in indexed)
+    identical = [r for r in records if "identical" in r.id]
+    indexed = [r for r in records if "indexed" in r.id]
+    assert all(r.detail["mae"] == 0.0 and r.detail["evidence_recall"] == 1.0 for r in indexed)
     # two distinct texts survive ('The flip was: heads' / 'tails'): the belief sits near 1/2
-    assert all(r["answer_detail"]["trajectory"][-1]["seen"] == 2 for r in identical)
-    assert np.mean([r["detail"]["mae"] for r in identical]) > 0.1
+    assert all(r.answer_detail["trajectory"][-1]["seen"] == 2 for r in identical)
+    assert np.mean([r.detail["mae"] for r in identical]) > 0.1
 
 
 def test_pooled_effective_sample_size_follows_theory(suite: BayesSuite, episode_ids: list[str]) -> None:
     memory_ids = [i for i in episode_ids if "single_turn" not in i]
     for agent, coin, types in ((perfect_bayesian(), 100, 50), (tempered(0.5), 50, 25), (memoryless(), 0, 0)):
-        metrics = summarize(run_episodes(suite, ContextMemory(), "context", agent, agent.name, memory_ids, 10), 300)["metrics"]
-        assert metrics["coin_ess"]["value"] == pytest.approx(coin, abs=1e-3)
-        assert metrics["type_ess"]["value"] == pytest.approx(types, abs=1e-3)
-        assert metrics["coin_ess"]["ci"] == pytest.approx([coin, coin], abs=0.05)
-    window = summarize(run_episodes(suite, ContextMemory(), "context", last_k(10), "last_10", memory_ids, 10), 300)["metrics"]
-    assert 5 < window["type_ess"]["value"] < 20  # about the 10 ratings it keeps
+        metrics = summarize(run_episodes(suite, ContextMemory(), "context", agent, agent.name, memory_ids, 10), 300).metrics
+        assert metrics["coin_ess"].value == pytest.approx(coin, abs=1e-3)
+        assert metrics["type_ess"].value == pytest.approx(types, abs=1e-3)
+        assert metrics["coin_ess"].ci == pytest.approx((coin, coin), abs=0.05)
+    window = summarize(run_episodes(suite, ContextMemory(), "context", last_k(10), "last_10", memory_ids, 10), 300).metrics
+    assert 5 < window["type_ess"].value < 20  # about the 10 ratings it keeps
 
 
 def test_trajectory_figures_per_condition(suite: BayesSuite, episode_ids: list[str]) -> None:
     records = run_episodes(suite, ContextMemory(), "context", tempered(0.5), "tempered", episode_ids, 10)
     records += run_episodes(suite, NoMemory(), "none", perfect_bayesian(), "reader", episode_ids, 10)
-    figures = trajectory_figures({"records": records}, "bayes")
+    figures = trajectory_figures(_report(records), "bayes")
     titles = [f.title for f in figures]
     assert titles == [
         "bayes coin | passive_b1-identical-unknown_bias: p(heads) vs the Bayesian posterior mean",
@@ -140,4 +142,9 @@ def test_trajectory_figures_per_condition(suite: BayesSuite, episode_ids: list[s
     assert "context | tempered, theta=0.25" in names and [s.name for s in coin.series if s.reference] == ["Bayes, theta=0.25", "Bayes, theta=0.5", "Bayes, theta=0.75"]
     flat = next(s for s in coin.series if s.name == "none | reader, theta=0.75")
     assert {y for _, y in flat.points} == {0.5} and len(flat.points) == 101
-    assert trajectory_figures({"records": []}, "bayes") == []
+    assert trajectory_figures(_report([]), "bayes") == []
+
+
+def _report(records: list[Record]) -> Report:
+    keys = sorted({r.key for r in records})
+    return Report({}, tuple(RunSummary.of(k, [r for r in records if r.key == k]) for k in keys), tuple(records))

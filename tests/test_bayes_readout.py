@@ -94,13 +94,13 @@ def test_llm_coin_beliefs_are_read_from_logprobs_without_position_bias(suite: Ba
         model.close()
         assert server.count == 5 * 2  # probes at t = 0, 25, 50, 75, 100, two rotations each
         assert all(r.body["logprobs"] is True and r.body["top_logprobs"] == 20 for r in server.requests)
-    detail = record["answer_detail"]
+    detail = record.answer_detail
     assert detail["readout"] == "logprobs"
     for entry in detail["trajectory"]:
         assert entry["p_heads"] == pytest.approx(0.7)
         assert entry["position_bias"] == [pytest.approx([0.2, -0.2])]
         assert entry["mass"] == pytest.approx(1.0) and entry["flagged"] == 0
-    assert record["detail"]["flagged_probes"] == 0
+    assert record.detail["flagged_probes"] == 0
 
 
 def test_llm_recommender_asks_every_probe_at_every_rotation(suite: BayesSuite) -> None:
@@ -113,10 +113,10 @@ def test_llm_recommender_asks_every_probe_at_every_rotation(suite: BayesSuite) -
         model.close()
         # per probe turn: rating x5, type x4, rating given each of 4 types x5
         assert server.count == 3 * (5 + 4 + 4 * 5)  # probes at t = 0, 25, 50
-    last = record["answer_detail"]["trajectory"][-1]
+    last = record.answer_detail["trajectory"][-1]
     assert last["rating"] == pytest.approx([0.1, 0.1, 0.2, 0.3, 0.3])
     assert last["type"] == pytest.approx([0.1, 0.2, 0.3, 0.4])
-    assert record["answer"] == "Profile 4"
+    assert record.answer == "Profile 4"
 
 
 def test_without_logprobs_the_episode_falls_back_to_verbalised_probabilities(suite: BayesSuite) -> None:
@@ -132,8 +132,8 @@ def test_without_logprobs_the_episode_falls_back_to_verbalised_probabilities(sui
         (record,) = run_episodes(suite, ContextMemory(), "context", model, "openai:scripted", [episode], 10)
         model.close()
         assert server.count == 2 + 5 * 2  # one log-prob attempt, then verbalised throughout
-    assert record["answer_detail"]["readout"] == "verbalised"
-    assert all(e["p_heads"] == pytest.approx(0.8) for e in record["answer_detail"]["trajectory"])
+    assert record.answer_detail["readout"] == "verbalised"
+    assert all(e["p_heads"] == pytest.approx(0.8) for e in record.answer_detail["trajectory"])
 
 
 def test_prompts_show_the_rotation_and_never_the_target_in_the_profile_table(suite: BayesSuite) -> None:

@@ -57,7 +57,7 @@ def test_context_is_exact_none_is_the_prior_and_workers_agree(suite_pytester: py
     strip = lambda r: [{k: v for k, v in x.items() if not k.endswith("_ms")} for x in r["records"]]  # noqa: E731
     assert strip(report) == strip(again)
     context, none = report["runs"]
-    assert context["memsystem"] == "context" and none["memsystem"] == "none"
+    assert context["key"]["memsystem"] == "context" and none["key"]["memsystem"] == "none"
     for name in ("coin_mae", "coin_final_error", "type_tvd", "final_type_tvd"):
         assert context["metrics"][name]["value"] == 0.0
     assert context["metrics"]["evidence_recall"]["value"] == 1.0 and none["metrics"]["evidence_recall"]["value"] == 0.0
@@ -69,7 +69,7 @@ def test_context_is_exact_none_is_the_prior_and_workers_agree(suite_pytester: py
     coin = [e.id for e in suite.index() if "-passive_b1-identical-" in e.id]
     prior = [np.mean([abs(0.5 - coin_mean(sum(f[:t]), t)) for t in range(101)]) for f in (suite.episode_data(i).observations for i in coin)]
     assert none["breakdown"]["coin_condition"]["passive_b1-identical-unknown_bias"]["coin_mae"]["value"] == pytest.approx(np.mean(prior), abs=1e-6)
-    failed = {r["id"] for r in report["records"] if r["memsystem"] == "context" and not r["correct"]}
+    failed = {r["id"] for r in report["records"] if r["key"]["memsystem"] == "context" and not r["correct"]}
     assert failed == {e.id for e in suite.index() if "zero_shot" in e.id}
     page = (suite_pytester.path / "report.html").read_text()
     assert "bayes coin | passive_b1-identical-unknown_bias: p(heads) vs the Bayesian posterior mean" in page
@@ -107,9 +107,9 @@ def test_llm_responder_through_pytest_records_and_replays(suite_pytester: pytest
         recorded, report = _run(suite_pytester, *args, f"--memeval-base-url={server.base_url}")
         assert server.count == 3 * 2
     (record,) = report["records"]
-    assert record["responder"] == "openai:scripted" and record["answer_detail"]["readout"] == "logprobs"
+    assert record["key"]["responder"] == "openai:scripted" and record["answer_detail"]["readout"] == "logprobs"
     assert [e["p_heads"] for e in record["answer_detail"]["trajectory"]] == pytest.approx([0.7, 0.7, 0.7])
-    assert report["runs"][0]["readouts"] == {"logprobs": 1} and report["runs"][0]["probe_every"] == [50]
+    assert report["runs"][0]["extra"]["readouts"] == {"logprobs": 1} and report["runs"][0]["extra"]["probe_every"] == [50]
     replayed, again = _run(suite_pytester, *args, "--memeval-base-url=http://127.0.0.1:9/v1", "--memeval-cache=replay")
     assert [r["answer_detail"]["trajectory"] for r in again["records"]] == [record["answer_detail"]["trajectory"]]
     assert again["runs"] == report["runs"]

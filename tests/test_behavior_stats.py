@@ -3,9 +3,14 @@ locked aggregation, per-question shifts, anchor crossings, agreement, overlap, f
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import math
 
 import pytest
+from harness import make_record
+
+from pytest_memeval.records import Record, Report, RunKey, RunSummary
 
 from pytest_memeval.benchmarks.behavior.aggregate import scored, subject_scores
 from pytest_memeval.benchmarks.behavior.analysis import anchor_crossings, band, jaccard, question_shifts
@@ -23,23 +28,17 @@ PAPER_TABLE = [
 ]
 
 
-def record(subject: str, question: str, condition: str, scores: dict, category: str = "risk", memsystem: str = "m", retrieved=None, k: int = 10) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def record(subject: str, question: str, condition: str, scores: dict, category: str = "risk", memsystem: str = "m", retrieved=None, k: int = 10) -> Record:  # type: ignore[no-untyped-def, type-arg]
     detail = {"judge": "llm panel", "scores": scores}
     if retrieved is not None:
         detail["retrieved"] = retrieved
-    return {
-        "id": f"{subject}-{question}-{condition}",
-        "cluster": subject,
-        "memsystem": memsystem,
-        "responder": "reader",
-        "k": k,
-        "strata": {"condition": condition, "question": question, "category": category},
-        "detail": detail,
-        "score": None,
-    }
+    return make_record(
+        f"{subject}-{question}-{condition}", suite="behavior", memsystem=memsystem, k=k, cluster=subject,
+        strata={"condition": condition, "question": question, "category": category}, detail=detail,
+    )
 
 
-def paper_records() -> list[dict]:  # type: ignore[type-arg]
+def paper_records() -> list[Record]:
     """Each subject's per-subject score as two judges' means over two questions."""
     records = []
     for subject, *values in PAPER_TABLE:
@@ -51,22 +50,22 @@ def paper_records() -> list[dict]:  # type: ignore[type-arg]
 
 def test_the_papers_wilcoxon_from_its_per_subject_table() -> None:
     summary = summarize(paper_records(), n_resamples=2000)
-    primary = summary["tests"]["C4a-C5"]
+    primary = summary.extra["tests"]["C4a-C5"]
     assert primary["W"] == 11 and round(primary["p_value"], 3) == 0.007  # paper: W = 11, p = 0.007
     assert (primary["improved"], primary["worse"], primary["n_subjects"]) == (12, 2, 14)
-    spec_only = summary["tests"]["C2a-C5"]
+    spec_only = summary.extra["tests"]["C2a-C5"]
     # paper fn. 47: W = 10, p = 0.005 (exact); the table's rounded values tie two |deltas| at
     # 0.31, so scipy falls back to the normal approximation, which gives p = 0.0076
     assert spec_only["W"] == 10 and 0.005 <= spec_only["p_value"] < 0.008
-    gradient = summary["gradient"]["C4a-C5"]
+    gradient = summary.extra["gradient"]["C4a-C5"]
     delta, level = gradient["delta_regression"], gradient["level_regression"]
     assert round(delta["slope"], 2) == -0.96 and round(delta["r_squared"], 2) == 0.82  # paper: -0.96, R2 .82
     assert [round(x, 2) for x in delta["slope_ci"]] == [-1.25, -0.67]  # paper: [-1.24, -0.67]
     assert round(level["slope"], 2) == 0.04 and round(level["p_value"], 2) == 0.76  # paper B.7.1: +0.04, p = .76
     # coupling-aware permutation (paper B.7.2: null centred near -1, p = .77)
     assert abs(gradient["permutation"]["null_mean_slope"] + 1) < 0.02 and gradient["permutation"]["p_value"] > 0.6
-    assert round(summary["metrics"]["delta_C4a_C5"]["value"], 2) == 0.55
-    assert round(summary["metrics"]["C4a"]["value"], 2) == 2.44  # paper section 4.1: "2.44 across all 14"
+    assert round(summary.metrics["delta_C4a_C5"].value, 2) == 0.55
+    assert round(summary.metrics["C4a"].value, 2) == 2.44  # paper section 4.1: "2.44 across all 14"
 
 
 def test_the_locked_aggregation_runs_questions_then_judges_then_subjects() -> None:
@@ -79,8 +78,8 @@ def test_the_locked_aggregation_runs_questions_then_judges_then_subjects() -> No
     assert subject_scores(scored(records), "C5") == {"s1": 3.0}
     # the per-question grain pools judges first: (3 + 3 + 2.5) / 3
     summary = summarize(records, n_resamples=50)
-    assert summary["metrics"]["C5"]["value"] == 3.0 and summary["judge"]["parse_failures"] == 1
-    assert summary["agreement"]["judges"] == ["a", "b"] and summary["agreement"]["n_responses"] == 3
+    assert summary.metrics["C5"].value == 3.0 and summary.extra["judge"]["parse_failures"] == 1
+    assert summary.extra["agreement"]["judges"] == ["a", "b"] and summary.extra["agreement"]["n_responses"] == 3
 
 
 def test_question_shifts_and_anchor_crossings_on_hand_cases() -> None:
@@ -98,7 +97,7 @@ def test_question_shifts_and_anchor_crossings_on_hand_cases() -> None:
 
 def test_agreement_of_a_panel_that_agrees() -> None:
     records = [record("s1", f"q{i}", "C5", {"a": 1 + i % 5, "b": 1 + i % 5}) for i in range(10)]
-    agreement = summarize(records, n_resamples=50)["agreement"]
+    agreement = summarize(records, n_resamples=50).extra["agreement"]
     assert agreement["pairwise_spearman"] == {"a ~ b": 1.0} and agreement["krippendorff_alpha_ordinal"] == 1.0
 
 
@@ -111,20 +110,20 @@ def test_two_systems_are_compared_on_the_memory_conditions_with_their_overlap() 
                 b.append(record(f"s{s}", q, condition, {"offline": score_b}, memsystem="y", retrieved=["m3", "m4"]))
     result = compare(a, b, n_resamples=200)
     assert set(result) == {"C1", "C3", "delta_C3_C1"}  # C5 never touches the memory system
-    assert result["C1"]["difference"] == 2.0 and result["C1"]["p_value"] == pytest.approx(0.03125)
-    assert result["C1"]["topk_jaccard"] == pytest.approx(0.25) and result["C1"]["topk_zero_overlap"] == 0.0
-    assert result["delta_C3_C1"]["difference"] == -2.0 and result["C3"]["p_value"] == 1.0
+    assert result["C1"].difference == 2.0 and result["C1"].p_value == pytest.approx(0.03125)
+    assert result["C1"].extra["topk_jaccard"] == pytest.approx(0.25) and result["C1"].extra["topk_zero_overlap"] == 0.0
+    assert result["delta_C3_C1"].difference == -2.0 and result["C3"].p_value == 1.0
     assert jaccard([], []) is None and jaccard(["a"], ["b"]) == 0.0
     same = compare(a, a, n_resamples=50)  # a baseline of the same system compares every condition
-    assert set(same) == {"C5", "C1", "C3", "delta_C3_C1"} and same["C1"]["topk_jaccard"] == 1.0
-    deeper = [dict(r, k=5) for r in a]  # a k sweep of one system: only the memory conditions
+    assert set(same) == {"C5", "C1", "C3", "delta_C3_C1"} and same["C1"].extra["topk_jaccard"] == 1.0
+    deeper = [replace(r, key=replace(r.key, k=5)) for r in a]  # a k sweep of one system: only the memory conditions
     assert set(compare(a, deeper, n_resamples=50)) == {"C1", "C3", "delta_C3_C1"}
 
 
 def test_figures_from_a_report() -> None:
     summary = summarize(paper_records(), n_resamples=100)
-    run = {"suite": "behavior", "memsystem": "none", "responder": "reader", "k": 10, **summary}
-    result = figures({"runs": [run], "comparisons": [], "records": []})
+    run = RunSummary(RunKey("behavior", "none"), 1, 1, 0, 0, summary)
+    result = figures(Report({}, (run,), ()))
     dots = [f for f in result if isinstance(f, DotPlot)]
     assert len(dots) == 2 and dots[0].rows[0] == "Ebers" and len(dots[0].series) == 3
     forest = next(f for f in result if isinstance(f, ForestPlot))

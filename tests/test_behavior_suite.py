@@ -64,14 +64,14 @@ def test_smoke_with_three_systems_and_two_workers_gives_the_same_metrics(suite_p
     html = suite_pytester.path / "behavior.html"
     serial, parallel = _report(suite_pytester), _report(suite_pytester, "-n", "2", f"--memeval-html={html}")
     assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
-    strip = lambda report: sorted(({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]), key=lambda r: (r["id"], r["memsystem"]))  # noqa: E731
+    strip = lambda report: sorted(({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]), key=lambda r: (r["id"], r["key"]["memsystem"]))  # noqa: E731
     assert strip(serial) == strip(parallel)
-    runs = {run["memsystem"]: run for run in serial["runs"]}
+    runs = {run["key"]["memsystem"]: run for run in serial["runs"]}
     assert set(runs) == {"none", "context", "chroma"}
     for run in runs.values():
         assert run["n_items"] == 288 and run["n_errors"] == 0 and set(run["metrics"]) >= set(CONDITIONS)
-        assert run["metrics"]["C2a"]["value"] > run["metrics"]["C5"]["value"] and run["judge"]["approximate"]
-        assert "condition (approximate judge)" in run["breakdown"] and run["tests"]["C2a-C5"]["n_subjects"] == 6
+        assert run["metrics"]["C2a"]["value"] > run["metrics"]["C5"]["value"] and run["extra"]["judge"]["approximate"]
+        assert "condition (approximate judge)" in run["breakdown"] and run["extra"]["tests"]["C2a-C5"]["n_subjects"] == 6
         assert "approximate" in run["note"]
     # none retrieves nothing; the context system hands over everything it holds (all facts)
     assert runs["none"]["metrics"]["C1"] == runs["none"]["metrics"]["C5"]
@@ -109,8 +109,8 @@ def test_the_llm_path_with_a_judge_panel(suite_pytester: pytest.Pytester) -> Non
     (run,) = data["runs"]
     assert run["n_items"] == 24 and run["n_errors"] == 0
     # judge-b cannot score "Most people would wait." (C5, C4, C8, C1, C1_native: no specification served)
-    assert run["judge"] == {"kind": ["llm panel"], "approximate": False, "judges": ["judge-a", "judge-b"], "parse_failures": 10}
-    assert "condition" in run["breakdown"] and run["agreement"]["judges"] == ["judge-a", "judge-b"]
+    assert run["extra"]["judge"] == {"kind": ["llm panel"], "approximate": False, "judges": ["judge-a", "judge-b"], "parse_failures": 10}
+    assert "condition" in run["breakdown"] and run["extra"]["agreement"]["judges"] == ["judge-a", "judge-b"]
     assert run["note"].startswith("scores from the LLM judge panel (judge-a, judge-b)")
     c5 = [r for r in data["records"] if r["strata"]["condition"] == "C5"]
     assert all(r["detail"]["scores"] == {"judge-a": 4.0, "judge-b": None} and r["score"] == 4.0 for r in c5)

@@ -78,7 +78,7 @@ def test_invalid_judge_output_is_an_error_not_a_score(suite_pytester: pytest.Pyt
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     run = report["runs"][0]
     assert run["n_errors"] == run["n_items"] == 9 and run["metrics"] == {}
-    assert all("judge" in r["error"] and "invalid output" in r["error"] for r in report["records"])
+    assert all("judge" in r["reason"] and "invalid output" in r["reason"] for r in report["records"])
 
 
 QUESTION = re.compile(r"^Question: (.*)$", re.M)

@@ -25,7 +25,7 @@ def _report(pytester: pytest.Pytester, name: str, *args: str) -> dict:
 
 
 def _run(report: dict, system: str) -> dict:
-    return next(r for r in report["runs"] if r["memsystem"] == system)
+    return next(r for r in report["runs"] if r["key"]["memsystem"] == system)
 
 
 def test_smoke_collects_one_test_per_question(suite_pytester: pytest.Pytester) -> None:
@@ -73,7 +73,7 @@ def test_three_systems_on_one_and_two_workers(suite_pytester: pytest.Pytester) -
     parallel = _report(suite_pytester, "parallel", *two_lives, "-n", "2")
     assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
     strip = lambda report: sorted(  # noqa: E731
-        ({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]), key=lambda r: (r["memsystem"], r["id"])
+        ({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]), key=lambda r: (r["key"]["memsystem"], r["id"])
     )
     assert strip(serial) == strip(parallel)
 

@@ -49,7 +49,7 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
 
 
 def _answers(report: dict) -> list[tuple]:
-    return [(r["id"], r["answer"], r["abstained"], r["valid"], r["correct"], r.get("raw")) for r in report["records"]]
+    return [(r["id"], r["answer"], r["abstained"], (r["status"] == "scored"), r["correct"], r.get("raw")) for r in report["records"]]
 
 
 def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester) -> None:
@@ -61,16 +61,16 @@ def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester)
     # every item ends as a valid answer or a counted invalid one; nothing is lost
     assert (run["n_items"], run["n_scored"], run["n_invalid"], run["n_errors"]) == (216, 192, 24, 0)
     assert requests == 2 * 216  # one 429 then one answer per item: bounded retries
-    invalid = [r for r in report["records"] if not r["valid"]]
+    invalid = [r for r in report["records"] if not (r["status"] == "scored")]
     assert {r["task"] for r in invalid} == {"C3", "Ctrl2"} and all(r["raw"] and r["correct"] is None for r in invalid)
-    assert all(r["abstained"] == (r["task"] == "A1") for r in report["records"] if r["valid"])
+    assert all(r["abstained"] == (r["task"] == "A1") for r in report["records"] if (r["status"] == "scored"))
     assert recorded.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 
     # the server is gone: replay must not touch the network and must agree exactly
     replayed, again = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-max-errors=24")
     assert _answers(again) == _answers(report)
     assert again["runs"] == report["runs"]
-    assert all(r["answer_detail"].get("cached") for r in again["records"] if r["valid"])
+    assert all(r["answer_detail"].get("cached") for r in again["records"] if (r["status"] == "scored"))
 
     # a request the cache never saw is an error naming the item, not a score
     missed, partial = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-k=3", "--memsystem=chroma", "--memeval-embedder=hashing", "-k", "stable_121-A2")

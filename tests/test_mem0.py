@@ -193,7 +193,7 @@ def test_multisource_runs_on_mem0_and_pairs_with_chroma(pytester: pytest.Pyteste
     )
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
     data = json.loads(report.read_text())
-    assert [(run["memsystem"], run["n_items"], run["n_errors"]) for run in data["runs"]] == [("chroma", 18, 0), ("mem0", 18, 0)]
+    assert [(run["key"]["memsystem"], run["n_items"], run["n_errors"]) for run in data["runs"]] == [("chroma", 18, 0), ("mem0", 18, 0)]
     (comparison,) = data["comparisons"]
     assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == ("mem0", "chroma", 18)
     assert set(comparison["metrics"]) == {"accuracy", "coverage", "selective_accuracy", "f05"}

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from harness import make_record
+
+from pytest_memeval.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
 
 from pytest_memeval.benchmarks.memfail.attribution import attribute
 from pytest_memeval.benchmarks.memfail.figures import memfail_figures
@@ -87,53 +90,57 @@ def test_a_misleading_question_needs_no_memory_only_an_abstention():
     assert wrong.detail["stage"] == "abstention" and "Noah Brooks" in wrong.reason
 
 
-def _record(dataset: str, stage: str, cluster: str, tokens: int = 10, memories: int = 2) -> dict:
-    return {"correct": stage == "correct", "cluster": cluster, "strata": {"dataset": dataset}, "detail": {"stage": stage},
-            "retrieved_tokens": tokens, "n_memories": memories, "retrieve_ms": 1.0, "answer_ms": 1.0}
+def _record(dataset: str, stage: str, cluster: str, tokens: int = 10, memories: int = 2) -> Record:
+    return make_record(f"{cluster}-{dataset}", suite="memfail", correct=stage == "correct", cluster=cluster,
+                       strata={"dataset": dataset}, detail={"stage": stage}, retrieved_tokens=tokens,
+                       n_memories=memories, retrieve_ms=1.0, answer_ms=1.0)
 
 
 def test_wilson_intervals_match_the_paper_and_widen_for_shared_essays():
-    assert clustered_wilson([True] * 35 + [False] * 65, [str(i) for i in range(100)])["ci"] == pytest.approx(
-        list(wilson_interval(35, 100)), abs=1e-6)
-    assert clustered_wilson([True] * 35 + [False] * 65, [str(i) for i in range(100)])["ci"] == pytest.approx([0.264, 0.447], abs=1e-3)
+    assert clustered_wilson([True] * 35 + [False] * 65, [str(i) for i in range(100)]).ci == pytest.approx(
+        wilson_interval(35, 100), abs=1e-6)
+    assert clustered_wilson([True] * 35 + [False] * 65, [str(i) for i in range(100)]).ci == pytest.approx((0.264, 0.447), abs=1e-3)
     # three questions per essay, answered alike within an essay: the effective n is a third
     outcomes = [i < 15 for i in range(30) for _ in range(3)]
     clustered = clustered_wilson(outcomes, [str(i) for i in range(30) for _ in range(3)])
-    assert clustered["ci"] == pytest.approx(list(wilson_interval(15, 30)), abs=1e-6)
+    assert clustered.ci == pytest.approx(wilson_interval(15, 30), abs=1e-6)
 
 
 def test_summary_reports_success_per_dataset_stage_shares_and_tokens():
     records = [_record("coexisting", s, f"c{i}") for i, s in enumerate(["correct", "retrieval", "retrieval", "storage"])]
     records += [_record("longhop", "correct", "h0", tokens=30, memories=2)]
     summary = summarize(records, n_resamples=200)
-    metrics = summary["metrics"]
-    assert metrics["success"]["value"] == 0.4 and metrics["success_coexisting"]["value"] == 0.25
-    assert metrics["success_longhop"]["value"] == 1.0 and "success_persona" not in metrics
-    assert metrics["share_retrieval"]["value"] == 0.4 and metrics["share_storage"]["value"] == 0.2
-    assert metrics["tokens_per_memory"]["value"] == 7.0 and metrics["tokens_per_question"]["value"] == 14.0
-    assert summary["stages"]["coexisting"] == {"correct": 0.25, "storage": 0.25, "summary": 0.0, "retrieval": 0.5,
+    metrics = summary.metrics
+    assert metrics["success"].value == 0.4 and metrics["success_coexisting"].value == 0.25
+    assert metrics["success_longhop"].value == 1.0 and "success_persona" not in metrics
+    assert metrics["share_retrieval"].value == 0.4 and metrics["share_storage"].value == 0.2
+    assert metrics["tokens_per_memory"].value == 7.0 and metrics["tokens_per_question"].value == 14.0
+    assert summary.extra["stages"]["coexisting"] == {"correct": 0.25, "storage": 0.25, "summary": 0.0, "retrieval": 0.5,
                                                "reasoning": 0.0, "abstention": 0.0, "unknown": 0.0}
-    assert summary["breakdown"]["failure_stage"]["retrieval"]["n"] == 2
-    assert summary["latency_ms"]["retrieve"] == {"p50": 1.0, "p95": 1.0}
-    differences = compare(records, [_record(r["strata"]["dataset"], "correct", r["cluster"]) for r in records], 200)
-    assert differences["success"]["difference"] == pytest.approx(-0.6) and differences["success"]["test"] == "mcnemar_exact"
+    assert summary.breakdown["failure_stage"]["retrieval"].n == 2
+    assert summary.extra["latency_ms"]["retrieve"] == {"p50": 1.0, "p95": 1.0}
+    differences = compare(records, [_record(r.strata["dataset"], "correct", r.cluster) for r in records], 200)
+    assert differences["success"].difference == pytest.approx(-0.6) and differences["success"].test == "mcnemar_exact"
     assert "success_coexisting" in differences and "success_longhop" not in differences  # one pair is too few
 
 
 def test_figures_stack_stages_per_dataset_and_plot_success_against_k():
-    def run(system: str, k: int, success: float) -> dict:
+    def run(system: str, k: int, success: float) -> RunSummary:
         stages = {"correct": success, "retrieval": 1 - success}
-        return {"suite": "memfail", "memsystem": system, "responder": "reader", "k": k,
-                "metrics": {"success_coexisting": {"value": success, "ci": [0, 1]}}, "stages": {"coexisting": stages}}
+        summary = SuiteSummary({"success_coexisting": Metric(success, (0, 1))}, extra={"stages": {"coexisting": stages}})
+        return RunSummary(RunKey("memfail", system, k=k), 1, 1, 0, 0, summary)
 
-    report = {"runs": [run("chroma", 5, 0.2), run("chroma", 15, 0.6), run("context", 5, 1.0), run("context", 15, 1.0)]}
+    def report_of(*runs: RunSummary) -> Report:
+        return Report({}, runs, ())
+
+    report = report_of(run("chroma", 5, 0.2), run("chroma", 15, 0.6), run("context", 5, 1.0), run("context", 15, 1.0))
     figures = memfail_figures(report, "memfail")
     stacked = [f for f in figures if isinstance(f, StackedBarChart)]
     lines = [f for f in figures if isinstance(f, LineChart)]
     assert len(stacked) == 2 and stacked[0].categories == ("Coexisting-Facts | chroma", "Coexisting-Facts | context")
     assert stacked[0].values[0][stacked[0].segments.index("retrieval")] == pytest.approx(0.8)
     assert len(lines) == 1 and dict((s.name, s.points) for s in lines[0].series)["chroma"] == ((5.0, 0.2), (15.0, 0.6))
-    assert memfail_figures({"runs": [run("chroma", 5, 0.2)]}, "memfail")[1:] == []  # one k: no line chart
+    assert memfail_figures(report_of(run("chroma", 5, 0.2)), "memfail")[1:] == []  # one k: no line chart
 
 
 def test_free_text_answers_are_checked_by_what_they_name():

@@ -44,9 +44,9 @@ def test_one_test_per_graded_question_with_markers_under_strict_markers(suite_py
 
 def test_the_ceiling_passes_and_the_floor_fails_at_storage(suite_pytester: pytest.Pytester):
     ceiling, report = _report(suite_pytester, "--memsystem=context,none")
-    runs = {run["memsystem"]: run for run in report["runs"]}
+    runs = {run["key"]["memsystem"]: run for run in report["runs"]}
     assert runs["context"]["metrics"]["success"]["value"] == 1.0
-    floor = [r for r in report["records"] if r["memsystem"] == "none"]
+    floor = [r for r in report["records"] if r["key"]["memsystem"] == "none"]
     # the floor stores nothing: every question that needs a memory fails at storage; misleading ones abstain
     assert {r["detail"]["stage"] for r in floor if r["strata"].get("misleading") != "yes"} == {"storage"}
     assert all(r["correct"] for r in floor if r["strata"].get("misleading") == "yes")
@@ -56,9 +56,9 @@ def test_the_ceiling_passes_and_the_floor_fails_at_storage(suite_pytester: pytes
 
 
 def _strip(report: dict) -> tuple:
-    runs = [{k: v for k, v in run.items() if k != "latency_ms"} for run in report["runs"]]
+    runs = [dict(run, extra={k: v for k, v in run["extra"].items() if k != "latency_ms"}) for run in report["runs"]]
     records = [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]]
-    return runs, report["comparisons"], sorted(records, key=lambda r: (r["memsystem"], r["id"]))
+    return runs, report["comparisons"], sorted(records, key=lambda r: (r["key"]["memsystem"], r["id"]))
 
 
 def test_two_workers_give_the_same_metrics_as_one(suite_pytester: pytest.Pytester):
@@ -66,9 +66,9 @@ def test_two_workers_give_the_same_metrics_as_one(suite_pytester: pytest.Pyteste
     _, serial = _report(suite_pytester, *args, subprocess=True)
     _, parallel = _report(suite_pytester, *args, "-n", "2", subprocess=True)
     assert _strip(serial) == _strip(parallel)
-    chroma = next(run for run in serial["runs"] if run["memsystem"] == "chroma")
+    chroma = next(run for run in serial["runs"] if run["key"]["memsystem"] == "chroma")
     assert chroma["metrics"]["share_retrieval"]["value"] > 0  # three memories cannot hold every chain
-    assert set(chroma["latency_ms"]["retrieve"]) == {"p50", "p95"}
+    assert set(chroma["extra"]["latency_ms"]["retrieve"]) == {"p50", "p95"}
 
 
 def test_each_failing_adapter_gets_its_own_stage(suite_pytester: pytest.Pytester):
@@ -76,7 +76,7 @@ def test_each_failing_adapter_gets_its_own_stage(suite_pytester: pytest.Pytester
     _, report = _report(suite_pytester, f"--memsystem={systems}", "--memeval-k=3")
     stages: dict[str, dict[str, int]] = {}
     for record in report["records"]:
-        counts = stages.setdefault(record["memsystem"].split(":")[1], {})
+        counts = stages.setdefault(record["key"]["memsystem"].split(":")[1], {})
         counts[record["detail"]["stage"]] = counts.get(record["detail"]["stage"], 0) + 1
     assert set(stages["DroppingMemory"]) == {"correct", "storage"}
     assert stages["TruncatingMemory"]["summary"] >= 5 and set(stages["TruncatingMemory"]) == {"correct", "storage", "summary"}
@@ -88,7 +88,7 @@ def test_a_k_sweep_labels_runs_by_k_and_the_html_plots_stages_and_success_agains
     html = suite_pytester.path / "report.html"
     _, report = _report(suite_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-k=2,12",
                         f"--memeval-html={html}")
-    runs = {run["k"]: run for run in report["runs"]}
+    runs = {run["key"]["k"]: run for run in report["runs"]}
     assert set(runs) == {2, 12}
     assert runs[2]["metrics"]["share_retrieval"]["value"] > runs[12]["metrics"]["share_retrieval"]["value"]
     page = html.read_text()
