@@ -116,9 +116,8 @@ class Suite(ABC):
     ) -> dict[str, dict[str, Any]]:
         """Paired differences a - b of the headline metrics; records are aligned item by item.
 
-        The default fits a success rate: exact McNemar on the binary outcomes for the
-        p-value, a paired cluster bootstrap for the interval. Suites with macro or graded
-        metrics override it.
+        The default fits a success rate: the cluster sign-flip test and the interval that
+        inverts it (p and CI agree). Suites with macro or graded metrics override it.
         """
         from ..stats import compare_rates
 

@@ -144,8 +144,8 @@ def _percentiles(records: Sequence[Mapping[str, Any]], field: str) -> dict[str, 
 
 
 def compare(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]], n_resamples: int) -> dict[str, dict[str, Any]]:
-    """Paired differences a - b of success, overall and per dataset: exact McNemar for the
-    p-value, a paired cluster bootstrap for the interval."""
+    """Paired differences a - b of success, overall and per dataset: the cluster sign-flip
+    test and the interval that inverts it (McNemar's test where every cluster is one item)."""
     out = {"success": _paired(a, b, n_resamples)}
     for d in DATASETS:
         pairs = [(x, y) for x, y in zip(a, b) if x["strata"].get("dataset") == d.name]
