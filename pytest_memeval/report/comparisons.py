@@ -78,7 +78,7 @@ def apply_holm(comparisons: Sequence[dict[str, Any]]) -> None:
 def _clean(values: Mapping[str, Any]) -> dict[str, Any]:
     def number(x: Any) -> Any:
         if isinstance(x, float):
-            return None if math.isnan(x) else round(x, 6)
+            return None if math.isnan(x) else x  # unrounded: gates compare these
         if isinstance(x, (list, tuple)):
             return [number(v) for v in x]
         return x

@@ -63,7 +63,7 @@ def pooled_ess(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
     resampled = _grid_minima(grid, resample_weights(len(clusters), n_resamples, seed=0) @ by_cluster(grid).T)
     low, high = np.percentile(resampled, [2.5, 97.5])
     n = len({r["id"] for r, _, _ in rows})
-    return {"value": round(weight * turns, 6), "ci": [round(float(low) * turns, 6), round(float(high) * turns, 6)], "n": n}
+    return {"value": float(weight * turns), "ci": [float(low) * turns, float(high) * turns], "n": n}  # unrounded: gates read it
 
 
 def _has_belief(record: Record, entry: Mapping[str, Any]) -> bool:

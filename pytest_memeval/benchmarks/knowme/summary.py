@@ -89,7 +89,7 @@ def _bootstrap(records: Sequence[Record], metrics_of: Callable[[Sequence[str]], 
         metrics_of(tasks), _columns(records), [r["cluster"] for r in records] if clustered else None,
         [r["strata"]["task"] for r in records], n_resamples=n_resamples, seed=0,
     )
-    return {name: estimate_cell(result.estimate, result.ci, digits=4) for name, result in results.items()}
+    return {name: estimate_cell(result.estimate, result.ci) for name, result in results.items()}
 
 
 def _cell(label: str, task: str | None, approx: set[str]) -> str:
