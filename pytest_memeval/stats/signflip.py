@@ -36,6 +36,8 @@ import numpy.typing as npt
 
 #: up to this many clusters every sign pattern is enumerated (2**16 = 65,536)
 EXACT_MAX_CLUSTERS = 16
+#: random signs are drawn this many at a time
+_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -58,14 +60,26 @@ class SignFlipResult:
         return (self.ci_low, self.ci_high)
 
 
-def sign_patterns(n_clusters: int, n_resamples: int, seed: int | None = 0) -> tuple[np.ndarray, bool]:
-    """Rows of +-1, one per pattern: all of them (exact) or the identity plus random ones."""
+def flipped_sums(
+    diffs: np.ndarray, sizes: np.ndarray, n_resamples: int, seed: int | None = 0
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(s.D, s.n)`` for every sign pattern s, and whether that is all of them.
+
+    All ``2**C`` patterns up to `EXACT_MAX_CLUSTERS` clusters; beyond, the observed one (all
+    plus) and `n_resamples` random ones, drawn a block at a time so memory stays bounded.
+    """
+    n_clusters = diffs.size
     if n_clusters <= EXACT_MAX_CLUSTERS:
-        bits = (np.arange(2**n_clusters)[:, None] >> np.arange(n_clusters)) & 1
-        return 1.0 - 2.0 * bits, True
+        signs = 1.0 - 2.0 * ((np.arange(2**n_clusters)[:, None] >> np.arange(n_clusters)) & 1)
+        return signs @ diffs, signs @ sizes, True
     rng = np.random.default_rng(seed)
-    random = 1.0 - 2.0 * rng.integers(0, 2, size=(n_resamples, n_clusters))
-    return np.vstack([np.ones((1, n_clusters)), random]), False
+    rows = max(1, _BLOCK // n_clusters)
+    sums, counts = [np.array([diffs.sum()])], [np.array([sizes.sum()])]
+    for start in range(0, n_resamples, rows):
+        signs = 1.0 - 2.0 * rng.integers(0, 2, size=(min(rows, n_resamples - start), n_clusters))
+        sums.append(signs @ diffs)
+        counts.append(signs @ sizes)
+    return np.concatenate(sums), np.concatenate(counts), False
 
 
 def _largest_count_at_most(alpha: float, n_patterns: int) -> int:
@@ -79,8 +93,8 @@ def _largest_count_at_most(alpha: float, n_patterns: int) -> int:
 
 
 def _acceptance_intervals(
-    diffs: np.ndarray, sizes: np.ndarray, patterns: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, float]:
+    flipped: np.ndarray, flipped_sizes: np.ndarray, total: float, n_items: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Per pattern, the shifts delta where its flipped statistic is at least the observed one.
 
     With ``A = s.D``, ``M = s.n`` and the observed ``A0 = sum D``, ``N = sum n``:
@@ -88,16 +102,14 @@ def _acceptance_intervals(
     parabola in d (|M| <= N), non-negative between its roots. The all-plus and all-minus
     patterns (M = +-N) tie the observed statistic for every d.
     """
-    total, n_items = float(diffs.sum()), float(sizes.sum())
-    estimate = total / n_items
-    a, m = patterns @ diffs, patterns @ sizes
+    a, m = flipped, flipped_sizes
     always = (m == n_items) | (m == -n_items)
     with np.errstate(divide="ignore", invalid="ignore"):
         root1 = np.where(always, -np.inf, (a - total) / (m - n_items))
         root2 = np.where(always, np.inf, (a + total) / (m + n_items))
-    low, high = np.minimum(root1, root2), np.maximum(root1, root2)
     # Mathematically low <= estimate <= high; keep it so under rounding.
-    return np.minimum(low, estimate), np.maximum(high, estimate), estimate
+    estimate = total / n_items
+    return np.minimum(np.minimum(root1, root2), estimate), np.maximum(np.maximum(root1, root2), estimate)
 
 
 def paired_sign_flip(
@@ -139,9 +151,11 @@ def paired_sign_flip(
         codes = np.unique(ids, return_inverse=True)[1].ravel()
     diffs = np.bincount(codes, weights=a - b)
     sizes = np.bincount(codes).astype(float)
-    patterns, exact = sign_patterns(sizes.size, n_resamples, seed)
-    low, high, estimate = _acceptance_intervals(diffs, sizes, patterns)
-    n_patterns = patterns.shape[0]
+    flipped, flipped_sizes, exact = flipped_sums(diffs, sizes, n_resamples, seed)
+    total, n_items = float(diffs.sum()), float(sizes.sum())
+    estimate = total / n_items
+    low, high = _acceptance_intervals(flipped, flipped_sizes, total, n_items)
+    n_patterns = flipped.size
     p_value = float(np.count_nonzero((low <= 0.0) & (0.0 <= high)) / n_patterns)
     # delta is in the interval while more than `rejected` patterns accept it.
     k = _largest_count_at_most(1.0 - confidence, n_patterns) + 1
