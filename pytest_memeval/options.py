@@ -167,7 +167,8 @@ def add_options(parser: pytest.Parser) -> None:
         "--memeval-bootstrap",
         default="2000",
         metavar="B",
-        help="bootstrap resamples for confidence intervals (default: 2000)",
+        help="bootstrap resamples for confidence intervals, and random sign patterns of the "
+        "cluster sign-flip test beyond 16 clusters (default: 2000)",
     )
 
 

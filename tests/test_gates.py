@@ -125,8 +125,10 @@ def test_systems_of_one_run_are_compared_pairwise(toy_pytester: pytest.Pytester)
     (comparison,) = report["comparisons"]
     assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == ("context", "none", 12)
     cell = comparison["metrics"]["accuracy"]
-    assert cell["difference"] == 1.0 and cell["test"] == "mcnemar_exact"
-    assert cell["p_value"] == pytest.approx(2 * 0.5**12, abs=1e-6) and cell["p_holm"] == cell["p_value"]
+    assert cell["difference"] == 1.0 and cell["test"] == "cluster_sign_flip"
+    # 12 items won in 4 people (clusters) of 3: the smallest two-sided p four clusters allow,
+    # 2 / 2**4, not the 2 / 2**12 of item-level McNemar.
+    assert cell["p_value"] == 2 / 16 and cell["p_holm"] == cell["p_value"] and cell["ci"] == [-1.0, 1.0]
     result.stdout.fnmatch_lines(["*toy: context | reader | k=10  minus  none | reader | k=10  (12 paired items)*"])
 
 

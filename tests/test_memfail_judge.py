@@ -120,7 +120,7 @@ def test_summary_reports_success_per_dataset_stage_shares_and_tokens():
     assert summary.breakdown["failure_stage"]["retrieval"].n == 2
     assert summary.extra["latency_ms"]["retrieve"] == {"p50": 1.0, "p95": 1.0}
     differences = compare(records, [_record(r.strata["dataset"], "correct", r.cluster) for r in records], 200)
-    assert differences["success"].difference == pytest.approx(-0.6) and differences["success"].test == "mcnemar_exact"
+    assert differences["success"].difference == pytest.approx(-0.6) and differences["success"].test == "cluster_sign_flip"
     assert "success_coexisting" in differences and "success_longhop" not in differences  # one pair is too few
 
 

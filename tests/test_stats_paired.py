@@ -4,7 +4,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from pytest_memeval.stats import cluster_means, mcnemar_exact, mcnemar_exact_counts, wilcoxon_clusters
+from pytest_memeval.stats import (
+    cluster_means,
+    mcnemar_exact,
+    mcnemar_exact_counts,
+    signed_rank_exact,
+    wilcoxon_clusters,
+)
+from pytest_memeval.stats.paired import WILCOXON_EXACT_MAX
 
 # Seed paper 004, section 4.1, per-subject results table: the 14 main-study subjects (9 low-
 # and 5 mid-baseline; Franklin, the high-baseline reference, is not among them). Columns
@@ -27,14 +34,27 @@ SUBJECTS = {
 }
 C5 = np.array([v[0] for v in SUBJECTS.values()])
 C4A = np.array([v[1] for v in SUBJECTS.values()])
+# The same table's "C2a Spec" column, same subjects in the same order. The paper (footnote to
+# section 4.1): "C5 vs. C2a W = 10 (p = 0.005)". Two deltas tie at -0.31.
+C2A = np.array([1.54, 2.27, 2.63, 2.35, 2.27, 1.91, 2.48, 2.43, 2.22, 2.03, 2.54, 2.81, 2.48, 2.46])
+EXACT = stats.PermutationMethod(n_resamples=np.inf)  # scipy's exact sign-flip enumeration
 
 
 def test_wilcoxon_reproduces_seed_004():
     res = wilcoxon_clusters(C4A, C5)
-    assert res.statistic == 11
+    assert res.statistic == 11 and res.method == "exact"
     assert res.p_value == pytest.approx(0.0067, abs=5e-5)
     assert (res.n, res.improved, res.tied, res.worse) == (14, 12, 0, 2)
     assert res.median_delta == pytest.approx(0.56)
+
+
+def test_wilcoxon_with_ties_is_exact_as_in_seed_004():
+    res = wilcoxon_clusters(C2A, C5)
+    assert res.statistic == 10 and res.method == "exact"
+    assert res.p_value == pytest.approx(0.005, abs=5e-5)  # 41 / 8192 sign patterns
+    assert res.p_value == 41 / 8192
+    # scipy's default goes to the normal approximation with ties: 0.0076, not the paper's.
+    assert stats.wilcoxon(np.round(C2A - C5, 12)).pvalue == pytest.approx(0.0076, abs=5e-5)
 
 
 def test_wilcoxon_aggregates_items_to_cluster_means():
@@ -53,23 +73,63 @@ def test_wilcoxon_counts_ties_and_drops_them_from_the_test():
     b = np.array([2.0, 2.0, 3.0, 3.0, 2.0, 2.5, 1.0])
     res = wilcoxon_clusters(t, b)
     assert (res.improved, res.tied, res.worse) == (4, 2, 1)
-    ref = stats.wilcoxon(t - b, zero_method="wilcox")
+    d = t - b
+    ref = stats.wilcoxon(d[d != 0], method=EXACT)  # the zeros dropped, the tied 1s kept
     assert res.statistic == ref.statistic
     assert res.p_value == pytest.approx(ref.pvalue)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(-4, 4).filter(bool), min_size=2, max_size=10),
+    st.sampled_from(["two-sided", "greater", "less"]),
+)
+def test_signed_rank_exact_with_ties_matches_full_enumeration(d, alternative):
+    statistic, p = signed_rank_exact(d, alternative)
+    ref = stats.wilcoxon(d, alternative=alternative, method=EXACT)
+    assert statistic == ref.statistic
+    assert p == pytest.approx(ref.pvalue)
+
+
+def test_signed_rank_of_one_difference():
+    assert signed_rank_exact([2.0]) == (0.0, 1.0)
+    assert signed_rank_exact([2.0], "greater") == (1.0, 0.5)
+    assert signed_rank_exact([-2.0], "greater") == (0.0, 1.0)
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(st.floats(1, 5), st.floats(1, 5)), min_size=6, max_size=40, unique=True))
-def test_wilcoxon_matches_scipy_directly(pairs):
-    t, b = np.array(pairs).T
-    d = np.round(t - b, 12)
-    if np.count_nonzero(d) == 0:
-        return
-    res = wilcoxon_clusters(t, b)
-    ref = stats.wilcoxon(d[d != 0])
+@given(
+    st.lists(st.floats(0.01, 5), min_size=6, max_size=40, unique=True),
+    st.data(),
+    st.sampled_from(["two-sided", "greater", "less"]),
+)
+def test_signed_rank_without_ties_matches_scipy_exact(magnitudes, data, alternative):
+    signs = data.draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=len(magnitudes), max_size=len(magnitudes)))
+    d = np.array(magnitudes) * signs
+    res = wilcoxon_clusters(d, np.zeros_like(d), alternative=alternative)
+    ref = stats.wilcoxon(d, alternative=alternative, method="exact")
     assert res.statistic == ref.statistic
     assert res.p_value == pytest.approx(ref.pvalue)
-    assert res.improved + res.tied + res.worse == len(pairs)
+
+
+def test_signed_rank_rejects_zeros_and_unknown_alternatives():
+    with pytest.raises(ValueError, match="zero"):
+        signed_rank_exact([1.0, 0.0])
+    with pytest.raises(ValueError, match="alternative"):
+        signed_rank_exact([1.0, 2.0], "sideways")
+
+
+def test_wilcoxon_beyond_the_exact_limit_uses_the_normal_approximation():
+    d = np.random.default_rng(0).normal(0.1, 1.0, WILCOXON_EXACT_MAX + 50).round(1)
+    d = d[d != 0]
+    assert d.size > WILCOXON_EXACT_MAX
+    res = wilcoxon_clusters(d, np.zeros_like(d))
+    assert res.method == "normal"
+    assert res.p_value == pytest.approx(stats.wilcoxon(d, method="approx").pvalue)
+    # at the limit the exact p and the approximation are close
+    exact = wilcoxon_clusters(d[:WILCOXON_EXACT_MAX], np.zeros(WILCOXON_EXACT_MAX))
+    assert exact.method == "exact"
+    assert exact.p_value == pytest.approx(stats.wilcoxon(d[:WILCOXON_EXACT_MAX], method="approx").pvalue, rel=0.02)
 
 
 def test_cluster_means():

@@ -115,8 +115,8 @@ class Suite(ABC):
     def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         """Paired differences a - b of the headline metrics; records are aligned item by item.
 
-        The default fits a success rate (`stats.compare_rates`). Suites with macro or
-        graded metrics override it.
+        The default fits a success rate: the cluster sign-flip test and the interval that
+        inverts it (p and CI agree). Suites with macro or graded metrics override it.
         """
         from ..stats import compare_rates
 

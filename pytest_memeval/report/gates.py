@@ -47,11 +47,21 @@ def _threshold(gate: Gate, run: RunSummary) -> GateVerdict:
         if bound is None:
             return GateVerdict(gate.expression, False, f"{who}: no confidence interval for {gate.metric}", mde)
         passed = _OPS[gate.op](bound, gate.threshold)
-        detail = f"{who}: CI bound {bound:.4f} {gate.op} {gate.threshold:g} (value {estimate.value:.4f})"
+        shown = _shown(bound, gate.threshold, gate.op)
+        detail = f"{who}: CI bound {shown} {gate.op} {gate.threshold:g} (value {estimate.value:.4f})"
     else:
         passed = _OPS[gate.op](estimate.value, gate.threshold)
-        detail = f"{who}: {estimate.value:.4f} {gate.op} {gate.threshold:g}"
+        detail = f"{who}: {_shown(estimate.value, gate.threshold, gate.op)} {gate.op} {gate.threshold:g}"
     return GateVerdict(gate.expression, passed, detail, mde)
+
+
+def _shown(value: float, threshold: float, op: str) -> str:
+    """Four decimals, or as many as it takes to show why a value next to the threshold
+    passed or failed (0.7499996 fails >= 0.75; '0.7500' would not say why)."""
+    short = f"{value:.4f}"
+    if _OPS[op](float(short), threshold) == _OPS[op](value, threshold):
+        return short
+    return f"{value:.10g}"
 
 
 def _mde_from_ci(estimate: Metric) -> float | None:

@@ -57,7 +57,7 @@ def _breakdown_lines(dimension: str, cells: Mapping[str, Cell]) -> list[str]:
 
 
 #: test names as the terminal shows them
-SHORT_TESTS = {"paired_cluster_bootstrap": "bootstrap", "mcnemar_exact": "McNemar"}
+SHORT_TESTS = {"paired_cluster_bootstrap": "bootstrap", "mcnemar_exact": "McNemar", "cluster_sign_flip": "sign-flip"}
 
 
 def comparison_lines(comparison: Comparison) -> list[str]:

@@ -1,5 +1,6 @@
-"""Statistics for memory-system evaluations: intervals, cluster bootstrap, paired tests,
-judge agreement, multiple comparisons and power. Pure numpy/scipy; no pytest here."""
+"""Statistics for memory-system evaluations: intervals, cluster bootstrap, paired tests
+(cluster sign-flip, exact McNemar, exact signed-rank), judge agreement, multiple comparisons
+and power. Pure numpy/scipy; no pytest here."""
 
 from .agreement import Level, PairwiseSpearman, krippendorff_alpha, pairwise_spearman
 from .bootstrap import (
@@ -38,6 +39,7 @@ from .paired import (
     cluster_means,
     mcnemar_exact,
     mcnemar_exact_counts,
+    signed_rank_exact,
     wilcoxon_clusters,
 )
 from .power import (
@@ -48,6 +50,7 @@ from .power import (
     minimum_detectable_effect,
     minimum_detectable_effect_binary,
 )
+from .signflip import SignFlipResult, paired_sign_flip
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -60,22 +63,22 @@ __all__ = [
     "Metric",
     "PairedBootstrapResult",
     "PairwiseSpearman",
+    "SignFlipResult",
     "WilcoxonResult",
     "bootstrap_macro_mean",
     "bootstrap_mean",
     "bootstrap_multisource",
-    "compare_means",
-    "compare_rates",
-    "estimate_cell",
-    "json_number",
-    "paired_cell",
     "cluster_bootstrap",
     "cluster_means",
+    "compare_means",
+    "compare_rates",
     "coverage",
     "design_effect",
+    "estimate_cell",
     "f_beta_selective",
     "holm",
     "icc_oneway",
+    "json_number",
     "krippendorff_alpha",
     "macro_accuracy",
     "macro_mean",
@@ -91,12 +94,15 @@ __all__ = [
     "multisource_metrics",
     "paired_bootstrap_mean",
     "paired_bootstrap_multisource",
+    "paired_cell",
     "paired_cluster_bootstrap",
+    "paired_sign_flip",
     "pairwise_spearman",
     "ratio",
     "resample_weights",
     "selective_accuracy",
     "sem",
+    "signed_rank_exact",
     "wilcoxon_clusters",
     "wilson_interval",
     "wilson_intervals",

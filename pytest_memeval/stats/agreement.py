@@ -11,6 +11,7 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+
 from ._scipy import scipy_stats
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]

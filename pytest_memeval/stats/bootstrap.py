@@ -18,13 +18,13 @@ metrics here it does in practice.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 import numpy.typing as npt
 
-from .estimators import COUNT, Metric, micro_mean, macro_mean, multisource_columns, multisource_metrics
+from .estimators import COUNT, Metric, macro_mean, micro_mean, multisource_columns, multisource_metrics
 
 DEFAULT_RESAMPLES = 2000
 
@@ -222,7 +222,9 @@ def bootstrap_mean(
 ) -> BootstrapResult:
     """Cluster bootstrap of the mean of a per-item value (a rate for 0/1 values)."""
     metrics = {"mean": micro_mean("x")}
-    return cluster_bootstrap(metrics, {"x": values}, clusters, n_resamples=n_resamples, confidence=confidence, seed=seed)["mean"]
+    return cluster_bootstrap(
+        metrics, {"x": values}, clusters, n_resamples=n_resamples, confidence=confidence, seed=seed
+    )["mean"]
 
 
 def bootstrap_macro_mean(
@@ -236,7 +238,9 @@ def bootstrap_macro_mean(
 ) -> BootstrapResult:
     """Cluster bootstrap of the mean over groups of the per-group mean of a per-item value."""
     metrics = {"macro": macro_mean("x")}
-    return cluster_bootstrap(metrics, {"x": values}, clusters, groups, n_resamples=n_resamples, confidence=confidence, seed=seed)["macro"]
+    return cluster_bootstrap(
+        metrics, {"x": values}, clusters, groups, n_resamples=n_resamples, confidence=confidence, seed=seed
+    )["macro"]
 
 
 def bootstrap_multisource(
@@ -252,7 +256,9 @@ def bootstrap_multisource(
 ) -> dict[str, BootstrapResult]:
     """Macro accuracy, coverage, selective accuracy and F_beta with their cluster bootstrap CIs."""
     columns = multisource_columns(correct, answered)
-    return cluster_bootstrap(multisource_metrics(beta), columns, clusters, groups, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    return cluster_bootstrap(
+        multisource_metrics(beta), columns, clusters, groups, n_resamples=n_resamples, confidence=confidence, seed=seed
+    )
 
 
 # --- two systems on the same items ------------------------------------------------------------
@@ -333,7 +339,9 @@ def paired_bootstrap_mean(
 ) -> PairedBootstrapResult:
     """Paired cluster bootstrap of the difference in means of a per-item value."""
     metrics = {"mean": micro_mean("x")}
-    return paired_cluster_bootstrap(metrics, {"x": values_a}, {"x": values_b}, clusters, n_resamples=n_resamples, confidence=confidence, seed=seed)["mean"]
+    return paired_cluster_bootstrap(
+        metrics, {"x": values_a}, {"x": values_b}, clusters, n_resamples=n_resamples, confidence=confidence, seed=seed
+    )["mean"]
 
 
 def paired_bootstrap_multisource(
@@ -356,5 +364,7 @@ def paired_bootstrap_multisource(
         multisource_columns(correct_b, answered_b),
         clusters,
         groups,
-        n_resamples=n_resamples, confidence=confidence, seed=seed,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
     )

@@ -2,30 +2,48 @@
 
 A metric is a `records.Metric` (value, CI, n, MDE); a paired comparison of one metric is a
 `records.PairedMetric`. NaN (a metric undefined on the data, e.g. a rate over zero items)
-becomes None, never a number. Values stay unrounded: rounding is for printing only.
+becomes None, never a number. Numbers are kept at full precision: gates compare them, and
+a bound rounded to 0.75 passes ``>=0.75`` when it is 0.7499996. Rounding is for printing.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from ..records import Metric, PairedMetric
-from .bootstrap import DEFAULT_RESAMPLES, PairedBootstrapResult, paired_bootstrap_mean
-from .paired import mcnemar_exact
+from .bootstrap import DEFAULT_RESAMPLES, paired_bootstrap_mean
 from .power import minimum_detectable_effect, minimum_detectable_effect_binary
+from .signflip import paired_sign_flip
 
 PAIRED_BOOTSTRAP = "paired_cluster_bootstrap"
-MCNEMAR = "mcnemar_exact"
+SIGN_FLIP = "cluster_sign_flip"
 
 
-def json_number(value: float | None, digits: int = 6) -> float | None:
+class PairedResult(Protocol):
+    """What a comparison cell is built from: a bootstrap or a sign-flip result."""
+
+    @property
+    def estimate_a(self) -> float: ...
+    @property
+    def estimate_b(self) -> float: ...
+    @property
+    def difference(self) -> float: ...
+    @property
+    def ci(self) -> tuple[float, float]: ...
+    @property
+    def p_value(self) -> float: ...
+
+
+def json_number(value: float | None) -> float | None:
+    """A plain float, unrounded; None for None or NaN."""
     if value is None or math.isnan(value):
         return None
-    return round(float(value), digits)
+    return float(value)
 
 
 def estimate_cell(
@@ -36,7 +54,7 @@ def estimate_cell(
 
 
 def paired_cell(
-    result: PairedBootstrapResult, mde: float | None, p_value: float | None = None, test: str = PAIRED_BOOTSTRAP
+    result: PairedResult, mde: float | None, p_value: float | None = None, test: str = PAIRED_BOOTSTRAP
 ) -> PairedMetric:
     """One metric's comparison; the p-value is the bootstrap's unless another test gives it."""
     return PairedMetric(
@@ -53,11 +71,13 @@ def paired_cell(
 def compare_rates(
     correct_a: Sequence[bool], correct_b: Sequence[bool], clusters: Sequence[Any], n_resamples: int = DEFAULT_RESAMPLES
 ) -> PairedMetric:
-    """A success rate of two systems on the same items: exact McNemar for the p-value, the
-    paired cluster bootstrap for the interval, the clustered binary MDE."""
-    interval = paired_bootstrap_mean(correct_a, correct_b, clusters, n_resamples=n_resamples, seed=0)
+    """A success rate of two systems on the same items: the cluster sign-flip test and the
+    interval that inverts it (so p <= .05 exactly when the 95% CI excludes 0), the clustered
+    binary MDE. Exact up to 16 clusters, Monte Carlo over `n_resamples` sign patterns beyond;
+    with one item per cluster the test is McNemar's."""
+    test = paired_sign_flip(correct_a, correct_b, clusters, n_resamples=n_resamples, seed=0, bounds=(-1.0, 1.0))
     mde = minimum_detectable_effect_binary(correct_a, correct_b, clusters).mde
-    return paired_cell(interval, mde, mcnemar_exact(correct_a, correct_b).p_value, MCNEMAR)
+    return paired_cell(test, mde, test=SIGN_FLIP)
 
 
 def compare_means(

@@ -14,7 +14,7 @@ for all resamples with a handful of array operations. Example, a suite's own met
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import numpy.typing as npt

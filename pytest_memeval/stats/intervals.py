@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
 from ._scipy import scipy_stats
 
 
@@ -25,9 +26,7 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     return float(lo[0]), float(hi[0])
 
 
-def wilson_intervals(
-    k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95
-) -> tuple[np.ndarray, np.ndarray]:
+def wilson_intervals(k: npt.ArrayLike, n: npt.ArrayLike, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised `wilson_interval` over arrays of counts; returns ``(lo, hi)`` arrays."""
     k_arr = np.asarray(k, dtype=float)
     n_arr = np.asarray(n, dtype=float)

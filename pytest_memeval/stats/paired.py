@@ -1,4 +1,12 @@
-"""Paired significance tests: exact McNemar for binary outcomes, Wilcoxon signed-rank over clusters."""
+"""Paired significance tests: exact McNemar for binary outcomes, Wilcoxon signed-rank over clusters.
+
+The signed-rank p-value is exact, ties and all: the statistic's null distribution is built
+by convolution over the (mid)ranks actually observed (each rank is added to W+ or not with
+probability 1/2), so tied differences keep their midranks instead of sending the test to the
+normal approximation. Zero differences are dropped first (Wilcoxon's convention, scipy's
+``zero_method="wilcox"``). Beyond `WILCOXON_EXACT_MAX` non-zero differences the tie-corrected
+normal approximation is used, where it is accurate.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+
 from ._scipy import scipy_stats
 
 
@@ -43,13 +52,18 @@ def mcnemar_exact(outcomes_a: npt.ArrayLike, outcomes_b: npt.ArrayLike) -> McNem
     return mcnemar_exact_counts(int(np.sum(a & ~b)), int(np.sum(~a & b)), n=a.size)
 
 
+#: up to this many non-zero differences the signed-rank p-value is exact
+WILCOXON_EXACT_MAX = 400
+
+
 @dataclass(frozen=True)
 class WilcoxonResult:
     """Wilcoxon signed-rank test on per-cluster mean differences (treatment - baseline).
 
-    `statistic` is scipy's two-sided W: the smaller of the positive and negative rank sums.
-    `n` counts clusters; zero differences are dropped by the test (Wilcoxon's convention) but
-    are counted in `tied`. `median_delta` is over all clusters.
+    `statistic` is scipy's W: for the two-sided test the smaller of the positive and negative
+    rank sums, for a one-sided test the positive rank sum. `n` counts clusters; zero
+    differences are dropped by the test (Wilcoxon's convention) but are counted in `tied`.
+    `median_delta` is over all clusters. `method`: "exact" or "normal" (see the module).
     """
 
     statistic: float
@@ -60,6 +74,7 @@ class WilcoxonResult:
     worse: int
     median_delta: float
     deltas: np.ndarray = field(repr=False, compare=False)
+    method: str = "exact"
 
 
 def cluster_means(values: npt.ArrayLike, clusters: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -74,6 +89,38 @@ def cluster_means(values: npt.ArrayLike, clusters: npt.ArrayLike) -> tuple[np.nd
     return ids, sums / counts
 
 
+def signed_rank_exact(differences: npt.ArrayLike, alternative: str = "two-sided") -> tuple[float, float]:
+    """Signed-rank statistic (scipy's convention) and its exact p-value; ties get midranks.
+
+    `differences` must be non-zero. Midranks are multiples of 1/2, so doubled they are
+    integers and the null distribution of the doubled W+ is a vector over 0..sum.
+    """
+    d = np.asarray(differences, dtype=float).ravel()
+    if d.size == 0 or np.any(d == 0):
+        raise ValueError("need at least one difference, none of them zero")
+    doubled = np.rint(2 * scipy_stats().rankdata(np.abs(d))).astype(np.int64)
+    total = int(doubled.sum())
+    null = np.zeros(total + 1)
+    null[0] = 1.0
+    reach = 0
+    for rank in doubled:
+        null[rank : reach + rank + 1] += null[: reach + 1].copy()
+        null[: reach + rank + 1] *= 0.5
+        reach += int(rank)
+    observed = int(doubled[d > 0].sum())
+    values = np.arange(total + 1)
+    if alternative == "two-sided":
+        p = null[np.abs(2 * values - total) >= abs(2 * observed - total)].sum()
+        statistic = min(observed, total - observed) / 2
+    elif alternative == "greater":
+        p, statistic = null[observed:].sum(), observed / 2
+    elif alternative == "less":
+        p, statistic = null[: observed + 1].sum(), observed / 2
+    else:
+        raise ValueError(f"alternative must be two-sided, greater or less, not {alternative!r}")
+    return float(statistic), float(min(1.0, p))
+
+
 def wilcoxon_clusters(
     treatment: npt.ArrayLike,
     baseline: npt.ArrayLike,
@@ -85,7 +132,9 @@ def wilcoxon_clusters(
 
     Items are paired: `treatment[i]` and `baseline[i]` score the same item under the two
     conditions. Scores are first averaged per cluster (None: items are already the units),
-    then ``scipy.stats.wilcoxon`` runs on the per-cluster differences.
+    then the signed-rank test runs on the non-zero per-cluster differences: exact (ties
+    included) up to `WILCOXON_EXACT_MAX` of them, ``scipy.stats.wilcoxon``'s tie-corrected
+    normal approximation beyond.
     """
     t = np.asarray(treatment, dtype=float).ravel()
     b = np.asarray(baseline, dtype=float).ravel()
@@ -101,10 +150,13 @@ def wilcoxon_clusters(
     # clusters count as ties rather than as tiny non-zero differences.
     deltas = np.round(deltas, 12)
     nonzero = deltas[deltas != 0]
+    method = "exact" if nonzero.size <= WILCOXON_EXACT_MAX else "normal"
     if nonzero.size == 0:
         statistic, p = float("nan"), 1.0
+    elif method == "exact":
+        statistic, p = signed_rank_exact(nonzero, alternative)
     else:
-        res = scipy_stats().wilcoxon(nonzero, alternative=alternative)
+        res = scipy_stats().wilcoxon(nonzero, alternative=alternative, method="approx")
         statistic, p = float(res.statistic), float(res.pvalue)
     return WilcoxonResult(
         statistic=statistic,
@@ -115,4 +167,5 @@ def wilcoxon_clusters(
         worse=int(np.sum(deltas < 0)),
         median_delta=float(np.median(deltas)) if deltas.size else float("nan"),
         deltas=deltas,
+        method=method,
     )

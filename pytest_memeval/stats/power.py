@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
+
 from ._scipy import scipy_stats
 
 

@@ -150,8 +150,8 @@ def _percentiles(milliseconds: Sequence[float | None]) -> dict[str, float | None
 
 
 def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
-    """Paired differences a - b of success, overall and per dataset: exact McNemar for the
-    p-value, a paired cluster bootstrap for the interval."""
+    """Paired differences a - b of success, overall and per dataset: the cluster sign-flip
+    test and the interval that inverts it (McNemar's test where every cluster is one item)."""
     out = {"success": _paired(a, b, n_resamples)}
     for d in DATASETS:
         pairs = [(x, y) for x, y in zip(a, b) if x.strata.get("dataset") == d.name]
