@@ -104,9 +104,14 @@ def _acceptance_intervals(
     """
     a, m = flipped, flipped_sizes
     always = (m == n_items) | (m == -n_items)
+    # A pattern that ties the observed statistic exactly (A = +-A0 in exact arithmetic) must
+    # have its root at 0, not a rounding error away from it: sums of non-integer differences
+    # in another order differ in the last bits.
+    scale = max(float(np.abs(a).max(initial=0.0)), abs(total), 1.0) * 1e-12
+    above, below = _snap(a - total, scale), _snap(a + total, scale)
     with np.errstate(divide="ignore", invalid="ignore"):
-        root1 = np.where(always, -np.inf, (a - total) / (m - n_items))
-        root2 = np.where(always, np.inf, (a + total) / (m + n_items))
+        root1 = np.where(always, -np.inf, above / (m - n_items))
+        root2 = np.where(always, np.inf, below / (m + n_items))
     # Mathematically low <= estimate <= high; keep it so under rounding.
     estimate = total / n_items
     return np.minimum(np.minimum(root1, root2), estimate), np.maximum(np.maximum(root1, root2), estimate)
@@ -172,3 +177,7 @@ def paired_sign_flip(
         n_patterns=n_patterns,
         exact=exact,
     )
+
+
+def _snap(values: np.ndarray, tolerance: float) -> np.ndarray:
+    return np.where(np.abs(values) <= tolerance, 0.0, values)
