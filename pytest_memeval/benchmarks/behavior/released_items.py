@@ -22,7 +22,7 @@ from ...types import Answer, Context, Item, ItemView, Memory, Message, Trace, Ve
 from ..base import IndexEntry
 from .conditions import CONDITIONS, Condition
 from .markers import PREFIX
-from .released_study import Question, Study, paragraphs, truncated
+from .released_study import Question, Study, paragraphs
 
 SUITE = "behavior"
 ID_PREFIX = "br-"
@@ -116,7 +116,7 @@ def item(study: Study, ref: str) -> Item:
     if condition.facts:
         extra["facts"] = "\n".join(study.facts(subject))
     if condition.corpus:
-        extra["corpus"] = truncated(study.training_half(subject) or "")
+        extra["corpus"] = study.corpus(subject) or ""
     if condition.spec is not None:
         extra["spec"] = study.spec(subject if condition.spec == "own" else study.partners[subject])
     if condition.memory is None:

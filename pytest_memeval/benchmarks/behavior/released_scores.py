@@ -182,11 +182,11 @@ def _read_responses(release: Release, subject: str, folder: Path, root: Path) ->
     names = [n for n in _RESPONSE_FILES if (folder / n).is_file()]
     names += sorted(p.name for p in folder.glob("*_results.json"))
     for name in names:
-        for row in _rows(folder / name):
+        for i, row in enumerate(_rows(folder / name)):
             responses = row.get("responses")
             if not isinstance(responses, dict) or "question_id" not in row:
                 continue
-            question = _question(row, folder / name, 0)
+            question = _question(row, folder / name, i)
             for condition_name, response in responses.items():
                 condition = condition_of(condition_name)
                 if condition is None:
@@ -204,9 +204,12 @@ def _categories(root: Path, subject: str) -> dict[tuple[str, int], str]:
     path = battery_path(root, subject)
     if not path.is_file():
         return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    questions = data.get("questions", []) if isinstance(data, dict) else []
-    return {(subject, int(q["id"])): str(q.get("category", "")) for q in questions if isinstance(q, dict) and "id" in q}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        questions = data["questions"]
+        return {(subject, int(q["id"])): str(q.get("category", "")) for q in questions if isinstance(q, dict) and "id" in q}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"{path}: not a battery ({type(exc).__name__}: {exc})") from None
 
 
 def _apply_backfills(release: Release, folder: Path, subjects: set[str]) -> None:

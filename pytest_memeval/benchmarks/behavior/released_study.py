@@ -88,6 +88,10 @@ class Study:
     def training_half(self, subject: str) -> str | None:
         return _training_half(self.root, subject)
 
+    def corpus(self, subject: str) -> str | None:
+        """What C8 and C9 serve: the training half's first CORPUS_WORDS words."""
+        return _corpus(self.root, subject)
+
     def has_training_half(self, subject: str) -> bool:
         """Cheap: whether the files the training half is cut from are there."""
         raw = self.root / "data" / "source_corpora" / subject / "raw.txt"
@@ -178,6 +182,12 @@ def _training_half(root: Path, subject: str) -> str | None:
     if cut is None or cut <= body:
         raise DataError(f"{heldout_path}: its opening words are not in {raw_path} (cannot split off the training half)")
     return raw[body:cut].strip()
+
+
+@lru_cache(maxsize=16)
+def _corpus(root: Path, subject: str) -> str | None:
+    half = _training_half(root, subject)
+    return None if half is None else truncated(half)
 
 
 def _locate(raw: str, words: list[str]) -> int | None:
