@@ -25,6 +25,8 @@ SIZES = ("smoke", "small", "full")
 TRIALS = {"smoke": 1, "small": 2, "full": 5}
 #: the published seed (--memeval-seed overrides it)
 DEFAULT_SEED = 2026
+#: the id prefix of recommender episodes on the authors' released model (released.py)
+RELEASED_PREFIX = "bayesbench-"
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,8 @@ class Episode:
     #: coin: index into COIN_THETAS; recommender: the user's type (0-based)
     truth: int
     trial: int
+    #: recommender on the authors' released fit (--memeval-data) instead of the seed's generated model
+    released: bool = False
 
     @property
     def env(self) -> str:
@@ -83,13 +87,17 @@ class Episode:
         return f"type{self.truth + 1}"
 
     @property
+    def prefix(self) -> str:
+        return RELEASED_PREFIX if self.released else ""
+
+    @property
     def id(self) -> str:
-        return f"s{self.seed}-{self.env}-{self.condition.key}-{self.truth_label}-trial{self.trial}"
+        return f"{self.prefix}s{self.seed}-{self.env}-{self.condition.key}-{self.truth_label}-trial{self.trial}"
 
     @property
     def stream(self) -> str:
         """The evidence stream: every condition of the same (truth, trial) sees the same observations."""
-        return f"s{self.seed}-{self.env}-{self.truth_label}-trial{self.trial}"
+        return f"{self.prefix}s{self.seed}-{self.env}-{self.truth_label}-trial{self.trial}"
 
 
 def coin_conditions(size: str) -> list[Condition]:
@@ -128,8 +136,9 @@ def recommender_conditions(size: str) -> list[Condition]:
     return conditions
 
 
-def episodes(size: str, seeds: tuple[int, ...]) -> list[Episode]:
-    """The episodes of a run, grouped by seed, environment and condition."""
+def episodes(size: str, seeds: tuple[int, ...], released: bool = False) -> list[Episode]:
+    """The episodes of a run, grouped by seed, environment and condition; `released`: the
+    recommender's on the authors' fit (the coin has no released data: it is the same)."""
     if size not in SIZES:
         raise ConfigError(f"bayes: unknown size {size!r} (sizes: {', '.join(SIZES)})")
     trials = TRIALS[size]
@@ -138,24 +147,24 @@ def episodes(size: str, seeds: tuple[int, ...]) -> list[Episode]:
         for condition in coin_conditions(size):
             out += [Episode(seed, condition, i, trial) for i in range(len(COIN_THETAS)) for trial in range(trials)]
         for condition in recommender_conditions(size):
-            out += [Episode(seed, condition, z, trial) for z in range(N_TYPES) for trial in range(trials)]
+            out += [Episode(seed, condition, z, trial, released) for z in range(N_TYPES) for trial in range(trials)]
     return out
 
 
-_ID = re.compile(r"s(?P<seed>\d+)-(?P<env>coin|recommender)-(?P<key>.+)-(?P<truth>theta\d+|type\d)-trial(?P<trial>\d+)")
+_ID = re.compile(rf"(?P<released>{RELEASED_PREFIX})?s(?P<seed>\d+)-(?P<env>coin|recommender)-(?P<key>.+)-(?P<truth>theta\d+|type\d)-trial(?P<trial>\d+)")
 
 
 def parse_episode_id(episode_id: str) -> Episode:
     """The episode an id names, for any condition of any size; a ConfigError otherwise."""
     match = _ID.fullmatch(episode_id)
     condition = _conditions_by_key().get((match["env"], match["key"])) if match else None
-    if match is None or condition is None:
+    if match is None or condition is None or (match["released"] and match["env"] == COIN):
         raise ConfigError(f"bayes: {episode_id!r} is not an episode id (e.g. s{DEFAULT_SEED}-coin-passive_b1-identical-unknown_bias-theta25-trial0)")
     truth = _truth_index(match["env"], match["truth"])
     trial = int(match["trial"])
     if truth is None or trial >= TRIALS["full"]:
         raise ConfigError(f"bayes: {episode_id!r} names no episode (true parameter or trial out of range)")
-    return Episode(int(match["seed"]), condition, truth, trial)
+    return Episode(int(match["seed"]), condition, truth, trial, bool(match["released"]))
 
 
 @lru_cache(maxsize=1)

@@ -17,6 +17,8 @@ import numpy as np
 
 COIN = "coin"
 RECOMMENDER = "recommender"
+#: where a recommender model comes from
+GENERATED, RELEASED = "generated", "released"
 ENV_CODES = {COIN: 0, RECOMMENDER: 1}
 
 COIN_THETAS = (0.25, 0.5, 0.75)
@@ -85,6 +87,8 @@ class Catalogue:
     titles: tuple[str, ...]
     #: "Feature_D" per genre (anonymized condition)
     feature_names: tuple[str, ...]
+    #: the genre names `genres` index (the explicit condition shows them)
+    genre_names: tuple[str, ...] = GENRES
 
     @property
     def sequence(self) -> range:
@@ -92,12 +96,12 @@ class Catalogue:
 
     @property
     def targets(self) -> range:
-        return range(REC_TURNS, REC_TURNS + N_TARGETS)
+        return range(REC_TURNS, len(self.genres))
 
     def label(self, item: int, explicit: bool) -> str:
         """How an item is named: 'Item_14 (Feature_D, Feature_E)' or 'Silent Harbor (Crime, Thriller)'."""
         if explicit:
-            return f"{self.titles[item]} ({', '.join(GENRES[g] for g in self.genres[item])})"
+            return f"{self.titles[item]} ({', '.join(self.genre_names[g] for g in self.genres[item])})"
         return f"{self.anonymous_names[item]} ({', '.join(self.feature_names[g] for g in self.genres[item])})"
 
 
@@ -109,9 +113,11 @@ class RecommenderModel:
     #: phi[item][type][rating - 1]
     phi: tuple[tuple[tuple[float, ...], ...], ...]
     catalogue: Catalogue
-    #: the rating-table separation found by calibration, and the accuracy it gave
-    separation: float
-    identification: float
+    #: the rating-table separation found by calibration, and the accuracy it gave (None: not calibrated)
+    separation: float | None
+    identification: float | None
+    #: GENERATED (drawn from the seed) or RELEASED (the authors' fit, released.py)
+    source: str = GENERATED
 
     def table(self) -> np.ndarray:
         return self._table
@@ -156,11 +162,16 @@ def recommender_model(seed: int) -> RecommenderModel:
 
 def recommender_ratings(seed: int, user_type: int, trial: int) -> tuple[tuple[int, ...], int]:
     """The ratings (1-5) of a user of `user_type` on the sequence items, and the trial's target item."""
-    model = recommender_model(seed)
-    phi = model.table()
+    return draw_ratings(recommender_model(seed), seed, user_type, trial)
+
+
+def draw_ratings(model: RecommenderModel, seed: int, user_type: int, trial: int) -> tuple[tuple[int, ...], int]:
+    """`recommender_ratings` for any model (the generated one of a seed, or the released fit):
+    the draws come from the episode's own stream, the target cycles through the model's targets."""
     draws = stream(seed, ENV_CODES[RECOMMENDER], user_type, trial).random(REC_TURNS)
-    indices = sample_ratings(phi[:REC_TURNS, user_type], draws[None, :])[0]
-    return tuple(int(i) + 1 for i in indices), model.catalogue.targets[trial % N_TARGETS]
+    indices = sample_ratings(model.table()[:REC_TURNS, user_type], draws[None, :])[0]
+    targets = model.catalogue.targets
+    return tuple(int(i) + 1 for i in indices), targets[trial % len(targets)]
 
 
 def sample_ratings(tables: np.ndarray, uniforms: np.ndarray) -> np.ndarray:

@@ -85,10 +85,11 @@ def _coin_loss(rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]
 def _type_loss(rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]]]) -> Callable[[np.ndarray], np.ndarray]:
     beliefs = np.array([e["type"] for _, e, _ in rows])  # (points, types)
     loglik = np.array([p["loglik"] for _, _, p in rows])
-    log_prior = np.log(np.asarray(TYPE_PRIOR))
+    # each episode's own model prior (the released fit's differs from the generator's)
+    log_prior = np.log(np.array([r.detail.get("prior", TYPE_PRIOR) for r, _, _ in rows], dtype=float))
 
     def loss(weights: np.ndarray) -> np.ndarray:
-        logits = log_prior + np.asarray(weights, dtype=float)[:, None, None] * loglik[None]
+        logits = log_prior[None] + np.asarray(weights, dtype=float)[:, None, None] * loglik[None]
         logits -= logits.max(axis=2, keepdims=True)
         post = np.exp(logits)
         post /= post.sum(axis=2, keepdims=True)

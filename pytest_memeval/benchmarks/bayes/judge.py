@@ -87,6 +87,7 @@ def recommender_verdict(data: EpisodeData, trajectory: Sequence[Mapping[str, Any
     detail["final_type_tvd"] = per_probe[-1].get("type_tvd")
     late = _late([int(e["t"]) for e in trajectory], len(ratings))
     weight = fit_type_weight(model, [trajectory[i]["type"] for i in late], [histories[i] for i in late]) if has_type else None
+    detail["prior"] = list(model.prior)  # what the pooled effective sample size tempers against
     detail["evidence_weight"] = None if weight is None else _r(weight)
     detail["ess"] = None if weight is None else _r(weight * len(ratings))
     detail.update(_memory_side(trajectory))

@@ -8,6 +8,10 @@ exact Bayesian reference.
 
 Probes run every turn; --memeval-suite-option bayes.probe_every=n probes every n-th turn (and the
 first and last) to bound the cost of an LLM run.
+
+--memeval-data names a BayesBench checkout (released.py): the recommender's episodes then
+run on the authors' fitted model and movies (ids prefixed `bayesbench-`); the coin, the
+conditions and the probes are the same.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ from ...records import PairedMetric, Record, Report, SuiteSummary
 from .agents import BeliefAgent
 from .askers import asker_for
 from .conditions import DEFAULT_SEED, episode_marks, episodes, marker_descriptions, parse_episode_id
-from .environments import COIN, COIN_THETAS, coin_flips, recommender_model, recommender_ratings
+from .environments import COIN, COIN_THETAS, RecommenderModel, coin_flips, draw_ratings, recommender_model
 from .episode import EpisodeData, observation_text, run_episode
 from .figures import trajectory_figures
 from .judge import TrajectoryJudge
 from .prompt import BayesPrompt
+from .released import load_release
 from .render import ACK, COIN_PROBE, profile_name
 from .summary import METRIC_NAMES, compare, summarize
 
@@ -52,6 +57,7 @@ class BayesSuite(Suite):
     metric_names = METRIC_NAMES
     lower_is_better = ERROR_METRICS
     parameters = {"probe_every": "probe the belief every n-th turn (and the first and last) instead of every turn"}
+    reads_data_dir = True  # a BayesBench checkout: the recommender runs on the released fit
 
     def __init__(self, options: SuiteOptions, probe_every: int | None = None) -> None:
         super().__init__(options)
@@ -59,18 +65,27 @@ class BayesSuite(Suite):
         self.probe_every = probe_every if probe_every is not None else probe_every_setting(options.params.get("probe_every", "1"))
         if self.probe_every < 1:
             raise ConfigError(f"bayes: probe_every must be at least 1, got {self.probe_every}")
+        self.release: RecommenderModel | None = load_release(options.data_dir) if options.data_dir is not None else None
 
     def index(self) -> list[IndexEntry]:
-        for seed in self.seeds:
-            recommender_model(seed)  # calibrate once here, before workers ask for items
-        return [IndexEntry(e.id, e.id, episode_marks(e, self.options.k)) for e in episodes(self.options.size, self.seeds)]
+        if self.release is None:
+            for seed in self.seeds:
+                recommender_model(seed)  # calibrate once here, before workers ask for items
+        runs = episodes(self.options.size, self.seeds, released=self.release is not None)
+        return [IndexEntry(e.id, e.id, episode_marks(e, self.options.k)) for e in runs]
 
     def episode_data(self, episode_id: str) -> EpisodeData:
         episode = parse_episode_id(episode_id)
         if episode.env == COIN:
             return EpisodeData(episode, coin_flips(episode.seed, episode.truth, episode.trial))
-        ratings, target = recommender_ratings(episode.seed, episode.truth, episode.trial)
-        return EpisodeData(episode, ratings, recommender_model(episode.seed), target)
+        if not episode.released:
+            model = recommender_model(episode.seed)
+        elif self.release is not None:
+            model = self.release
+        else:
+            raise ConfigError(f"bayes: {episode_id} runs on the BayesBench release; pass --memeval-data=<BayesBench checkout>")
+        ratings, target = draw_ratings(model, episode.seed, episode.truth, episode.trial)
+        return EpisodeData(episode, ratings, model, target)
 
     def context(self, context_id: str) -> Context:
         """The sessions a passive episode writes (self-anchored replies are the model's own,
@@ -98,6 +113,8 @@ class BayesSuite(Suite):
             "seed": str(episode.seed),
         }
         strata.update({name: value for name, value in (("obs", condition.obs), ("task", condition.task), ("profile", condition.profile)) if value})
+        if data.model is not None:
+            strata["model"] = data.model.source
         strata["running_totals"] = "on" if condition.totals else "off"
         return Item(
             id=item_id,

@@ -20,6 +20,7 @@ def marker_descriptions() -> dict[str, str]:
             f"{PREFIX}wrong_spec": "behavior: another subject's Behavioral Specification is served",
             f"{PREFIX}two_principles": "behavior: the situation puts two principles at stake (the stronger decides)",
             f"{PREFIX}exception": "behavior: the held-out decision goes against the subject's own principle",
+            f"{PREFIX}released": "behavior: a real subject of the authors' release (--memeval-data=<beyond-recall checkout>)",
         }
     )
     markers.update({f"{PREFIX}{category}": f"behavior question category {category}" for category in CATEGORIES})
