@@ -115,16 +115,16 @@ def test_the_reader_on_full_memory_matches_the_reference_on_the_released_fit(tmp
     records = run_episodes(suite, ContextMemory(), "context", suite.reader(), "reader", ids, 10)
     assert suite.release is not None and len(records) == 12
     for record in records:
-        if "zero_shot" in record["id"]:  # no profiles: the reader predicts from the user's own ratings
-            assert record["detail"]["type_tvd"] is None
+        if "zero_shot" in record.id:  # no profiles: the reader predicts from the user's own ratings
+            assert record.detail["type_tvd"] is None
             continue
-        assert record["detail"]["type_tvd"] == 0.0 and record["detail"]["rating_tvd"] == pytest.approx(0.0, abs=1e-8)
-        assert record["detail"]["prior"] == list(suite.release.prior)
+        assert record.detail["type_tvd"] == 0.0 and record.detail["rating_tvd"] == pytest.approx(0.0, abs=1e-8)
+        assert record.detail["prior"] == list(suite.release.prior)
     # pooled over episodes, tempered against the released prior: all 50 ratings count
-    assert summarize(records, 200)["metrics"]["type_ess"]["value"] == pytest.approx(REC_TURNS, abs=1e-3)
+    assert summarize(records, 200).metrics["type_ess"].value == pytest.approx(REC_TURNS, abs=1e-3)
     # the final reference belief is the exact posterior of the 50 released-model ratings
     data = suite.episode_data(ids[0])
-    last = records[0]["detail"]["per_probe"][-1]
+    last = records[0].detail["per_probe"][-1]
     history = list(enumerate(data.observations))
     assert last["reference_p_true_type"] == pytest.approx(type_posterior(data.model, history)[data.episode.truth], abs=1e-9)
 
@@ -182,8 +182,8 @@ def test_through_pytest_on_the_release(suite_pytester: pytest.Pytester, tmp_path
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
     records = json.loads(report.read_text())["records"]
-    assert len(records) == 8 and all(r["id"].startswith("bayesbench-s2026-recommender-passive_b1-") for r in records)
-    assert all(r["strata"]["model"] == "released" and r["detail"]["type_tvd"] == 0.0 for r in records)
+    assert len(records) == 8 and all(r.id.startswith("bayesbench-s2026-recommender-passive_b1-") for r in records)
+    assert all(r.strata["model"] == "released" and r.detail["type_tvd"] == 0.0 for r in records)
     wrong = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=bayes", f"--memeval-data={tmp_path}", "--collect-only")
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
     expected = (

@@ -268,7 +268,7 @@ def test_through_pytest_with_an_llm_responder_and_judge(suite_pytester: pytest.P
     assert run["n_items"] == 7 + 11 and run["n_errors"] == 0
     by_condition = {r["strata"]["condition"]: r for r in data["records"] if r["strata"]["subject"] == "br-rousseau"}
     assert by_condition["C2a"]["score"] == 4.0 and by_condition["C5"]["score"] == 2.0
-    assert run["subjects"]["br-rousseau"]["C2a"] == 4.0
+    assert run["extra"]["subjects"]["br-rousseau"]["C2a"] == 4.0
     passage = Study.load(EXCERPT).questions("rousseau")[0].passage
     assert any(passage[:60] in j for j in judged)  # the judge compares with the verbatim held-out passage
     assert any("Known facts:" in r.messages[-1]["content"] for r in asked)
