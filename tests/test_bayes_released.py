@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from pytest_memeval.records import Report
 from reference_data import SHARED_DIR
 
 from pytest_memeval.benchmarks.base import SuiteOptions
@@ -181,7 +183,7 @@ def test_through_pytest_on_the_release(suite_pytester: pytest.Pytester, tmp_path
         "-m", "recommender and multi_turn_passive and not profile_zero_shot", "-p", "no:cacheprovider",
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
-    records = json.loads(report.read_text())["records"]
+    records = Report.from_json(json.loads(report.read_text())).records
     assert len(records) == 8 and all(r.id.startswith("bayesbench-s2026-recommender-passive_b1-") for r in records)
     assert all(r.strata["model"] == "released" and r.detail["type_tvd"] == 0.0 for r in records)
     wrong = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=bayes", f"--memeval-data={tmp_path}", "--collect-only")
