@@ -4,7 +4,6 @@ turns are the ungraded turn, answered by the model and stored with its reply."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -104,7 +103,8 @@ def test_the_prompts_match_the_papers_own_text():
     wrapper = _paper_block("(appended to each graded question)", "D.3 Grading prompts")
     assert wrapper.replace("```\n", "").replace("\n```", "") == MCQ_WRAPPER  # the listing fences its placeholder
     ungraded = _paper_block("Evaluation: ungraded turn (storage phase)", "Evaluation: graded turn")
-    assert ungraded == f"{UNGRADED_INSTRUCTION}\n\nRelevant Past Memories:\n{{memories}}\n\nConversation History:\n{{history}}\n\nUser: {{query}}"
+    blocks = "Relevant Past Memories:\n{memories}\n\nConversation History:\n{history}\n\nUser: {query}"
+    assert ungraded == f"{UNGRADED_INSTRUCTION}\n\n{blocks}"
 
 
 def test_the_guided_variant_adds_exactly_our_three_instructions():
@@ -171,7 +171,8 @@ def test_the_model_answers_every_stored_message_and_both_turns_are_stored(tmp_pa
                             "s42-coexisting")
         assert server.count == 3  # the replay never called
     assert [[(m.role, m.content) for m in s] for s in stored] == [
-        [("user", "I keep bees."), ("assistant", "Noted: i keep bees."), ("user", "They hate rain."), ("assistant", "Noted: they hate rain.")],
+        [("user", "I keep bees."), ("assistant", "Noted: i keep bees."),
+         ("user", "They hate rain."), ("assistant", "Noted: they hate rain.")],
         [("user", "I play the oboe."), ("assistant", "Noted: i play the oboe.")],
     ]
     assert replayed == stored

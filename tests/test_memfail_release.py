@@ -23,7 +23,7 @@ from memfail_release_files import (
 )
 
 from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.memfail.release_build import build_released
+from pytest_memeval.benchmarks.memfail.release_build import build_released, select
 from pytest_memeval.benchmarks.memfail.release_rows import (
     COEXISTING_COLUMNS,
     CONDITIONAL_COLUMNS,
@@ -212,14 +212,14 @@ def test_released_items_carry_the_release_gold_and_no_spans(tmp_path: Path):
     assert coexisting.gold == ["chess", "go", "backgammon"] and "facts_3" in marks["release-s42-coexisting-002"]
 
 
-def test_a_smaller_size_keeps_every_hop_count(tmp_path: Path):
-    release = load_release(write_release(tmp_path))
-    built = build_released(release, 42, "longhop", "smoke")  # smoke: 6 chains, this release has 4
-    assert len(built.questions) == 4
-    from pytest_memeval.benchmarks.memfail.release_build import select
-
-    picked = select(release.longhop, "longhop", 3)
-    assert sorted(row.hops for row in picked) == [1, 2, 3]
+def test_sizes_take_the_first_rows_and_full_takes_every_row(tmp_path: Path):
+    many = [dict(conditional_rows()[i % 3], question=f"Question {i}?") for i in range(120)]
+    release = load_release(write_release(tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, many)}))
+    assert [len(build_released(release, 42, "cond_easy", size).questions) for size in ("smoke", "small", "full")] == [8, 30, 120]
+    assert len(build_released(release, 42, "cond_easy", "full").sessions) == 120
+    assert len(build_released(release, 42, "longhop", "smoke").questions) == 4  # smoke asks for 6 chains, there are 4
+    picked = select(release.longhop, "longhop", 3)  # the first chain of each hop count, in file order
+    assert [row.id for row in picked] == ["longhop-1hop-001", "longhop-2hop-001", "longhop-3hop-001"]
 
 
 def _run(pytester: pytest.Pytester, data_dir: Path, *args: str) -> tuple[pytest.RunResult, dict]:
@@ -268,8 +268,8 @@ def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(suit
     assert {key: (d["stage"], d["attribution"]) for key, d in detail.items() if key.startswith("cond_easy")} == {
         "cond_easy-001": ("unattributed", "unavailable"), "cond_easy-002": ("correct", "unavailable"),
         "cond_easy-003": ("correct", "unavailable")}
-    wrong = records["coexisting-002"]
-    assert not wrong["correct"] and "failure not attributed: released items carry no critical spans" in detail["coexisting-002"]["attribution_note"]
+    assert not records["coexisting-002"]["correct"]
+    assert detail["coexisting-002"]["attribution_note"].startswith("failure not attributed: released items carry no critical spans")
     assert detail["coexisting-001"]["stage"] == "correct" and detail["longhop-3hop-001"]["stage"] == "correct"
     # a misleading question needs no memory: answering it is an abstention failure, attributable without spans
     assert (detail["persona-001-q2"]["stage"], detail["persona-001-q2"]["attribution"]) == ("abstention", "none_needed")

@@ -63,7 +63,7 @@ class MemfailPrompt:
         answer = parse_answer(completion.content, view, allow_unknown=self.variant == "guided")
         if not answer.valid and completion.truncated:
             return Answer(None, valid=False, raw=answer.raw, detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"})
-        return Answer(answer.label, answer.abstained, answer.valid, answer.raw, {**answer.detail, "prompt": self.variant})
+        return answer
 
 
 def memory_list(memories: Sequence[Memory]) -> str:

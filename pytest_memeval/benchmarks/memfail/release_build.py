@@ -12,8 +12,8 @@ its other scripts send one unit per conversation, which is what we do.)
 
 Released items carry no critical spans: their facts name the text a memory must hold, and
 only the staged LLM judge can tell whether a rewritten memory still holds it (`spans`:
-False in the item's private part). Sizes take the first rows of each file; Long-Hop takes
-them from each hop count in turn, so that a small run still has every K.
+False in the item's private part). Full size takes every row; smaller sizes the first rows
+of each file (Long-Hop: of each hop count in turn, so that a small run still has every K).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ _MARKED = {"coexisting": range(2, 6), "longhop": range(1, 4)}
 
 @lru_cache(maxsize=32)
 def build_released(release: Release, seed: int, dataset: str, size: str) -> DatasetBuild:
-    rows = select(release.rows(dataset), dataset, rows_at_size(dataset, size))
+    every = release.rows(dataset)
+    rows = select(every, dataset, len(every) if size == "full" else rows_at_size(dataset, size))
     if dataset in ("cond_easy", "cond_hard"):
         return DatasetBuild(_essay_sessions(rows, seed), tuple(_conditional(dataset, row) for row in rows))
     if dataset == "coexisting":
