@@ -14,6 +14,7 @@ from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import IndexEntry, Suite, SuiteOptions
 from .errors import ConfigError
 from .memory.resources import LazyEmbedder, Resources
+from .models.settings import LLMSettings
 from .records import DETERMINISTIC, RunKey
 from .settings import Settings
 from .protocols import Judge, MemorySystem, ResponseModel
@@ -39,7 +40,15 @@ def suite_options(settings: Settings, suite: str) -> SuiteOptions:
         cache_dir=settings.cache_dir,
         bootstrap=settings.bootstrap,
         params=dict(settings.suite_params.get(suite, {})),
+        responder_llm=responder_llm(settings),
     )
+
+
+def responder_llm(settings: Settings) -> LLMSettings | None:
+    """The response model's call settings, or None for the offline reader."""
+    if settings.responder == "reader" or settings.llm is None:
+        return None
+    return replace(settings.llm, model=settings.responder.removeprefix("openai:"))
 
 
 #: constructor settings through which an adapter takes the run's LLM endpoint

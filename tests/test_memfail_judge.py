@@ -116,7 +116,7 @@ def test_summary_reports_success_per_dataset_stage_shares_and_tokens():
     assert metrics["share_retrieval"].value == 0.4 and metrics["share_storage"].value == 0.2
     assert metrics["tokens_per_memory"].value == 7.0 and metrics["tokens_per_question"].value == 14.0
     assert summary.extra["stages"]["coexisting"] == {"correct": 0.25, "storage": 0.25, "summary": 0.0, "retrieval": 0.5,
-                                               "reasoning": 0.0, "abstention": 0.0, "unknown": 0.0}
+                                               "reasoning": 0.0, "abstention": 0.0, "unknown": 0.0, "unattributed": 0.0}
     assert summary.breakdown["failure_stage"]["retrieval"].n == 2
     assert summary.extra["latency_ms"]["retrieve"] == {"p50": 1.0, "p95": 1.0}
     differences = compare(records, [_record(r.strata["dataset"], "correct", r.cluster) for r in records], 200)

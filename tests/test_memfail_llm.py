@@ -27,23 +27,27 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_prompt_shows_memories_options_and_the_datasets_answer_format():
     prompt = MemfailPrompt()
     view = ItemView("memfail", "longhop", "When I call my mom, what do I end up doing?", OPTIONS)
-    system, user = prompt.messages(view, [Memory("Whenever I call my mom, I plan a day trip.")])
-    assert "intelligent memory assistant" in system["content"]
+    [user] = prompt.messages(view, [Memory("Whenever I call my mom, I plan a day trip.")])
+    assert user["role"] == "user" and user["content"].startswith("You are an intelligent memory assistant")
     assert "- Whenever I call my mom, I plan a day trip." in user["content"]
-    assert "B. take scenic photos" in user["content"] and '{"selected_choice"' in user["content"]
-    conditional = prompt.messages(ItemView("memfail", "conditional", "Would Sylas draw maps?", ("yes", "no")), [])
-    assert "(No memories were retrieved for this question.)" in conditional[1]["content"]
-    assert '"yes, no or unknown"' in conditional[1]["content"].replace("<", '"').replace(">", '"')
+    assert "Options:\nA. fold the laundry\nB. take scenic photos" in user["content"]
+    assert '{"selected_choice"' in user["content"]
+    [conditional] = prompt.messages(ItemView("memfail", "conditional", "Would Sylas draw maps?", ("yes", "no")), [])
+    assert "Relevant Memories:\n\n\n\nEND of Relevant Memories" in conditional["content"]
+    assert '{"answer": "<yes or no>", "memories_used"' in conditional["content"] and "unknown" not in conditional["content"]
 
 
 @pytest.mark.parametrize(
     ("task", "text", "label", "abstained"),
     [
         ("longhop", '{"selected_choice": "b"}', "take scenic photos", False),
-        ("conditional", '{"answer": "No."}', "no", False),
-        ("conditional", '{"answer": "unknown"}', "unknown", True),
-        ("persona", '{"answer": "I don\'t have information about Noah Brooks."}', "I don't have information about Noah Brooks.", True),
-        ("coexisting", '{"answer": "fedoras, beanies"}', "fedoras, beanies", False),
+        ("conditional", '{"answer": "No.", "memories_used": "none"}', "no", False),
+        ("persona", '{"answer": "I don\'t have information about Noah Brooks.", "memories_used": "none"}',
+         "I don't have information about Noah Brooks.", True),
+        ("persona", '{"answer": "I don\'t have any memories about Noah Brooks.", "memories_used": "none"}',
+         "I don't have any memories about Noah Brooks.", True),
+        ("coexisting", '{"answer": "fedoras, beanies", "memories_used": "I wear fedoras; beanies keep me warm"}',
+         "fedoras, beanies", False),
     ],
 )
 def test_valid_answers_parse(task, text, label, abstained):
@@ -51,10 +55,21 @@ def test_valid_answers_parse(task, text, label, abstained):
     assert (answer.valid, answer.label, answer.abstained) == (True, label, abstained)
 
 
+def test_unknown_is_an_answer_of_the_guided_prompt_only():
+    view = ItemView("memfail", "conditional", "q?", ("yes", "no"))
+    text = '{"answer": "unknown", "memories_used": "none"}'
+    paper = MemfailPrompt().parse(Completion(text), view)
+    guided = MemfailPrompt("guided").parse(Completion(text), view)
+    assert not paper.valid and paper.detail["invalid"] == "answer 'unknown' is not yes or no"
+    assert (guided.valid, guided.label, guided.abstained) == (True, "unknown", True)
+
+
 @pytest.mark.parametrize(
     ("task", "text"),
-    [("longhop", '{"selected_choice": "F"}'), ("longhop", '{"answer": "A"}'), ("conditional", '{"answer": "maybe"}'),
-     ("coexisting", "fedoras and beanies"), ("persona", '{"answer": "kiwi", "why": "essay"}'), ("update", '{"answer": 3}')],
+    [("longhop", '{"selected_choice": "F"}'), ("longhop", '{"answer": "A"}'), ("conditional", '{"answer": "maybe", "memories_used": ""}'),
+     ("conditional", '{"answer": "yes"}'), ("coexisting", "fedoras and beanies"),
+     ("persona", '{"answer": "kiwi", "memories_used": "essay", "why": "essay"}'),
+     ("persona", '{"answer": "kiwi", "memories_used": ["essay"]}'), ("update", '{"answer": 3, "memories_used": "none"}')],
 )
 def test_anything_else_is_invalid_and_keeps_the_raw_text(task, text):
     answer = parse_answer(text, ItemView("memfail", task, "q?", OPTIONS if task == "longhop" else ()))
@@ -130,8 +145,11 @@ def test_an_llm_responder_and_judge_run_the_suite_through_pytest(pytester: pytes
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
 
     def script(request: Request) -> str:
-        if "intelligent memory assistant" in request.messages[0]["content"]:
-            return json.dumps({"answer": "yes"})
+        content = request.messages[0]["content"]
+        if content.startswith("You are a helpful chat assistant"):  # a storage turn: the model converses
+            return "Noted, I will remember that."
+        if content.startswith("You are an intelligent memory assistant"):
+            return json.dumps({"answer": "yes", "memories_used": "-"})
         if _stage(request) == "answer":  # a judge that compares the answer with the ground truth
             text = request.messages[1]["content"]
             gold = text.split("GROUND TRUTH ANSWER:")[1].split("MODEL RESPONSE:")[0].strip()
@@ -145,8 +163,14 @@ def test_an_llm_responder_and_judge_run_the_suite_through_pytest(pytester: pytes
             "--memeval-judge=openai:judge-a", f"--memeval-base-url={server.base_url}", f"--memeval-report={report}",
             "-m", "conditional_easy", "-p", "no:cacheprovider",
         )
+        storage = [r for r in server.requests if r.messages[0]["content"].startswith("You are a helpful chat assistant")]
+        answers = [r for r in server.requests if r.messages[0]["content"].startswith("You are an intelligent memory")]
     records = json.loads(report.read_text())["records"]
     assert len(records) == 8 and all(r["detail"]["judge"] == "llm" and r["answer"] == "yes" for r in records)
+    assert all(r["detail"]["attribution"] == "llm_judge" and r["detail"]["stored_turns"] == "user+assistant" for r in records)
     assert {r["detail"]["stage"] for r in records} == {"correct", "reasoning"}  # the LLM judge says the facts were all fine
     assert {r["gold"] for r in records if r["detail"]["stage"] == "correct"} == {"yes"}
+    # every essay was a storage turn the model answered, and the store (context) holds both turns
+    assert len(storage) == 8 and all(r.messages[0]["content"].endswith(r.messages[0]["content"].split("User: ", 1)[1]) for r in storage)
+    assert "- Noted, I will remember that." in answers[0].messages[0]["content"]
     result.assert_outcomes(passed=sum(r["correct"] for r in records), failed=sum(not r["correct"] for r in records))

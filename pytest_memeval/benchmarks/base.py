@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Mapping, Sequence
 
+from ..models.settings import LLMSettings
 from ..protocols import Judge, ResponseModel
 from ..records import PairedMetric, Record, Report, SuiteSummary
 from ..types import Answer, Context, Item
@@ -30,6 +31,9 @@ class SuiteOptions:
     bootstrap: int = 2000
     #: this suite's settings from --memeval-suite-option (keys checked against Suite.parameters)
     params: Mapping[str, str] = field(default_factory=dict)
+    #: the response model's call settings (None: the offline reader), for a suite whose
+    #: storage phase is a conversation with that model (memfail's storage turns)
+    responder_llm: LLMSettings | None = None
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ from .text import contains_all, normalize
 
 #: in pipeline order; the first failing stage labels the question
 MEMORY_STAGES = ("storage", "summary", "retrieval", "unknown")
-#: every label a question can get
-STAGES = ("correct", "storage", "summary", "retrieval", "reasoning", "abstention", "unknown")
+#: every label a question can get ("unattributed": a wrong answer to a released item that no
+#: LLM judge attributed, see judge.py)
+STAGES = ("correct", "storage", "summary", "retrieval", "reasoning", "abstention", "unknown", "unattributed")
 
 
 @dataclass(frozen=True)

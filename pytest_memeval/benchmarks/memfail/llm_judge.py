@@ -1,11 +1,14 @@
 """The paper's staged LLM judge (D.3), for memory systems that rewrite what they store
-(mem0 with infer=True), where the generator's spans no longer match word for word.
+(mem0 with infer=True), where the generator's spans no longer match word for word, and for
+the released data, which has no spans at all (`detail["attribution"]` is "llm_judge").
 
 Per required fact, one panel call per stage, short-circuiting on the first failure:
 storage (is it in the dump?), summary (is it faithful?), retrieval (is a faithful copy in
 the top-k?); then the invocation check (or, for a misleading Persona question, the
 abstention check). Long-Hop's answer is read deterministically, as in the paper; so is the
-answer of a question whose memory stages already failed (no call is spent on it).
+answer of a question whose memory stages already failed (no call is spent on it; a released
+Persona answer, whose ground truth is prose, is then left unchecked). The answer check
+compares with the release's ground-truth text where there is one.
 Each stage's wording is a versioned template in pytest_memeval/prompts/memfail_judge_*.toml.
 """
 
@@ -17,8 +20,8 @@ from typing import Any, Callable, Mapping, Sequence
 from ...models.judge import TemplateJudgePrompt, parse_score
 from ...models.templates import load_template
 from ...types import Answer, Item, Trace, Verdict
-from .attribution import Attribution, FactCheck, MEMORY_STAGES
-from .judge import answer_correct, facts_of, verdict
+from .attribution import MEMORY_STAGES, Attribution, FactCheck
+from .judge import answer_correct, facts_of, free_text_gold, verdict
 from .llm_prompt import template_tables
 from .model import Fact
 
@@ -60,12 +63,15 @@ class MemfailLLMJudge:
         checks = tuple(self._check(item, answer, fact, retrieved, stored) for fact in facts)
         failing = [c.stage for c in checks if c.stage != "ok"]
         attribution = Attribution(min(failing, key=MEMORY_STAGES.index) if failing else "ok", checks)
-        if attribution.stage != "ok" or item.view.task == "longhop":
+        right: bool | None
+        if attribution.stage != "ok" and free_text_gold(item):
+            right, how = None, "skipped"
+        elif attribution.stage != "ok" or item.view.task == "longhop":
             right, how = answer_correct(item, answer), "deterministic"
         else:
             right, _ = self._ask("answer", item, answer, self._answer_values(item, answer, facts))
             how = "llm"
-        result = verdict(item, answer, attribution, stored is not None, right)
+        result = verdict(item, answer, attribution, stored is not None, right, "llm_judge")
         return replace(result, detail={**result.detail, "judge": "llm", "answer_check": how})
 
     def _check(self, item: Item, answer: Answer, fact: Fact, retrieved: list[str], stored: list[str] | None) -> FactCheck:
@@ -93,7 +99,8 @@ class MemfailLLMJudge:
     def _answer_values(self, item: Item, answer: Answer, facts: Sequence[Fact]) -> dict[str, str]:
         misleading = bool(item.private.get("grading", {}).get("distractor"))
         family = "abstention" if misleading else item.view.task
-        gold = item.gold if isinstance(item.gold, str) else ", ".join(item.gold)
+        grading = item.private.get("grading", {})
+        gold = grading.get("ground_truth") or (item.gold if isinstance(item.gold, str) else ", ".join(item.gold))
         return {
             "criteria": self.criteria["answer"][family],
             "question": item.view.question,

@@ -1,9 +1,13 @@
 """The prompt an LLM responder answers memfail questions with (paper D.2), and its strict parser.
 
-Conditional-Facts wants {"answer": "yes"|"no"|"unknown"}; Long-Hop {"selected_choice":
-"A".."E"} (the paper's MCQ wrapper), mapped back to the option's text; the other datasets
-{"answer": "<text>"}. Anything else (prose, fences, a missing or extra key, a letter out
-of range) is an invalid answer that keeps the raw text: it is never scored.
+Two templates: `memfail_answer` (the default, "paper") is the paper's graded turn word for
+word with an explicit JSON answer format; `memfail_answer_guided` ("guided", ours, chosen
+with --memeval-suite-option memfail.prompt=guided) adds our abstention instructions.
+Conditional-Facts wants {"answer": "yes"|"no", "memories_used": "..."} ("unknown" too with
+the guided prompt); Long-Hop {"selected_choice": "A".."E"} (the paper's MCQ wrapper), mapped
+back to the option's text; the other datasets {"answer": "<text>", "memories_used": "..."}.
+Anything else (prose, fences, a missing or extra key, a letter out of range) is an invalid
+answer that keeps the raw text: it is never scored.
 """
 
 from __future__ import annotations
@@ -12,17 +16,25 @@ import tomllib
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
+from ...errors import ConfigError
 from ...models.calls import Completion
+from ...models.strict_json import InvalidOutput, read_object
 from ...models.templates import PromptTemplate, load_template, prompts_dir
 from ...types import Answer, ItemView, Memory
-from ...models.strict_json import InvalidOutput, read_object
 from .judge import ABSTENTION_CUES
 from .text import normalize
 
-TEMPLATE = "memfail_answer"
+#: --memeval-suite-option memfail.prompt=<variant> -> template
+TEMPLATES = {"paper": "memfail_answer", "guided": "memfail_answer_guided"}
+DEFAULT_VARIANT = "paper"
 LETTERS = "ABCDE"
-NO_MEMORIES = "(No memories were retrieved for this question.)"
-_FORMAT = {"conditional": "conditional", "coexisting": "list", "update": "list", "persona": "persona", "longhop": "choice"}
+ANSWER_KEYS = frozenset({"answer", "memories_used"})
+
+
+def prompt_variant(value: str) -> str:
+    if value not in TEMPLATES:
+        raise ConfigError(f"memfail.prompt: {value!r} is not one of {', '.join(TEMPLATES)}")
+    return value
 
 
 @lru_cache(maxsize=None)
@@ -32,52 +44,57 @@ def template_tables(name: str) -> Mapping[str, Any]:
 
 
 class MemfailPrompt:
-    def __init__(self, template: PromptTemplate | None = None) -> None:
-        self.template = template or load_template(TEMPLATE)
-        self.formats: Mapping[str, str] = template_tables(TEMPLATE)["formats"]
+    def __init__(self, variant: str = DEFAULT_VARIANT, template: PromptTemplate | None = None) -> None:
+        name = TEMPLATES[prompt_variant(variant)]
+        self.variant = variant
+        self.template = template or load_template(name)
+        self.formats: Mapping[str, str] = template_tables(name)["formats"]
 
     def messages(self, view: ItemView, memories: Sequence[Memory]) -> list[dict[str, str]]:
         question = view.question
         if view.task == "longhop":
-            question += "\n\n" + "\n".join(f"{LETTERS[i]}. {option}" for i, option in enumerate(view.answer_space))
-        return self.template.render(
-            {"memories": memory_list(memories), "question": question, "format": self.formats[_FORMAT[view.task]]}
-        )
+            options = "\n".join(f"{LETTERS[i]}. {option}" for i, option in enumerate(view.answer_space))
+            question += f"\n\nOptions:\n{options}"
+        # a graded question opens its own conversation (§5.1): its history is empty
+        values = {"history": "", "memories": memory_list(memories), "question": f"{question}\n\n{self.formats[view.task]}"}
+        return self.template.render(values)
 
     def parse(self, completion: Completion, view: ItemView) -> Answer:
-        answer = parse_answer(completion.content, view)
+        answer = parse_answer(completion.content, view, allow_unknown=self.variant == "guided")
         if not answer.valid and completion.truncated:
             return Answer(None, valid=False, raw=answer.raw, detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"})
         return answer
 
 
 def memory_list(memories: Sequence[Memory]) -> str:
-    texts = [m.text.strip() for m in memories if m.text.strip()]
-    return "\n".join(f"- {t}" for t in texts) if texts else NO_MEMORIES
+    return "\n".join(f"- {m.text.strip()}" for m in memories if m.text.strip())
 
 
-def parse_answer(text: str | None, view: ItemView) -> Answer:
+def parse_answer(text: str | None, view: ItemView, *, allow_unknown: bool = False) -> Answer:
     raw = text or ""
 
     def invalid(reason: str) -> Answer:
         return Answer(None, valid=False, raw=raw, detail={"invalid": reason})
 
-    key = "selected_choice" if view.task == "longhop" else "answer"
+    longhop = view.task == "longhop"
     try:
-        value = read_object(raw, {key})[key]
+        data = read_object(raw, {"selected_choice"} if longhop else ANSWER_KEYS)
     except InvalidOutput as exc:
         return invalid(str(exc))
-    if not isinstance(value, str):
-        return invalid(f"{key} is not a string")
-    if view.task == "longhop":
-        letter = value.strip().upper()
+    for key, value in data.items():
+        if not isinstance(value, str):
+            return invalid(f"{key} is not a string")
+    if longhop:
+        letter = data["selected_choice"].strip().upper()
         if len(letter) != 1 or letter not in LETTERS[: len(view.answer_space)]:
-            return invalid(f"selected_choice {value!r} is not one of the options")
+            return invalid(f"selected_choice {data['selected_choice']!r} is not one of the options")
         return Answer(view.answer_space[LETTERS.index(letter)], raw=raw, detail={"choice": letter})
+    value = data["answer"]
     if view.task == "conditional":
+        labels = ("yes", "no", "unknown") if allow_unknown else ("yes", "no")
         label = value.strip().lower().rstrip(".")
-        if label not in ("yes", "no", "unknown"):
-            return invalid(f"answer {value!r} is not yes, no or unknown")
+        if label not in labels:
+            return invalid(f"answer {value!r} is not {' or '.join(labels)}")
         return Answer(label, abstained=label == "unknown", raw=raw)
     abstained = any(cue in normalize(value) for cue in ABSTENTION_CUES) or not value.strip()
     return Answer(value.strip(), abstained=abstained, raw=raw)

@@ -29,3 +29,16 @@ class MemfailReader:
         if task == "update":
             return read_update(view.question, texts)
         return Answer(None, valid=False, raw="", detail={"invalid": f"memfail reader: unknown task {task!r}"})
+
+
+#: why the offline reader answers no released question
+CANNOT_READ_RELEASE = ("memfail reader: the released data is written by an LLM in words the offline reader does not "
+                       "know, so it cannot read it; answer with --memeval-responder=openai:MODEL")
+
+
+class ReleaseReader:
+    """The offline reader of a run on the released data: it says that it cannot read it, so
+    every answer is invalid (counted, never scored) instead of a guess."""
+
+    def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
+        return Answer(None, valid=False, raw="", detail={"invalid": CANNOT_READ_RELEASE})
