@@ -232,7 +232,7 @@ def _run(pytester: pytest.Pytester, data_dir: Path, *args: str) -> tuple[pytest.
 def test_the_offline_reader_says_it_cannot_read_the_release(suite_pytester: pytest.Pytester, tmp_path: Path):
     result, report = _run(suite_pytester, write_release(tmp_path), "-m", "conditional_easy", "--memeval-max-errors=99")
     records = report["records"]
-    assert len(records) == 3 and all(not r["valid"] and r["correct"] is None for r in records)
+    assert len(records) == 3 and all(r["status"] == "invalid" and r["correct"] is None for r in records)
     result.stdout.fnmatch_lines(["*invalid answer from 'reader'*"])
     assert all(r["answer_detail"]["invalid"].startswith("memfail reader: the released data is written by an LLM") for r in records)
 
@@ -264,7 +264,7 @@ def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(suit
         _, report = _run(suite_pytester, write_release(tmp_path), "--memeval-responder=openai:answerer",
                          f"--memeval-base-url={server.base_url}", "--memeval-max-errors=99")
     records = {r["id"].removeprefix("release-s42-"): r for r in report["records"]}
-    detail = {key: r["detail"] for key, r in records.items() if r["error"] is None}
+    detail = {key: r["detail"] for key, r in records.items() if r["status"] != "error"}
     assert {key: (d["stage"], d["attribution"]) for key, d in detail.items() if key.startswith("cond_easy")} == {
         "cond_easy-001": ("unattributed", "unavailable"), "cond_easy-002": ("correct", "unavailable"),
         "cond_easy-003": ("correct", "unavailable")}
@@ -274,7 +274,7 @@ def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(suit
     # a misleading question needs no memory: answering it is an abstention failure, attributable without spans
     assert (detail["persona-001-q2"]["stage"], detail["persona-001-q2"]["attribution"]) == ("abstention", "none_needed")
     # a direct Persona question's prose gold cannot be checked without the LLM judge: a counted error, one line
-    assert records["persona-001-q1"]["error"].startswith("memfail: release-s42-persona-001-q1 has a free-text ground truth")
+    assert records["persona-001-q1"]["reason"].startswith("memfail: release-s42-persona-001-q1 has a free-text ground truth")
     assert all(d["stored_turns"] == "user+assistant" for d in detail.values())
 
 
@@ -284,7 +284,7 @@ def test_with_the_llm_judge_released_failures_are_attributed_by_it(suite_pyteste
                          "--memeval-judge=openai:judge", f"--memeval-base-url={server.base_url}", "-m", "persona_retrieval")
         judged = [r for r in server.requests if "GROUND TRUTH ANSWER:" in r.text]
     records = report["records"]
-    assert len(records) == 2 and all(r["error"] is None and r["detail"]["attribution"] == "llm_judge" for r in records)
+    assert len(records) == 2 and all(r["status"] != "error" and r["detail"]["attribution"] == "llm_judge" for r in records)
     assert {r["id"]: r["detail"]["answer_check"] for r in records} == {
         "release-s42-persona-001-q1": "llm", "release-s42-persona-001-q2": "llm"}
     assert "Something without walnuts; she is allergic to them." in judged[0].text  # the release's ground-truth text
