@@ -148,7 +148,7 @@ def test_every_task_goes_to_its_family_and_keeps_its_diagnostic(tmp_path: Path) 
     t4 = suite.item("dataset1-T4-1")
     verdict = judge.score(t4, Answer("Slipping on the wet planks; the ladder; the car"), Trace())
     assert verdict.score == 80 and verdict.correct and verdict.detail["scorer"] == "rubric_llm"
-    assert verdict.detail["family"] == "T4" and verdict.detail["rubric_source"].startswith("ours: ")
+    assert verdict.detail["family"] == "T4" and verdict.detail["rubric_template"] == "knowme_judge_ordering@1"
     assert verdict.detail["diagnostic"]["scorer"] == "ranking_text" and verdict.detail["diagnostic"]["approximate"]
     assert verdict.detail["diagnostic"]["score"] == 100
     (_, (system, user)), = panels["T4"].asked
@@ -211,7 +211,8 @@ def test_generated_lives_graded_by_our_rubric_under_the_papers_names(suite_pytes
     assert value(context, "t1_entity_f1") == 100 and "t6_coverage_approx" in context["metrics"]
     assert value(none, "t1_extraction") == 0 and value(none, "t2_abstention") == 100 and value(none, "t1_t2_balance") == 0
     assert value(context, "level_i") == 80 and value(context, "level_iii") == 80
-    assert context["rubric"] == [our_rubric().source] and "rubric: ours: a paraphrase" in context["note"]
+    assert context["rubric"] == our_rubric().source and "; rubric: ours: a paraphrase" in context["note"]
+    assert context["rubric_templates"] == ["knowme_judge_facts@1", "knowme_judge_insight@1"]
     comparison = report["comparisons"][0]["metrics"]
     assert comparison["t1_extraction"]["difference"] == 60 and "t1_entity_f1" in comparison
     assert all("s2026-life" not in r.text and "T1" not in r.text for r in requests)
@@ -236,7 +237,8 @@ def test_the_release_is_graded_with_the_rubric_read_from_the_users_copy(suite_py
     assert len(requests) == len(called) and all(r["score"] == 80 for r in called)
     assert {"t1_extraction", "t4_ordering", "t7_principle", "level_ii", "t1_entity_f1_approx"} <= set(run["metrics"])
     path = root / "evaluate" / "evaluate prompt.md"
-    assert run["rubric"] == [f"the authors' rubric, read at run time from {path} (system line from {path.parent / 'run_eval.py'})"]
+    assert run["rubric"] == f"the authors' rubric, read at run time from {path} (system line from {path.parent / 'run_eval.py'})"
+    assert all(t.startswith("knowme_release_") for t in run["rubric_templates"])
     assert f"read at run time from {path}" in run["note"]
     ordering = next(r.messages[1]["content"] for r in requests if "Order the gifts" in r.messages[1]["content"])
     assert ordering.startswith("RUBRIC-ORDERING. Compare the order. Costs $5 to ask.\n- Question: Order the gifts")
@@ -257,7 +259,7 @@ def test_a_rubric_file_named_by_the_suite_option_grades_generated_lives(suite_py
     run = report["runs"][0]
     assert run["n_items"] == 3 == len(requests) and run["metrics"]["t4_ordering"]["value"] == 80
     assert all(r.messages[1]["content"].startswith("RUBRIC-ORDERING") for r in requests)
-    assert run["rubric"][0].startswith(f"the authors' rubric, read at run time from {path}")
+    assert run["rubric"].startswith(f"the authors' rubric, read at run time from {path}")
 
 
 @pytest.mark.parametrize("case", ["missing file", "no T7 rubric"])

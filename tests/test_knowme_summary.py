@@ -38,7 +38,7 @@ def judged(task: str, rubric: float, diagnostic: float, life: str = "L1", abstai
     """A record graded by the rubric judge, its offline verdict kept as the diagnostic."""
     out = record(task, 20 * rubric, life=life, abstained=abstained)
     out["detail"] = {"scorer": "rubric_llm", "approximate": False, "rubric": rubric, "evidence_recall": 1.0,
-                     "rubric_source": "ours: test",
+                     "rubric_template": "knowme_judge_facts@1",
                      "diagnostic": {"scorer": "coverage_approx" if approximate else "entities", "approximate": approximate,
                                     "score": diagnostic}}
     return out
@@ -69,10 +69,11 @@ def test_judged_records_carry_the_papers_names_and_the_diagnostics_stay_beside_t
     assert value["t1_t2_balance"] == pytest.approx(2 * 80 * 100 / 180, abs=1e-4)  # of the judge's scores
     assert "T6" in summary["breakdown"]["task"] and "T6 (approx)" not in summary["breakdown"]["task"]
     assert summary["breakdown"]["task"]["T1"]["score"]["value"] == 80
-    assert summary["rubric"] == ["ours: test"]
+    assert summary["rubric_templates"] == ["knowme_judge_facts@1"]
     assert summary["scorers"]["T6"].keys() == {"coverage_approx", "rubric_llm"}
     assert summary["note"].startswith("t1_extraction, t2_abstention, t6_mind_body, t7_principle (and level_*) are the "
-                                      "paper's metric: the LLM judge on the paper's 0-5 rubrics, x20; rubric: ours: test")
+                                      "paper's metric: the LLM judge on the paper's 0-5 rubrics, x20 (templates "
+                                      "knowme_judge_facts@1)")
     # a task only partly judged never carries the paper's name
     mixed = summarize([judged("T1", 5, 100), record("T1", 0)], n_resamples=50)["metrics"]
     assert "t1_extraction" not in mixed and mixed["t1_entity_f1"]["value"] == 50

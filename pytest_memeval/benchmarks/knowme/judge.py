@@ -161,7 +161,8 @@ class KnowmeLLMJudge:
             verdict = self.panels[family].score(item, answer, label=item.id)
             rubric = float(verdict.score or 0.0)
             graded = {"judges": dict(verdict.detail.get("judges", {}))}
-        detail = {"rubric": rubric, "family": family, "rubric_source": self.rubric.source, **graded,
+        # the template id pins the rubric's wording (its version is a hash of the authors' text)
+        detail = {"rubric": rubric, "family": family, "rubric_template": self.rubric.prompts[family].template.id, **graded,
                   "diagnostic": _diagnostic(diagnostic)}
         return _verdict(item, answer, trace, round(20 * rubric, 4), rubric >= RUBRIC_PASS, "rubric_llm", detail)
 

@@ -97,10 +97,15 @@ class KnowmeSuite(Suite):
 
     def summarize(self, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         summary = summarize(records, self.options.bootstrap)
-        notes = self.catalog.data_notes()
+        notes = []
+        if summary.get("rubric_templates"):
+            summary["rubric"] = (self._release_rubric or our_rubric()).source
+            notes.append(f"rubric: {summary['rubric']}")
+        if self.catalog.data_notes():
+            summary["data_notes"] = self.catalog.data_notes()
+            notes.append("the release as loaded: " + "; ".join(summary["data_notes"]))
         if notes:
-            summary["data_notes"] = notes
-            summary["note"] = "; ".join(filter(None, [summary.get("note"), "the release as loaded: " + "; ".join(notes)]))
+            summary["note"] = "; ".join(filter(None, [summary.get("note"), *notes]))
         return summary
 
     def compare(self, a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

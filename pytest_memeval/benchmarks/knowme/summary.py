@@ -169,7 +169,7 @@ def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
         "update_paradox": cells(in_task("T3", "update_paradox"), score_and_recall),
     }
     approximate = sorted(name for name in head if name.endswith(APPROX))
-    rubrics = sorted({str(_detail(r)["rubric_source"]) for r in records if _detail(r).get("rubric_source")})
+    templates = sorted({str(_detail(r)["rubric_template"]) for r in records if _detail(r).get("rubric_template")})
     summary: dict[str, Any] = {
         "metrics": head,
         "breakdown": {name: value for name, value in breakdown.items() if value},
@@ -178,22 +178,22 @@ def summarize(records: Sequence[Record], n_resamples: int) -> dict[str, Any]:
         "scorers": _scorers(records),
         "n_lives": len({r["cluster"] for r in records}),
     }
-    if rubrics:
-        summary["rubric"] = rubrics
-    notes = _notes(records, judged, approximate, rubrics)
+    if templates:
+        summary["rubric_templates"] = templates
+    notes = _notes(records, judged, approximate, templates)
     if notes:
         summary["note"] = "; ".join(notes)
     return summary
 
 
-def _notes(records: Sequence[Record], judged: set[str], approximate: Sequence[str], rubrics: Sequence[str]) -> list[str]:
+def _notes(records: Sequence[Record], judged: set[str], approximate: Sequence[str], templates: Sequence[str]) -> list[str]:
     tasks = {r["strata"]["task"] for r in records}
     diagnostics = [TASKS[t].diagnostic for t in sorted(tasks)]
     notes = []
     if judged:
         paper = [TASKS[t].metric for t in sorted(judged)]
         notes.append(f"{', '.join(paper)} (and level_*) are the paper's metric: the LLM judge on the paper's 0-5 rubrics, "
-                     f"x20; rubric: {' | '.join(rubrics)}")
+                     f"x20 (templates {', '.join(templates)})")
     if tasks:
         notes.append(f"{', '.join(diagnostics)} (and level_*_diag) are our deterministic diagnostics, not the paper's metric"
                      + ("" if judged else "; --memeval-judge=openai:MODEL grades all seven tasks as the paper does"))
