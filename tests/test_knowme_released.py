@@ -207,6 +207,8 @@ def test_a_missing_stream_says_how_to_run_the_datasets_present(tmp_path: Path) -
         load_dataset(root / "dataset1")
     suite = KnowmeSuite(options(tmp_path, root, datasets="2,3"))
     assert suite.catalog.context_ids() == ["dataset2", "dataset3"]
+    with pytest.raises(ConfigError, match="give --memeval-data too"):
+        KnowmeSuite(options(tmp_path, None, datasets="1"))
 
 
 def test_no_dataset_directories(tmp_path: Path) -> None:

@@ -52,6 +52,8 @@ class KnowmeSuite(Suite):
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
+        if "datasets" in options.params and options.data_dir is None:
+            raise ConfigError("--memeval-suite-option knowme.datasets: picks datasets of a release; give --memeval-data too")
         self.catalog = Catalog(options)
         # read now, so that an unreadable rubric file is a usage error, not one error per item
         rubric_file = self.rubric_file()
