@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from pytest_memeval.benchmarks.base import SuiteOptions  # noqa: E402
 from pytest_memeval.benchmarks.knowme.suite import KnowmeSuite  # noqa: E402
 
-TASK_METRICS = ("t1_extraction", "t2_abstention", "t1_t2_balance", "t3_temporal", "t4_ordering", "t5_trigger")
+TASK_METRICS = ("t1_entity_f1", "t2_abstain_exact", "t1_t2_balance", "t3_value_bands", "t4_rank_bands", "t5_cue_bands")
 
 
 def run_suite(size: str, embedder: str, workers: int, k: int, bootstrap: int, report: Path) -> float:
@@ -87,13 +87,13 @@ def main() -> int:
         if record["strata"]["task"] == "T3" and record["strata"]["flashback"] == "yes" and not record.get("error"):
             by_system.setdefault(record["memsystem"], {})[record["id"]] = record
     common = sorted(by_system["chroma"].keys() & by_system["context"].keys())
-    paired = suite.compare([by_system["chroma"][i] for i in common], [by_system["context"][i] for i in common])["t3_temporal"]
+    paired = suite.compare([by_system["chroma"][i] for i in common], [by_system["context"][i] for i in common])["t3_value_bands"]
     print(f"\nchroma - context on T3 items spanning a flashback (n={len(common)} paired):"
           f" {paired['difference']:+.1f} [{paired['ci'][0]:+.1f}, {paired['ci'][1]:+.1f}], p={paired['p_value']:.4f},"
           f" MDE {paired['mde']:.1f}")
     whole = next(c for c in report["comparisons"] if {c["a"]["memsystem"], c["b"]["memsystem"]} == {"context", "chroma"})
     sign = 1 if whole["a"]["memsystem"] == "chroma" else -1
-    t3 = whole["metrics"]["t3_temporal"]
+    t3 = whole["metrics"]["t3_value_bands"]
     print(f"chroma - context on all T3 items: {sign * t3['difference']:+.1f}, p(Holm)={t3['p_holm']:.4f}")
 
     if args.json:

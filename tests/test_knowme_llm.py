@@ -1,6 +1,5 @@
 """The knowme LLM path against a loopback OpenAI-compatible server: the strict answer
-parser, the rubric judge for T6/T7, invalid judge output as errors, and prompts that carry
-nothing private."""
+parser and prompts that carry nothing private (the rubric judge: test_knowme_judge.py)."""
 
 from __future__ import annotations
 
@@ -51,36 +50,6 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
     return result, json.loads(report.read_text()) if report.exists() else {}
 
 
-def judge_script(request: Request) -> str:
-    assert "You grade one answer about the inner life" in request.text, request.text[:300]
-    return '{"score": 4, "reason": "right inner state, literal"}'
-
-
-def test_t6_and_t7_are_graded_by_the_rubric_judge(suite_pytester: pytest.Pytester) -> None:
-    with LLMServer(judge_script) as server:
-        result, report = _run(suite_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-m", "T6_mind_body or T7_principle or T1_extraction")
-        requests = server.requests
-    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
-    run = report["runs"][0]
-    assert run["n_items"] == 27 and run["n_errors"] == 0
-    graded = [r for r in report["records"] if r["strata"]["task"] in ("T6", "T7")]
-    assert len(requests) == len(graded) == 18  # T1 stays deterministic: no call
-    assert all(r["detail"]["scorer"] == "rubric_llm" and not r["detail"]["approximate"] and r["score"] == 80 for r in graded)
-    assert run["metrics"]["t6_mind_body"]["value"] == 80 and "t6_mind_body_approx" not in run["metrics"]
-    assert run["metrics"]["level_iii"]["value"] == 80
-    prompt = requests[0].text
-    assert "Reference answer:" in prompt and "Answer to grade:" in prompt and "s2026-life" not in prompt
-
-
-def test_invalid_judge_output_is_an_error_not_a_score(suite_pytester: pytest.Pytester) -> None:
-    with LLMServer("four out of five") as server:
-        result, report = _run(suite_pytester, server.base_url, "--memeval-judge=openai:judge-a", "-k", "T6")
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
-    run = report["runs"][0]
-    assert run["n_errors"] == run["n_items"] == 9 and run["metrics"] == {}
-    assert all("judge" in r["reason"] and "invalid output" in r["reason"] for r in report["records"])
-
-
 QUESTION = re.compile(r"^Question: (.*)$", re.M)
 
 
@@ -103,7 +72,7 @@ def test_an_llm_responder_sees_only_public_text(suite_pytester: pytest.Pytester)
         requests = server.requests
     run = report["runs"][0]
     assert run["n_items"] == 21 and len(requests) == 21
-    assert run["metrics"]["t1_extraction"]["value"] == 0 and run["metrics"]["t2_abstention"]["value"] == 100
+    assert run["metrics"]["t1_entity_f1"]["value"] == 0 and run["metrics"]["t2_abstain_exact"]["value"] == 100
     assert run["n_invalid"] == 21 - 9  # prose for every form but extract and rank
     for request in requests:
         assert not PRIVATE.search(request.text), PRIVATE.search(request.text)

@@ -2,9 +2,10 @@
 
     life.generate_life(seed, index)   a synthetic life in the released stream schema
     questions.life_questions(life)    its questions for T1..T7 with generator-computed golds
-    released.load_dataset(path)       the released dataset<N>/ layout
+    released.load_dataset(path)       one dataset<N>/ of the KnowMe-Bench release, as shipped
     reader.KnowmeReader               the offline reader (answers from memories, or ABSTAIN)
-    judge.KnowmeJudge                 deterministic T1-T5, approximate (labelled) T6/T7
+    judge.KnowmeJudge                 our diagnostics: deterministic T1-T5, approximate (labelled) T6/T7
+    judge.KnowmeLLMJudge              the paper's rubric judge for all seven tasks (rubric.py)
     suite.KnowmeSuite                 the Suite the plugin runs
 """
 

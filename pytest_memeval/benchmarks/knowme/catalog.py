@@ -2,7 +2,8 @@
 
 Sizes: smoke takes 3 lives (one per style) and the first 3 questions of each task per
 life; small 6 lives and 8 per task; full 12 lives and every question (1,489 for the default seed).
-Released data: the first 5 (smoke), 20 (small) or all questions per task per dataset.
+Released data: the first 5 (smoke), 20 (small) or all questions per task per dataset,
+of every dataset<N>/ found or of those named by `--memeval-suite-option knowme.datasets=1,3`.
 A life is built on demand and kept in a small in-process cache; nothing is written to disk.
 """
 
@@ -10,14 +11,16 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Mapping, Union
 
-from ...errors import DataError
+from ...errors import ConfigError, DataError
 from ...types import Context, Item, ItemView, Message
 from ..base import SuiteOptions
 from .life import Life, context_id, generate_life
 from .questions import Question, life_questions
 from .released import ReleasedDataset, dataset_dirs, load_dataset
+from .rubric import generated_reference
 from .stream import render
 from .tasks import ANSWER_FORMATS, TASKS
 
@@ -50,11 +53,15 @@ class Catalog:
         self._cache: "OrderedDict[str, tuple[Source, dict[str, list[tuple[str, Question]]]]]" = OrderedDict()
         self._released: dict[str, ReleasedDataset] | None = None
         if options.data_dir is not None:
-            self._released = {d.name: load_dataset(d) for d in dataset_dirs(options.data_dir)}
+            self._released = {d.name: load_dataset(d) for d in selected_datasets(options.data_dir, options.params.get("datasets"))}
 
     @property
     def released(self) -> bool:
         return self._released is not None
+
+    def data_notes(self) -> list[str]:
+        """What loading the release kept, dropped or flagged, per dataset."""
+        return [f"{name}: {note}" for name, data in (self._released or {}).items() for note in data.notes]
 
     def context_ids(self) -> list[str]:
         if self._released is not None:
@@ -112,9 +119,11 @@ class Catalog:
             "scoring": scoring,
             "evidence": list(q.evidence),
             "evidence_texts": [render(source.unit(i)) for i in q.evidence],
+            # what the rubric judge reads as the reference answer
+            "reference": q.extra.get("reference") or generated_reference(scoring, q.gold, q.slots),
         }
-        if scoring in ("coverage_approx", "text_coverage_approx"):  # what the LLM judge grades instead
-            private["rubric_family"] = "insight" if q.task in ("T6", "T7") else "value"
+        if q.extra.get("flags"):
+            private["flags"] = list(q.extra["flags"])
         view = ItemView(
             suite="knowme",
             task=q.form,
@@ -133,6 +142,21 @@ class Catalog:
         }
         return Item(id=value, context_id=source.context_id, cluster=source.context_id, view=view, gold=q.gold,
                     strata=strata, private=private)
+
+
+def selected_datasets(root: Path, names: str | None) -> list[Path]:
+    """The dataset<N>/ folders of a release, or those `names` ("1,3" or "dataset1,dataset3") picks."""
+    found = dataset_dirs(root)
+    if names is None:
+        return found
+    wanted = [n.strip() if n.strip().startswith("dataset") else f"dataset{n.strip()}" for n in names.split(",") if n.strip()]
+    by_name = {d.name: d for d in found}
+    unknown = [n for n in wanted if n not in by_name]
+    if not wanted or unknown:
+        raise ConfigError(f"--memeval-suite-option knowme.datasets={names}: "
+                          f"{'no dataset ' + unknown[0] if unknown else 'no dataset named'} in {root} "
+                          f"(found: {', '.join(by_name)})")
+    return [by_name[n] for n in dict.fromkeys(wanted)]
 
 
 def _number(released_id: str) -> str:

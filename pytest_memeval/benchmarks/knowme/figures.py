@@ -1,5 +1,6 @@
 """The suite's HTML figures: per-task scores with CIs on the paper's 0-100 scale, one bar
-per run, and the evidence recall of each memory system beside them."""
+per run, and the evidence recall of each memory system beside them. A run graded by the
+LLM judge shows the paper's metric; any other run our diagnostics, and the caption says so."""
 
 from __future__ import annotations
 
@@ -18,10 +19,19 @@ def task_figures(report: Report, suite: str) -> list[BarChart]:
     labels = [_label(cell) for cell in cells]
     names = run_labels(runs)
     approx = any("(approx)" in cell for cell in cells)
+    paper_metrics = {t.metric for t in TASKS.values()}
+    judged = [bool(paper_metrics.intersection(r.metrics)) for r in runs]
+    if all(judged):
+        graded = "Scores are the paper's metric: the LLM judge on the paper's 0-5 rubrics, x20. "
+    elif any(judged):
+        graded = ("Runs with a judge show the paper's metric (the LLM judge on its 0-5 rubrics); the others our "
+                  "deterministic diagnostics, which are not the paper's metric. ")
+    else:
+        graded = "Scores are our deterministic diagnostics, not the paper's metric (an LLM judge on 0-5 rubrics). "
     charts = []
     for metric, title, caption in (
         ("score", "score per task (0-100)",
-         "Mean item score per task on the paper's 0-100 scale with 95% bootstrap CIs over lives. "
+         "Mean item score per task on the paper's 0-100 scale with 95% bootstrap CIs over lives. " + graded
          + ("Cells marked (approx) are scored by the offline coverage stand-in, not the rubric judge. " if approx else "")
          + "T2 rewards abstention: read it beside T1."),
         ("evidence_recall", "evidence recall per task (%)",

@@ -1,10 +1,16 @@
-"""Judges: deterministic scorers for T1-T5, an approximate offline stand-in for the T6/T7
-rubric, and the rubric LLM judge of the LLM path.
+"""Judges: our deterministic diagnostics and the paper's rubric LLM judge.
+
+`KnowmeJudge` (offline) scores T1-T5 deterministically and T6/T7 by an approximate
+coverage stand-in; these are our diagnostics, never reported under the paper's metric
+names. `KnowmeLLMJudge` grades all seven tasks as the paper does (rubric.py: a 0-5
+rubric per task family) and keeps the diagnostic verdict beside it under
+`detail["diagnostic"]`.
 
 Every verdict scores on the paper's 0-100 table scale (`score`), says which scorer gave it
 (`detail["scorer"]`) and whether that scorer is approximate (`detail["approximate"]`), and
 carries the evidence recall of the retrieved memories as a diagnostic: the share of the
 item's evidence units (private) found verbatim in what the memory system returned.
+Released items the loader flagged carry `detail["data_flags"]`.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from typing import Any, Mapping, Sequence
 
 from ...models.judge import JudgePanel
 from ...types import Answer, Item, Memory, Trace, Verdict
+from .rubric import Rubric
 from .scoring import (
     content_words,
     coverage_band,
@@ -47,7 +54,7 @@ SCORERS = {
     "cue": "cue match on the 0/3/5 bands (the cue / the cue with noise / otherwise)",
     "coverage_approx": "offline coverage of the gold's core elements, standing in for the rubric judge (approximate)",
     "text_coverage_approx": "offline word coverage of a prose gold, standing in for the rubric judge (approximate)",
-    "rubric_llm": "the paper's rubric, graded by the LLM judge panel",
+    "rubric_llm": "the paper's 0-5 rubric of the task's family, graded by the LLM judge panel",
 }
 #: scorers whose verdicts are labelled approximate wherever they are reported
 APPROXIMATE = frozenset(name for name, text in SCORERS.items() if text.endswith("(approximate)"))
@@ -84,7 +91,8 @@ def score_answer(item: Item, answer: Answer) -> tuple[int | float, bool, dict[st
             band = text_coverage_band(label, gold["reference"])
         return 20 * band, band >= RUBRIC_PASS, {"rubric": band}
     if kind == "ranking_text":
-        band, tau = kendall_band(_aligned(label, gold["events"]), list(range(len(gold["events"]))))
+        steps = [str(i) for i in range(len(gold["events"]))]  # the gold's steps in its order
+        band, tau = kendall_band([str(i) for i in _aligned(label, gold["events"])], steps)
         return 20 * band, band == 5, {"rubric": band, "tau": tau}
     band, extra = _band(kind, gold, label)
     return 20 * band, band == 5, {"rubric": band, **extra}
@@ -131,22 +139,31 @@ class KnowmeJudge:
 
 
 class KnowmeLLMJudge:
-    """T6/T7 (and released T3/T5 golds that no scorer can parse) go to a rubric panel; the
-    rest is scored exactly as offline. An abstention gets the rubric's 0 without a call."""
+    """Every task graded by its family's rubric panel, as the paper does; the offline
+    verdict is kept as the item's diagnostic. An answer that declines on T1, T3-T7 gets the
+    rubric's 0 ("no answer") without a call; on T2 declining is what the rubric rewards, so
+    the judge reads it (as a sentence) like any other answer."""
 
-    def __init__(self, offline: KnowmeJudge, panels: Mapping[str, JudgePanel]) -> None:
+    def __init__(self, offline: KnowmeJudge, rubric: Rubric, panels: Mapping[str, JudgePanel]) -> None:
         self.offline = offline
+        self.rubric = rubric
         self.panels = dict(panels)
 
     def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
-        panel = self.panels.get(item.private.get("rubric_family", ""))
-        if panel is None:
-            return self.offline.score(item, answer, trace)
-        if answer.abstained or not (answer.label or "").strip():
-            return _verdict(item, answer, trace, 0, False, "rubric_llm", {"rubric": 0})
-        verdict = panel.score(item, answer, label=item.id)
-        rubric = float(verdict.score or 0.0)
-        detail = {"rubric": rubric, "judges": dict(verdict.detail.get("judges", {}))}
+        diagnostic = self.offline.score(item, answer, trace)
+        task = item.strata["task"]
+        family = self.rubric.family_of[task]
+        declined = answer.abstained or not (answer.label or "").strip()
+        if declined and task != "T2":
+            rubric: float = 0.0
+            graded: dict[str, Any] = {"judges": {}, "not_called": "no answer: the rubric's 0"}
+        else:
+            verdict = self.panels[family].score(item, answer, label=item.id)
+            rubric = float(verdict.score or 0.0)
+            graded = {"judges": dict(verdict.detail.get("judges", {}))}
+        # the template id pins the rubric's wording (its version is a hash of the authors' text)
+        detail = {"rubric": rubric, "family": family, "rubric_template": self.rubric.prompts[family].template.id, **graded,
+                  "diagnostic": _diagnostic(diagnostic)}
         return _verdict(item, answer, trace, round(20 * rubric, 4), rubric >= RUBRIC_PASS, "rubric_llm", detail)
 
     def close(self) -> None:
@@ -154,10 +171,18 @@ class KnowmeLLMJudge:
             panel.close()
 
 
+def _diagnostic(verdict: Verdict) -> dict[str, Any]:
+    """The offline verdict as a diagnostic beside the judge's (evidence recall stays on top)."""
+    kept = {k: v for k, v in verdict.detail.items() if not k.startswith("evidence_") and k != "data_flags"}
+    return {**kept, "score": verdict.score, "correct": verdict.correct}
+
+
 def _verdict(item: Item, answer: Answer, trace: Trace, points: float, correct: bool, scorer: str,
              detail: Mapping[str, Any]) -> Verdict:
     approximate = scorer in APPROXIMATE
     label = f"{scorer} (approximate)" if approximate else scorer
     reason = "" if correct else f"{label}: {points:g}/100, gold {item.gold!r}"
-    full = {"scorer": scorer, "approximate": approximate, **detail, **evidence_recall(item, trace.memories)}
+    flags = tuple(item.private.get("flags") or ())
+    full = {"scorer": scorer, "approximate": approximate, **detail, **evidence_recall(item, trace.memories),
+            **({"data_flags": list(flags)} if flags else {})}
     return Verdict(correct=correct, score=points, reason=reason, detail=full)

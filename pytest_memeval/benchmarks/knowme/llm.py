@@ -1,4 +1,4 @@
-"""The LLM path of the knowme suite: the response prompt and the rubric judge prompts.
+"""The LLM path of the knowme suite: the response prompt (the judge's prompts are in rubric.py).
 
 The responder must return exactly {"answer": <string>} (a list of strings is joined the
 way the question's form writes lists). "ABSTAIN" is the abstention token. Anything else
@@ -10,22 +10,13 @@ from __future__ import annotations
 from typing import Sequence
 
 from ...models.calls import Completion
-from ...models.judge import TemplateJudgePrompt, cut, parse_score
 from ...models.strict_json import InvalidOutput, read_object
 from ...models.multisource import memory_document
 from ...models.templates import PromptTemplate, load_template
-from ...types import Answer, Item, ItemView, Memory, Verdict
+from ...types import Answer, ItemView, Memory
 from .tasks import ABSTAIN, ANSWER_FORMATS
 
 ANSWER_TEMPLATE = "knowme_answer"
-INSIGHT_TEMPLATE = "knowme_judge_insight"
-VALUE_TEMPLATE = "knowme_judge_value"
-#: how much of an answer a judge reads
-JUDGE_CHARS = 2000
-FAMILIES = {
-    "T6": "mind-body interaction: how the narrator's outward behaviour relates to an inner state it hides or expresses",
-    "T7": "a lasting principle of the narrator: the motive behind choices, and where it comes from",
-}
 _JOIN = {"extract": "; ", "order": " > ", "rank": " > "}
 
 
@@ -66,31 +57,3 @@ def parse_answer(text: str | None, form: str) -> Answer:
     if value.strip().strip(".").upper() == ABSTAIN:
         return Answer(ABSTAIN, abstained=True, raw=raw)
     return Answer(value.strip(), raw=raw)
-
-
-def insight_judge_prompt() -> TemplateJudgePrompt:
-    """T6/T7 (and released prose golds of those tasks) on the 0-5 insight rubric."""
-    return TemplateJudgePrompt(
-        load_template(INSIGHT_TEMPLATE),
-        lambda item, answer: {
-            "family": FAMILIES.get(item.strata.get("task", ""), FAMILIES["T7"]),
-            **_values(item, answer),
-        },
-        lambda text: parse_score(text, low=0, high=5),
-    )
-
-
-def value_judge_prompt() -> TemplateJudgePrompt:
-    """Released T3/T5 prose golds on the 0/3/5 bands."""
-    return TemplateJudgePrompt(load_template(VALUE_TEMPLATE), _values, _parse_band)
-
-
-def _values(item: Item, answer: Answer) -> dict[str, str]:
-    return {"question": item.view.question, "reference": str(item.gold["reference"]), "answer": cut(answer.label or "", JUDGE_CHARS)}
-
-
-def _parse_band(text: str) -> Verdict:
-    verdict = parse_score(text, low=0, high=5)
-    if verdict.score not in (0.0, 3.0, 5.0):
-        raise InvalidOutput(f"score {verdict.score:g} is not one of 0, 3, 5")
-    return verdict

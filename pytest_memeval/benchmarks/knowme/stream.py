@@ -6,7 +6,8 @@ episode carries its historical date even though it is narrated later, next to th
 trigger that evoked it (the paper's mnemonic realignment).
 
 What a memory system stores is `render(unit)`: a header line "YYYY-MM-DD HH:MM:SS | place"
-and one "Field: text" line per non-empty field. The unit id is not written: ids follow
+("undated | place" for a released unit without a timestamp) and one "Field: text" line per
+non-empty field. The unit id is not written: ids follow
 narration order, and evidence ids are private. `parse_units` reads renders back out of any
 memory texts (whole, several per text, or cut at line breaks).
 """
@@ -19,6 +20,8 @@ from datetime import datetime
 from typing import Any, Iterable, Mapping
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+#: the header's time of a unit the release ships without a timestamp
+UNDATED = "undated"
 #: (record key, label in the rendered text)
 FIELDS = (
     ("action", "Action"),
@@ -29,6 +32,7 @@ FIELDS = (
 )
 _LABELS = {label: key for key, label in FIELDS}
 _HEADER = re.compile(r"^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) \| (.*)$")
+_UNDATED_HEADER = re.compile(rf"^{UNDATED} \| ")
 _FIELD_LINE = re.compile(r"^(Action|Dialogue|Environment|Background|Inner thought): (.*)$")
 
 #: stack-machine alignment of a unit (paper App. A.4); private to the generator
@@ -53,6 +57,11 @@ class Unit:
     def time(self) -> datetime:
         return datetime.strptime(self.timestamp, TIME_FORMAT)
 
+    @property
+    def undated(self) -> bool:
+        """A released unit shipped with an empty timestamp (kept, never placed in time)."""
+        return not self.timestamp
+
     def record(self) -> dict[str, Any]:
         """The released record shape (empty fields as null)."""
         out: dict[str, Any] = {"id": self.id, "timestamp": self.timestamp, "location": self.location}
@@ -61,7 +70,7 @@ class Unit:
 
 
 def render(unit: Unit) -> str:
-    lines = [f"{unit.timestamp} | {unit.location}"]
+    lines = [f"{unit.timestamp or UNDATED} | {unit.location}"]
     lines.extend(f"{label}: {getattr(unit, key)}" for key, label in FIELDS if getattr(unit, key))
     return "\n".join(lines)
 
@@ -90,13 +99,17 @@ def parse_units(texts: Iterable[str]) -> list[ParsedUnit]:
     """Every unit found in the texts, once each, in the order first seen.
 
     A chunk that starts mid-unit (no header) is skipped: without its timestamp and place it
-    cannot anchor anything.
+    cannot anchor anything. So is an undated unit, for the same reason.
     """
     seen: dict[tuple[Any, ...], ParsedUnit] = {}
     for text in texts:
         current: tuple[datetime, str, dict[str, str]] | None = None
         last_key: str | None = None
         for line in text.splitlines():
+            if _UNDATED_HEADER.match(line.strip()):
+                _keep(seen, current)
+                current, last_key = None, None
+                continue
             header = _HEADER.match(line.strip())
             if header:
                 _keep(seen, current)

@@ -15,23 +15,29 @@ class Task:
     code: str
     name: str
     level: str
-    metric: str  # metric name in summaries (0-100)
+    #: the paper's metric (Table 2, 0-100): only the rubric judge's scores carry it
+    metric: str
     marker: str
+    #: our deterministic diagnostic of the task (0-100); never the paper's name
+    diagnostic: str
 
 
 TASKS = {
     t.code: t
     for t in (
-        Task("T1", "context-aware extraction", "I", "t1_extraction", "T1_extraction"),
-        Task("T2", "adversarial abstention", "I", "t2_abstention", "T2_abstention"),
-        Task("T3", "temporal reasoning", "I", "t3_temporal", "T3_temporal"),
-        Task("T4", "logical event ordering", "II", "t4_ordering", "T4_ordering"),
-        Task("T5", "mnestic trigger analysis", "II", "t5_trigger", "T5_trigger"),
-        Task("T6", "mind-body interaction", "III", "t6_mind_body", "T6_mind_body"),
-        Task("T7", "expert-annotated insight (principles)", "III", "t7_principle", "T7_principle"),
+        Task("T1", "context-aware extraction", "I", "t1_extraction", "T1_extraction", "t1_entity_f1"),
+        Task("T2", "adversarial abstention", "I", "t2_abstention", "T2_abstention", "t2_abstain_exact"),
+        Task("T3", "temporal reasoning", "I", "t3_temporal", "T3_temporal", "t3_value_bands"),
+        Task("T4", "logical event ordering", "II", "t4_ordering", "T4_ordering", "t4_rank_bands"),
+        Task("T5", "mnestic trigger analysis", "II", "t5_trigger", "T5_trigger", "t5_cue_bands"),
+        Task("T6", "mind-body interaction", "III", "t6_mind_body", "T6_mind_body", "t6_coverage"),
+        Task("T7", "expert-annotated insight (principles)", "III", "t7_principle", "T7_principle", "t7_coverage"),
     )
 }
 LEVELS = {"I": ("T1", "T2", "T3"), "II": ("T4", "T5"), "III": ("T6", "T7")}
+#: the paper's level metrics and ours (mean of the task diagnostics)
+LEVEL_METRICS = {level: f"level_{level.lower()}" for level in LEVELS}
+LEVEL_DIAGNOSTICS = {level: f"level_{level.lower()}_diag" for level in LEVELS}
 LEVEL_NAMES = {"I": "precision and factuality", "II": "narrative logic and causality", "III": "interpretive insight"}
 TRAP_KINDS = {
     "entity_swap": "a real person put into an exchange they were not part of",
