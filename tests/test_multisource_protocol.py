@@ -77,11 +77,12 @@ def _reference_options(tmp_path: Path, data_dir: Path, **overrides: object) -> S
 
 @needs_reference
 def test_reference_sample_reproduces_the_release_fit(tmp_path: Path) -> None:
-    """Conformance with the release's own NBF and NBFSelective (src/survey2agent/methods/nbf.py)
-    fitted on the oracle atoms of the 36 reference personas (18 train, 9 calibration) and run
-    on its 6 test personas: NBF picks T = 2.8 and answers 80 of 108 right; NBF+SKIP picks
-    T = 1.6, theta = 0.30, skips 19 and answers 71 of the other 89 right (measured with the
-    release's code on /work/shared/reference/multisource; see benchmarks/multisource_upstream.py)."""
+    """Conformance with the release's own NBF and NBFSelective (src/survey2agent/methods/nbf.py).
+
+    Measured once with the release's code: `build_oracle_atom` on each of the 36 reference
+    personas, `fit` on the 18 train ones, `calibrate` on the 9 calibration ones, `predict_one`
+    on the 6 test ones (108 items). NBF picks T = 2.8 and answers 80 right; NBFSelective
+    picks T = 1.6, theta = 0.30, skips 19 and answers 71 of the other 89 right."""
     catalog = Catalog(_reference_options(tmp_path, REFERENCE))
     test = list(catalog.personas(catalog.of_split("test")))
     expected = {"nbf": (2.8, 0.0, 108, 80), "nbf-skip": (1.6, 0.30, 89, 71)}
