@@ -75,7 +75,7 @@ def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester)
     # a request the cache never saw is an error naming the item, not a score
     missed, partial = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-k=3", "--memsystem=chroma", "--memeval-embedder=hashing", "-k", "stable_121-A2")
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
-    assert "s20260321-stable_121-A2" in partial["records"][0]["error"]
+    assert "gen20260321-stable_121-A2" in partial["records"][0]["error"]
     assert partial["runs"][0]["n_errors"] == 1 and partial["runs"][0]["metrics"] == {}
 
 

@@ -44,27 +44,35 @@ def test_different_seeds_differ():
     assert generate(SEEDS[0], 5).persona_id == generate(SEEDS[1], 5).persona_id
 
 
-def test_persona_ids_follow_the_release():
+def test_persona_ids_are_ours_numbered_as_the_release():
     refs = persona_index(SEED)
     assert len(refs) == 480
-    assert refs[0].persona_id == "bench_stable_001_avery_adams"
-    assert refs[160].persona_id == "bench_shift_001_drew_carter"
-    assert refs[320].persona_id == "bench_stated_001_felix_ellis"
-    assert refs[143].persona_id == "bench_stable_144_morgan_carter"
+    assert refs[0].persona_id == "gen_stable_001_avery_adams"
+    assert refs[160].persona_id == "gen_shift_001_drew_carter"
+    assert refs[320].persona_id == "gen_stated_001_felix_ellis"
+    assert refs[143].persona_id == "gen_stable_144_morgan_carter"
     assert Counter(r.difficulty for r in refs) == {d: 160 for d in DIFFICULTIES}
     for r in refs:
         assert index_of(r.persona_id) == r.index
         assert parse_persona_id(r.persona_id)[0] == r.difficulty
-    assert generate_by_id(SEED, "bench_shift_014_naomi_carter").index == 173
+        assert not r.persona_id.startswith("bench_")
+    assert generate_by_id(SEED, "gen_shift_014_naomi_carter").index == 173
+    with pytest.raises(ValueError):
+        generate_by_id(SEED, "bench_shift_014_naomi_carter")  # the release's persona, not ours
 
 
-def test_reference_persona_ids_are_generated():
+def test_our_personas_are_not_the_releases():
+    """Same seed, number and name as a reference persona, but our generator's draw: the
+    ids say so (gen_ vs bench_), and the events show it."""
     ref = _reference_dir()
     if not ref.is_dir():
         pytest.skip("reference data not found")
     ids = {r.persona_id for r in persona_index(20260324)}
-    for pdir in ref.glob("bench_*"):
-        assert pdir.name in ids
+    for pdir in sorted(ref.glob("bench_*")):
+        ours = "gen_" + pdir.name.removeprefix("bench_")
+        assert ours in ids and pdir.name not in ids
+        released_events = json.loads((pdir / "event_table.json").read_text())
+        assert [d["sleep"] for d in generate_by_id(20260324, ours).events] != [d["sleep"] for d in released_events]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

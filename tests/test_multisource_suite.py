@@ -26,7 +26,7 @@ def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
 
 def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["*test_multisource.py::test_multisource[[]s20260321-stable_121-A1[]]", "216 tests collected*"])
+    result.stdout.fnmatch_lines(["*test_multisource.py::test_multisource[[]gen20260321-stable_121-A1[]]", "216 tests collected*"])
 
 
 def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.Pytester) -> None:
@@ -75,7 +75,7 @@ def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: 
     result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=multisource", "-k", "stable_121-D2")
     result.stdout.fnmatch_lines(
         [
-            "*s20260321-stable_121-D2: answered '*', expected '*'*",
+            "*gen20260321-stable_121-D2: answered '*', expected '*'*",
             "question: In the past 30 days, did this person's daily home-cooked meal count*",
             "memories retrieved: 0",
             "judge: gold '*' (profile_meals=*",
@@ -136,6 +136,6 @@ def test_nothing_private_reaches_the_memory_system(tmp_path: Path) -> None:
     stored = "\n".join(m.content for e in entries[::18] for s in suite.context(e.context_id).sessions for m in s)
     views = [suite.item(e.id).view for e in entries]
     public = stored + "\n".join(v.question + " ".join(v.answer_space) + v.task for v in views)
-    for secret in ("bench_", "stable_121", "temporal_shift", "stated_vs_revealed", "20260321", "calibration", "derivation"):
+    for secret in ("bench_", "gen_", "gen20260321", "stable_121", "temporal_shift", "stated_vs_revealed", "20260321", "calibration", "derivation"):
         assert secret not in public
     assert all(not hasattr(v, "gold") and "gold" not in v.extra for v in views)

@@ -1,9 +1,12 @@
 """Which personas a run evaluates, their item ids, and where their data comes from.
 
 Personas come from our generator (default) or from a released benchmark directory
-(--memeval-data). Item ids read like `s20260324-stable_017-A1`: seed, difficulty class and
-number of the persona, question. Markers that depend on the gold labels are computed once
-per persona and cached on disk, so a warm collection of 34,560 items generates nothing.
+(--memeval-data). Item ids name the origin, seed, difficulty class and number of the persona,
+and the question: `s20260324-stable_017-A1` is persona stable_017 of the release's directory
+`s20260324`; `gen20260324-stable_017-A1` is our generator's persona of that seed and number,
+a different person drawn from the same process. The two can never be confused.
+Markers that depend on the gold labels are computed once per persona and cached on disk, so
+a warm collection of 34,560 items generates nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .generator import (
     PersonaRef,
     generate,
     index_of,
+    is_generated,
     parse_persona_id,
     persona_index,
     public_sources,
@@ -38,17 +42,20 @@ from .questions import QUESTIONS
 #: personas per difficulty class in a smoke run (3 classes x 4 x 18 questions = 216 items)
 SMOKE_PER_CLASS = 4
 _SHORT = {"stable": "stable", "temporal_shift": "shift", "stated_vs_revealed": "stated"}
-_CONTEXT = re.compile(r"^s(\d+)-(stable|shift|stated)_(\d{3})$")
+#: context id prefixes: the release's seed directory name (s<seed>) or ours (gen<seed>)
+RELEASED_PREFIX, GENERATED_PREFIX = "s", "gen"
+_CONTEXT = re.compile(rf"^({RELEASED_PREFIX}|{GENERATED_PREFIX})(\d+)-(stable|shift|stated)_(\d{{3}})$")
 
 
 def short_name(persona_id: str) -> str:
-    """'stable_017' for 'bench_stable_017_avery_adams'."""
+    """'stable_017' for 'bench_stable_017_avery_adams' or 'gen_stable_017_avery_adams'."""
     _, kind, number, *_ = persona_id.split("_")
     return f"{kind}_{number}"
 
 
 def context_id(ref: PersonaRef) -> str:
-    return f"s{ref.seed}-{short_name(ref.persona_id)}"
+    prefix = GENERATED_PREFIX if is_generated(ref.persona_id) else RELEASED_PREFIX
+    return f"{prefix}{ref.seed}-{short_name(ref.persona_id)}"
 
 
 def split_item_id(item_id: str) -> tuple[str, str]:
@@ -57,6 +64,14 @@ def split_item_id(item_id: str) -> tuple[str, str]:
     if not _CONTEXT.match(context) or qid not in QUESTIONS:
         raise ConfigError(f"not a multisource item id: {item_id!r}")
     return context, qid
+
+
+def seed_of_item(item_id: str) -> int:
+    """The seed of an item or context id (20260324 for 'gen20260324-stable_017-A1')."""
+    m = _CONTEXT.match(item_id.rpartition("-")[0]) or _CONTEXT.match(item_id)
+    if m is None:
+        raise ValueError(f"not a multisource item id: {item_id!r}")
+    return int(m.group(2))
 
 
 @dataclass(frozen=True)
@@ -152,6 +167,22 @@ class Catalog:
 
     def cache_path(self, name: str) -> Path:
         return self.options.cache_dir / "multisource" / f"{self.origin()}-{name}"
+
+    def input_stamp(self, refs: list[PersonaRef]) -> str:
+        """A digest of the personas `refs` as read: their ids and, for released data, the
+        size and modification time of every file in their directories (a generated persona
+        is fixed by its seed and the code, which `origin` already names)."""
+        digest = hashlib.sha256()
+        seed_dirs = released.seed_dirs(self.data_dir) if self.data_dir is not None else []
+        for ref in sorted(refs, key=lambda r: (r.seed, r.persona_id)):
+            digest.update(f"{ref.seed}/{ref.persona_id}\n".encode())
+            if self.data_dir is None:
+                continue
+            seed_dir = next(d for d in seed_dirs if d.name == f"s{ref.seed}")
+            for path in sorted((seed_dir / ref.persona_id).rglob("*")):
+                stat = path.stat()
+                digest.update(f"{path.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+        return digest.hexdigest()[:12]
 
     def origin(self) -> str:
         """Where the data comes from, including the code version that shapes it."""

@@ -14,8 +14,9 @@ from typing import Any, Mapping
 from ._common import Rng
 from .events import generate_events
 from .ground_truth import compute_ground_truth
-from .personas import (DIFFICULTIES, PERSONAS_PER_DIFFICULTY, PREFIX_TO_DIFFICULTY,
-                       PersonaSpec, persona_id, sample_persona)
+from .personas import (DIFFICULTIES, GENERATED_NAMESPACE, PERSONAS_PER_DIFFICULTY,
+                       PREFIX_TO_DIFFICULTY, RELEASED_NAMESPACE, PersonaSpec, persona_id,
+                       sample_persona)
 from .sources import project_sources
 
 SEEDS: tuple[int, ...] = (20260321, 20260322, 20260323, 20260324)
@@ -24,7 +25,7 @@ SPLITS = ("train", "dev", "calibration", "test")
 #: per difficulty class: 72 / 16 / 32 / 40 of 160 -> 216 / 48 / 96 / 120 per seed
 SPLIT_SIZES_PER_CLASS = (("train", 72), ("dev", 16), ("calibration", 32), ("test", 40))
 
-_ID_RE = re.compile(r"^bench_(stable|shift|stated)_(\d{3})_[a-z_]+$")
+_ID_RE = re.compile(rf"^({GENERATED_NAMESPACE}|{RELEASED_NAMESPACE})_(stable|shift|stated)_(\d{{3}})_[a-z_]+$")
 
 
 @dataclass(frozen=True)
@@ -80,11 +81,17 @@ def split_for_number(number: int) -> str:
 
 
 def parse_persona_id(pid: str) -> tuple[str, int]:
-    """(difficulty, 1-based number within the class) from an id like bench_shift_017_x_y."""
+    """(difficulty, 1-based number within the class) from an id like bench_shift_017_x_y
+    (a released persona) or gen_shift_017_x_y (one of ours)."""
     m = _ID_RE.match(pid)
     if not m:
         raise ValueError(f"not a multisource persona id: {pid!r}")
-    return PREFIX_TO_DIFFICULTY[m.group(1)], int(m.group(2))
+    return PREFIX_TO_DIFFICULTY[m.group(2)], int(m.group(3))
+
+
+def is_generated(pid: str) -> bool:
+    """True for our generator's persona ids, False for the release's."""
+    return pid.startswith(f"{GENERATED_NAMESPACE}_")
 
 
 def split_of(seed: int, pid: str) -> str:

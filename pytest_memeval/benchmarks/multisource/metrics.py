@@ -88,3 +88,24 @@ def majority_labels(golds: Iterable[Mapping[str, str]]) -> dict[str, str]:
         top = max(c.values())
         out[qid] = min(label for label, n in c.items() if n == top)
     return out
+
+
+def f_beta_counts(correct: Sequence[bool] | np.ndarray, answered: Sequence[bool] | np.ndarray,
+                  beta: float = 0.5) -> float:
+    """F_beta over item counts, the criterion the release's NBF+SKIP calibration maximises.
+
+    P = answered-and-correct / answered, R = answered-and-correct / (answered-and-correct +
+    skipped): a skip counts as a miss whatever the answer would have been. (App. C.3 of the
+    paper names the macro form, ``f_beta``; this one reproduces the released numbers.)
+    """
+    c, a = np.asarray(correct, dtype=bool), np.asarray(answered, dtype=bool)
+    if c.shape != a.shape:
+        raise ValueError(f"length mismatch: {c.size} correctness flags vs {a.size} answered flags")
+    tp = float(np.sum(a & c))
+    answered_n, missed = float(np.sum(a)), float(np.sum(~a))
+    if answered_n == 0 or tp + missed == 0:
+        return 0.0
+    p, r = tp / answered_n, tp / (tp + missed)
+    b2 = beta * beta
+    denom = b2 * p + r
+    return (1 + b2) * p * r / denom if denom > 0 else 0.0

@@ -3,9 +3,18 @@
 Per question q and source s, ``C_s[v, v'] = P(mu_s = v' | y = v)`` is estimated on the
 train split with Laplace smoothing (alpha = 1) over the non-null atoms; the class prior is
 the Laplace-smoothed train label marginal. Prediction is
-``argmax_v log P(v) + T * sum_s log C_s[v, mu_s]`` over the non-null atoms (T = 1 unless
-calibrated). Selective mode abstains when p(top1) - p(top2) < theta, except that items with
-fewer than two non-null atoms always answer; theta maximises F0.5 on the calibration split.
+``argmax_v log P(v) + T * sum_s log C_s[v, mu_s]`` over the non-null atoms (ties go to the
+first label of the answer space). Selective mode abstains when p(top1) - p(top2) < theta,
+except that items with fewer than two non-null atoms always answer.
+
+Calibration on the calibration split, as the public release does it:
+
+- answer-only NBF (``calibrate_temperature``): T in {0.1, ..., 3.0} maximising macro accuracy;
+- NBF+SKIP (``calibrate_selective``): T and theta in {0.00, ..., 1.00} chosen together,
+  maximising F0.5 over answered/skipped counts (``f_beta_counts``); ties go to the first
+  pair met, temperatures outer and thresholds inner, both ascending;
+- the earlier pooled reader (``calibrate_theta``): theta alone at T = 1, by the macro F0.5
+  of App. C.3 (``f_beta``).
 """
 
 from __future__ import annotations
@@ -18,13 +27,15 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._common import SOURCE_NAMES
-from .metrics import f_beta, macro_accuracy
+from .metrics import f_beta, f_beta_counts, macro_accuracy
 from .questions import QUESTIONS
 
 AtomsQ = Mapping[str, "str | None"]
 FORMAT = "multisource-nbf/1"
-THETA_GRID = tuple(i / 100 for i in range(101))
-TEMPERATURE_GRID = tuple(i / 10 for i in range(1, 31))
+#: computed as the release computes them (k * 0.01, k * 0.1), so that a margin that lands
+#: exactly on a grid point is judged the same way
+THETA_GRID = tuple(k * 0.01 for k in range(101))
+TEMPERATURE_GRID = tuple(k * 0.1 for k in range(1, 31))
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,19 @@ class Prediction:
     margin: float
     n_active: int
     answered: bool
+
+
+def posterior_margin(log_scores: Sequence[float]) -> float:
+    """p(top1) - p(top2) of the normalised posterior (1.0 with a single label).
+
+    Normalised over the scores in descending order, so the float sums match the release's.
+    """
+    ranked = sorted(log_scores, reverse=True)
+    if len(ranked) < 2:
+        return 1.0
+    probs = [math.exp(x - ranked[0]) for x in ranked]
+    total = sum(probs)
+    return probs[0] / total - probs[1] / total
 
 
 @dataclass
@@ -74,8 +98,7 @@ class NBFModel:
         total = sum(probs)
         probs = [p / total for p in probs]
         best = max(range(len(lp)), key=lp.__getitem__)  # first label wins ties
-        ranked = sorted(probs, reverse=True)
-        margin = ranked[0] - ranked[1] if len(ranked) > 1 else 1.0
+        margin = posterior_margin(lp)
         return Prediction(label=self.labels[qid][best],
                           posterior=dict(zip(self.labels[qid], probs)), margin=margin,
                           n_active=active, answered=active < 2 or margin >= self.theta)
@@ -116,16 +139,22 @@ def fit_nbf(atoms: Sequence[Mapping[str, AtomsQ]], golds: Sequence[Mapping[str, 
         y = np.array([index[g[qid]] for g in golds], dtype=np.int64)
         prior = np.bincount(y, minlength=k) + 1.0
         labels[qid] = space
-        log_prior[qid] = np.log(prior / prior.sum()).tolist()
+        log_prior[qid] = _log((prior / prior.sum()).tolist())
         log_emit[qid] = {}
         for src in sources:
             obs = np.array([index.get(a[qid].get(src), -1) for a in atoms], dtype=np.int64)
             seen = obs >= 0
             counts = np.full((k, k), alpha)
             np.add.at(counts, (y[seen], obs[seen]), 1.0)
-            log_emit[qid][src] = np.log(counts / counts.sum(axis=1, keepdims=True)).tolist()
+            log_emit[qid][src] = [_log(row) for row in (counts / counts.sum(axis=1, keepdims=True)).tolist()]
     return NBFModel(labels=labels, log_prior=log_prior, log_emit=log_emit, alpha=alpha,
                     n_train=len(golds))
+
+
+def _log(values: list[float]) -> list[float]:
+    # math.log, not np.log: numpy's vectorised log may differ in the last bit, and a
+    # one-ulp difference can flip a tie that the release resolves with math.log
+    return [math.log(v) for v in values]
 
 
 def _flatten(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
@@ -163,7 +192,8 @@ def calibrate_theta(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
 def calibrate_temperature(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
                           golds: Sequence[Mapping[str, str]],
                           grid: Sequence[float] = TEMPERATURE_GRID) -> tuple[float, float]:
-    """Optional: the emission temperature maximising macro accuracy (released-code knob)."""
+    """The answer-only NBF's emission temperature: the grid value maximising macro accuracy
+    (ties to the smallest); ``model.theta`` is left as it is. Returns (T, accuracy)."""
     best_t, best_acc = model.temperature, -1.0
     for t in grid:
         model.temperature = t
@@ -173,3 +203,25 @@ def calibrate_temperature(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]]
             best_t, best_acc = t, acc
     model.temperature = float(best_t)
     return model.temperature, best_acc
+
+
+def calibrate_selective(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
+                        golds: Sequence[Mapping[str, str]],
+                        temperatures: Sequence[float] = TEMPERATURE_GRID,
+                        thetas: Sequence[float] = THETA_GRID,
+                        beta: float = 0.5) -> tuple[float, float, float]:
+    """NBF+SKIP: temperature and margin threshold chosen together, maximising F_beta on
+    answered/skipped counts (``f_beta_counts``) over the full grid. Ties go to the first
+    pair met with temperatures outer and thresholds inner (the smallest T, then the
+    smallest theta). Sets both on ``model``; returns (T, theta, F_beta)."""
+    best = (temperatures[0], thetas[0], -1.0)
+    for temperature in temperatures:
+        model.temperature = temperature
+        _, correct, margins, active = _flatten(model, atoms, golds)
+        c, m, multi = np.asarray(correct), np.asarray(margins), np.asarray(active) >= 2
+        for theta in thetas:
+            f = f_beta_counts(c, ~(multi & (m < theta)), beta)
+            if f > best[2]:
+                best = (temperature, theta, f)
+    model.temperature, model.theta = float(best[0]), float(best[1])
+    return best

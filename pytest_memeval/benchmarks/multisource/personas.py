@@ -16,6 +16,11 @@ PERSONAS_PER_DIFFICULTY = 160
 DIFFICULTIES = ("stable", "temporal_shift", "stated_vs_revealed")
 ID_PREFIX = {"stable": "stable", "temporal_shift": "shift", "stated_vs_revealed": "stated"}
 PREFIX_TO_DIFFICULTY = {v: k for k, v in ID_PREFIX.items()}
+#: Our personas live in their own id namespace. `gen_stable_017_avery_adams` of a seed is
+#: not the release's `bench_stable_017_avery_adams` of that seed: same number and name, but
+#: drawn by our generator from the same process, so a different person.
+GENERATED_NAMESPACE = "gen"
+RELEASED_NAMESPACE = "bench"
 
 FIRST_NAMES = (
     "Avery Jordan Taylor Morgan Casey Riley Quinn Cameron Parker Reese Alex Maya Logan Skyler "
@@ -124,7 +129,7 @@ def persona_id(index: int) -> str:
     difficulty = DIFFICULTIES[index // PERSONAS_PER_DIFFICULTY]
     number = index % PERSONAS_PER_DIFFICULTY + 1
     slug = persona_name(index).lower().replace(" ", "_")
-    return f"bench_{ID_PREFIX[difficulty]}_{number:03d}_{slug}"
+    return f"{GENERATED_NAMESPACE}_{ID_PREFIX[difficulty]}_{number:03d}_{slug}"
 
 
 def _u(rng: Rng, lo: float, hi: float, nd: int = 2) -> float:

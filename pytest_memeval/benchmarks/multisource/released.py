@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from ...errors import DataError
 from ._common import SOURCE_NAMES
-from .generator import Persona, index_of, parse_persona_id, split_of
+from .generator import Persona, index_of, is_generated, parse_persona_id, split_of
 from .questions import QUESTION_IDS
 
 _SEED_DIR = re.compile(r"^s(\d+)$")
@@ -63,6 +63,8 @@ def load_released_persona(persona_dir: Path | str, seed: int | None = None) -> P
         difficulty, _ = parse_persona_id(pid)
     except ValueError:
         raise DataError(f"{pdir}: directory name is not a persona id") from None
+    if is_generated(pid):
+        raise DataError(f"{pdir}: not a released persona (released ids start with 'bench_')")
     if seed is None:
         m = _SEED_DIR.match(pdir.parent.name)
         if not m:

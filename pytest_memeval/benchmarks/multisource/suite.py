@@ -8,7 +8,7 @@ session per source. The reader answers from what the memory system returns.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 from ...models.multisource import MultisourcePrompt
 from ...types import Answer, Context, Item, ItemView, Message, Trace, Verdict
@@ -17,8 +17,9 @@ from ...records import PairedMetric, Record, Report, SuiteSummary
 from .catalog import Catalog, context_id, split_item_id
 from .headings import LABEL_NOTES, TITLES
 from .markers import marker_descriptions, question_marks
+from .nbf import NBFModel
 from .questions import QUESTIONS
-from .reader import MultisourceReader, fitted_model
+from .reader import READERS, MultisourceReader, fitted_models, reader_setting
 from .render import render_units, units_from_markdown
 from .figures import risk_coverage_figures
 
@@ -42,9 +43,11 @@ class MultisourceSuite(Suite):
     metric_names = ("accuracy", "coverage", "selective_accuracy", "f05")
     splits = ("train", "dev", "calibration", "test", "all")
     reads_data_dir = True
+    parameters: ClassVar[Mapping[str, str]] = {"reader": "the offline reader: " + "; ".join(f"{name} = {text}" for name, text in READERS.items())}
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
+        self.reader_variant = reader_setting(options.params.get("reader"))
         self.catalog = Catalog(options)
 
     def index(self) -> list[IndexEntry]:
@@ -101,11 +104,11 @@ class MultisourceSuite(Suite):
         )
 
     def reader(self) -> MultisourceReader:
-        return MultisourceReader(self._model)
+        return MultisourceReader(self._models, self.reader_variant)
 
     @cached_property
-    def _model(self):  # type: ignore[no-untyped-def]
-        return fitted_model(self.catalog)
+    def _models(self) -> dict[int, NBFModel]:
+        return fitted_models(self.catalog, self.reader_variant)
 
     def judge(self) -> ExactLabelJudge:
         return ExactLabelJudge()
