@@ -63,12 +63,12 @@ def test_context_is_exact_none_is_the_prior_and_workers_agree(suite_pytester: py
     assert context["metrics"]["evidence_recall"]["value"] == 1.0 and none["metrics"]["evidence_recall"]["value"] == 0.0
     assert context["metrics"]["retrieval_recency"]["value"] == 0.5 and none["metrics"]["retrieval_recency"]["value"] is None
     cells = context["breakdown"]["rec_condition"]
-    assert all(cell["rating_tvd"]["value"] == pytest.approx(0.0, abs=1e-8) for name, cell in cells.items() if "zero_shot" not in name)
+    assert all(cell["metrics"]["rating_tvd"]["value"] == pytest.approx(0.0, abs=1e-8) for name, cell in cells.items() if "zero_shot" not in name)
     # with no memory, one flip per session: exactly the prior's error
     suite = BayesSuite(SuiteOptions("smoke", None, None, 10, None, tmp_path))
     coin = [e.id for e in suite.index() if "-passive_b1-identical-" in e.id]
     prior = [np.mean([abs(0.5 - coin_mean(sum(f[:t]), t)) for t in range(101)]) for f in (suite.episode_data(i).observations for i in coin)]
-    assert none["breakdown"]["coin_condition"]["passive_b1-identical-unknown_bias"]["coin_mae"]["value"] == pytest.approx(np.mean(prior), abs=1e-6)
+    assert none["breakdown"]["coin_condition"]["passive_b1-identical-unknown_bias"]["metrics"]["coin_mae"]["value"] == pytest.approx(np.mean(prior), abs=1e-6)
     failed = {r["id"] for r in report["records"] if r["key"]["memsystem"] == "context" and not r["correct"]}
     assert failed == {e.id for e in suite.index() if "zero_shot" in e.id}
     page = (suite_pytester.path / "report.html").read_text()
@@ -82,7 +82,7 @@ def test_chroma_top_k_caps_the_evidence_as_flips_accumulate(suite_pytester: pyte
     )
     (run,) = report["runs"]
     assert run["n_items"] == 2
-    by_turn = {cell: values["coin_mae"]["value"] for cell, values in run["breakdown"]["coin_error_by_turn"].items()}
+    by_turn = {cell: values["metrics"]["coin_mae"]["value"] for cell, values in run["breakdown"]["coin_error_by_turn"].items()}
     # which 10 of the identically worded flips chroma returns is not fixed (its tie margin is
     # smaller than the ties), but up to t = 10 it returns them all, and never more than k
     assert by_turn["t0-10"] == 0.0 and by_turn["t51-100"] > 0.0, by_turn

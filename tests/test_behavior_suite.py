@@ -79,7 +79,7 @@ def test_smoke_with_three_systems_and_two_workers_gives_the_same_metrics(suite_p
     assert runs["chroma"]["metrics"]["C1"]["value"] > runs["none"]["metrics"]["C1"]["value"]
     pair = next(c for c in serial["comparisons"] if {c["a"]["memsystem"], c["b"]["memsystem"]} == {"context", "chroma"})
     assert set(pair["metrics"]) == {"C1", "C3", "C1_native", "C3_native", "delta_C3_C1", "delta_C3_native_C1_native"}
-    assert 0 < pair["metrics"]["C1"]["topk_jaccard"] < 1
+    assert 0 < pair["metrics"]["C1"]["extra"]["topk_jaccard"] < 1
     page = html.read_text()
     assert "per-subject score by condition" in page and "overlap of the systems" in page
 

@@ -75,7 +75,7 @@ def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester)
     # a request the cache never saw is an error naming the item, not a score
     missed, partial = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-k=3", "--memsystem=chroma", "--memeval-embedder=hashing", "-k", "stable_121-A2")
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
-    assert "gen20260321-stable_121-A2" in partial["records"][0]["error"]
+    assert "gen20260321-stable_121-A2" in partial["records"][0]["reason"]
     assert partial["runs"][0]["n_errors"] == 1 and partial["runs"][0]["metrics"] == {}
 
 
@@ -99,7 +99,7 @@ def test_the_api_key_appears_nowhere(suite_pytester: pytest.Pytester) -> None:
     outputs = [p for p in suite_pytester.path.rglob("*") if p.is_file()]
     names = {p.name for p in outputs}
     assert {"report.json", "junit.xml", "report.html", "llm-cache.sqlite"} <= names
-    assert any(p.suffix == ".json" and p.parent.name == "test_multisource" for p in outputs)  # snapshots
+    assert any(p.suffix == ".json" and p.parent.parent.name == "test_multisource" for p in outputs)  # snapshots
     for path in outputs:
         assert SECRET.encode() not in path.read_bytes(), path
     assert SECRET not in result.stdout.str() + result.stderr.str()
@@ -111,7 +111,7 @@ def test_llm_options_are_checked(suite_pytester: pytest.Pytester, tmp_path: Path
         (["--memeval-responder=openai:"], "--memeval-responder: 'openai:' is not of the form openai:MODEL"),
         (["--memeval-responder=openai:m", "--memeval-cache=sometimes"], "--memeval-cache: 'sometimes' is not one of"),
         (["--memeval-responder=openai:m", "--memeval-cache=replay", f"--memeval-cache-file={tmp_path / 'none.sqlite'}"], "no cache file at"),
-        (["--memeval-responder=openai:m", "--memeval-timeout=0"], "--memeval-timeout: must be positive"),
+        (["--memeval-responder=openai:m", "--memeval-timeout=0"], "--memeval-timeout: must be a positive finite number"),
         (["--memeval-judge=openai:m"], "--memeval-judge: none of the selected suites (multisource) is graded by an LLM judge"),
     ]
     for args, message in cases:

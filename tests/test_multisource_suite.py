@@ -65,10 +65,10 @@ def test_two_workers_give_the_same_metrics_as_one_to_the_last_digit(suite_pytest
     strip = lambda report: [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]]  # noqa: E731
     assert strip(serial) == strip(parallel)
     context = next(run for run in serial["runs"] if run["key"]["memsystem"] == "context")
-    assert set(context.metrics) == {"accuracy", "coverage", "selective_accuracy", "f05"}
-    assert set(context.breakdown) == {"type", "difficulty", "type_x_difficulty"}
-    lo, hi = context.metrics["accuracy"].ci
-    assert lo < context.metrics["accuracy"].value < hi
+    assert set(context["metrics"]) == {"accuracy", "coverage", "selective_accuracy", "f05"}
+    assert set(context["breakdown"]) == {"type", "difficulty", "type_x_difficulty"}
+    lo, hi = context["metrics"]["accuracy"]["ci"]
+    assert lo < context["metrics"]["accuracy"]["value"] < hi
 
 
 def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
