@@ -143,7 +143,7 @@ def test_the_kit_passes_without_an_llm(pytester: pytest.Pytester, monkeypatch: p
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     result = kit_helpers.run(kit, "--memsystem=mem0")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=22, skipped=1)
+    result.assert_outcomes(passed=24, skipped=1)
 
 
 def test_the_kit_passes_through_llm_extraction(
@@ -153,7 +153,7 @@ def test_the_kit_passes_through_llm_extraction(
     with LLMServer(keep_every_message) as server:
         result = kit_helpers.run(kit, "--memsystem=mem0", f"--memsystem-config={_toy_config(tmp_path, server)}")
         assert result.ret == 0, result.stdout.str()
-        result.assert_outcomes(passed=22, skipped=1)
+        result.assert_outcomes(passed=24, skipped=1)
         assert server.count > 20, "the kit did not go through the LLM"
 
 
