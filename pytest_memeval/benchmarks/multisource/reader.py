@@ -13,6 +13,7 @@ import json
 from typing import Sequence
 
 from ...types import Answer, ItemView, Memory
+from ..unreadable import mark
 from .atoms import source_atoms
 from .catalog import Catalog, _read_json, _write_json
 from .generator import public_sources
@@ -47,12 +48,21 @@ class MultisourceReader:
         return Answer(
             label=prediction.label,
             abstained=not prediction.answered,
-            detail={
-                "margin": round(prediction.margin, 6),
-                "sources_with_evidence": prediction.n_active,
-                "atoms": dict(sorted(atoms.items())),
-            },
+            detail=mark(
+                {
+                    "margin": round(prediction.margin, 6),
+                    "sources_with_evidence": prediction.n_active,
+                    "atoms": dict(sorted(atoms.items())),
+                },
+                memories,
+                records_read(parsed),
+            ),
         )
+
+
+def records_read(parsed: ParsedSources) -> int:
+    """How many source records (profile lines count as one) the reader recognised."""
+    return int(parsed.profile is not None) + sum(len(parsed.days(name)) for name in DAILY_SOURCES)
 
 
 def fitted_model(catalog: Catalog) -> NBFModel:
