@@ -124,3 +124,38 @@ def test_every_bundled_suite_reader_is_covered() -> None:
         readers = [p for p in Path(__file__).parents[1].joinpath("pytest_memeval", *module.split(".")[1:]).glob("*.py")
                    if re.search(r"\bfrom \.\.unreadable import mark\b", p.read_text())]
         assert readers, f"the {name} suite's reader does not mark unreadable memories"
+
+
+class GistMemory:
+    """Keeps only an extractor's gist of each message, and returns all of it."""
+
+    def __init__(self) -> None:
+        self.store: dict[str, list[str]] = {}
+
+    def reset(self, namespace: str) -> None:
+        self.store.pop(namespace, None)
+
+    def ingest(self, namespace: str, session: Any) -> None:
+        self.store.setdefault(namespace, []).extend(extracted(m.content) for m in session)
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        return [Memory(text) for text in self.store.get(namespace, [])[:k]]
+
+    def dump(self, namespace: str) -> list[Memory]:
+        return [Memory(text) for text in self.store.get(namespace, [])]
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> None:
+    from pytest_memeval.benchmarks.bayes.offline import run_episodes
+
+    options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50)
+    suite = load_object(available_suites()["bayes"])(options)
+    episode = next(e.id for e in suite.index() if "coin" in e.id and "passive" in e.id)
+    (marked,) = run_episodes(suite, GistMemory(), "gist", perfect_bayesian(), "reader", [episode], k=10)
+    (read,) = run_episodes(suite, load_object("pytest_memeval.memory.context:ContextMemory")(), "context", perfect_bayesian(), "reader", [episode], k=10)
+    assert marked["answer_detail"][KEY] is True and marked["answer_detail"]["unreadable_answers"] > 0
+    assert KEY not in read["answer_detail"]
+    assert count_unreadable([marked, read]) == (1, 2)
