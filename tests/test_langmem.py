@@ -67,7 +67,7 @@ def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
 
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path, server: LLMServer) -> None:
     config = langmem_config(tmp_path, server.base_url, "scripted-langmem", llm_max_retries=0)
-    result = kit_helpers.run(kit, "--memsystem=langmem", f"--memsystem-config={config}", "--memeval-embedder=hashing")
+    result = kit_helpers.run(kit, "--memsystem=langmem", f"--memsystem-config={config}", "--memeval-embedder=hashing", timeout=1800)
     assert result.ret == 0, result.stdout.str()[-3000:]
     result.assert_outcomes(passed=24, skipped=1)
 
