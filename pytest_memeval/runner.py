@@ -239,7 +239,8 @@ def failure_message(outcome: Outcome) -> str:
         f"{outcome.item.id}: answered {answer.label!r}, expected {outcome.item.gold!r}"
         + (" (abstained)" if answer.abstained else ""),
         f"question: {view.question}",
-        f"memories retrieved: {outcome.record.get('n_memories', len(outcome.memories))}",
+        f"memories retrieved: {outcome.record.get('n_memories', len(outcome.memories))}"
+        + (" (the offline reader recognised nothing in them; use an LLM responder)" if answer.detail.get("memory_unreadable") else ""),
     ]
     if outcome.verdict.reason:
         lines.append(f"judge: {outcome.verdict.reason}")

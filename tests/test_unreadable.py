@@ -159,3 +159,16 @@ def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> Non
     assert marked["answer_detail"][KEY] is True and marked["answer_detail"]["unreadable_answers"] > 0
     assert KEY not in read["answer_detail"]
     assert count_unreadable([marked, read]) == (1, 2)
+
+
+def test_the_failure_message_says_the_memories_were_unreadable(suites: dict[str, Any]) -> None:
+    from pytest_memeval.runner import Outcome, failure_message
+    from pytest_memeval.types import Verdict
+
+    suite = suites["knowme"]
+    entry = next(e for e in suite.index() if suite.context(e.context_id).sessions)
+    item = suite.item(entry.id)
+    memories = tuple(Memory(timestamped(m.content)) for s in suite.context(entry.context_id).sessions for m in s)[:10]
+    answer = suite.reader().answer(item.view, memories)
+    message = failure_message(Outcome(item, memories, answer, Verdict(correct=False), {"n_memories": 10}))
+    assert "memories retrieved: 10 (the offline reader recognised nothing in them; use an LLM responder)" in message
