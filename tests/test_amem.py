@@ -41,6 +41,22 @@ def a_mem_llm(request: Request) -> str:
     })
 
 
+def a_mem_llm_linking(request: Request) -> str:
+    """A-MEM's LLM as the kit meets it: evolution links each new note to its nearest neighbour.
+
+    (Rewriting every neighbour on every note, as `a_mem_llm` does, re-embeds five notes per
+    write; the kit would take far longer and check nothing more.)
+    """
+    prompt = str(request.messages[-1]["content"])
+    if "should_evolve" not in prompt:
+        return a_mem_llm(request)
+    neighbours = _NEIGHBOUR_ID.findall(prompt)
+    return json.dumps({
+        "should_evolve": True, "actions": ["strengthen"], "suggested_connections": neighbours[:1],
+        "tags_to_update": ["filing", "linked"], "new_context_neighborhood": [], "new_tags_neighborhood": [],
+    })
+
+
 @pytest.fixture
 def kit(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.Pytester:
     return kit_helpers.prepare(pytester, monkeypatch, tmp_path)
@@ -83,7 +99,7 @@ def test_bad_settings_fail_when_built(make_amem, settings: dict, message: str) -
 
 
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
-    with LLMServer(a_mem_llm) as server:
+    with LLMServer(a_mem_llm_linking) as server:
         config = amem_config(tmp_path, server.base_url, "scripted-a-mem", llm_max_retries=0)
         result = kit_helpers.run(kit, "--memsystem=amem", f"--memsystem-config={config}", timeout=1800)
         assert result.ret == 0, result.stdout.str()[-3000:]
