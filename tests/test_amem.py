@@ -168,6 +168,8 @@ def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
         yield model
 
 
+@pytest.mark.live_model
+@pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_writes_notes_and_keeps_namespaces_apart(make_amem, smollm2: LocalModel) -> None:
     """The real path end to end: A-MEM's prompts, llama.cpp's JSON-schema output, evolution.
 

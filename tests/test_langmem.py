@@ -101,6 +101,8 @@ def smollm2_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalMod
         yield model
 
 
+@pytest.mark.live_model
+@pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_writes_memories_and_keeps_namespaces_apart(smollm2_tools: LocalModel) -> None:
     """The real path end to end: LangMem's prompts, llama.cpp's tool calls, the store.
 
