@@ -31,6 +31,8 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "context": "pytest_memeval.memory.context:ContextMemory",
     "chroma": "pytest_memeval.memory.chroma:ChromaMemory",
     "mem0": "pytest_memeval.memory.mem0:Mem0Memory",
+    "amem": "pytest_memeval.memory.amem:AMemMemory",
+    "langmem": "pytest_memeval.memory.langmem:LangMemMemory",
 }
 
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")

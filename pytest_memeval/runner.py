@@ -258,7 +258,8 @@ def failure_message(outcome: Outcome) -> str:
         f"{outcome.item.id}: answered {answer.label!r}, expected {outcome.item.gold!r}"
         + (" (abstained)" if answer.abstained else ""),
         f"question: {view.question}",
-        f"memories retrieved: {record.n_memories}",
+        f"memories retrieved: {record.n_memories}"
+        + (" (the offline reader recognised nothing in them; use an LLM responder)" if answer.detail.get("memory_unreadable") else ""),
     ]
     if outcome.verdict.reason:
         lines.append(f"judge: {outcome.verdict.reason}")

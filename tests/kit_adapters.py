@@ -7,6 +7,7 @@ checks that the kit fails exactly where it should.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Sequence
 
 from pytest_memeval.types import Memory, Message
@@ -137,3 +138,34 @@ class DeclaresItIgnoresK(IgnoresK):
     """Returns everything, and says so, like the `context` ceiling."""
 
     honours_k = False
+
+
+class DeduplicatesAcrossNamespaces(ReferenceMemory):
+    """Keeps one copy of a text for all namespaces: resetting one namespace drops it for every one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._owners: dict[str, set[str]] = {}
+
+    def reset(self, namespace: str) -> None:
+        for text in self._store.pop(namespace, []):
+            for owner in self._owners.pop(text, set()) - {namespace}:
+                self._store[owner] = [t for t in self._store.get(owner, []) if t != text]
+
+    def ingest(self, namespace: str, session: Sequence[Message]) -> None:
+        for message in session:
+            text = message.content
+            if text.strip():
+                self._owners.setdefault(text, set()).add(namespace)
+                if text not in self._store.get(namespace, []):
+                    self._store.setdefault(namespace, []).append(text)
+
+
+class IngestsInTheBackground(ReferenceMemory):
+    """Returns from ingest at once and stores the session a moment later, on a thread."""
+
+    def ingest(self, namespace: str, session: Sequence[Message]) -> None:
+        texts = [message.content for message in session]
+        timer = threading.Timer(0.3, lambda: self._store.setdefault(namespace, []).extend(t for t in texts if t.strip()))
+        timer.daemon = True
+        timer.start()

@@ -39,21 +39,21 @@ def test_a_correct_small_adapter_passes_everything(kit: pytest.Pytester) -> None
     result = run_kit(kit, "--memsystem=kit_adapters:ReferenceMemory")
     assert result.ret == 0, result.stdout.str()
     # only the floor check does not apply
-    result.assert_outcomes(passed=22, skipped=1)
+    result.assert_outcomes(passed=24, skipped=1)
 
 
 def test_an_adapter_that_cannot_list_skips_only_the_dump_check(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:CannotList")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=21, skipped=2)
+    result.assert_outcomes(passed=23, skipped=2)
     result.stdout.fnmatch_lines(["*cannot list a namespace*"])
 
 
 @pytest.mark.parametrize(
     "adapter, expected_failures",
     [
-        ("SharedNamespaces", {"test_namespaces_are_isolated", "test_reset_empties_its_namespace_only", "test_namespace_names_are_opaque"}),
-        ("ResetForgetsNothing", {"test_reset_empties_its_namespace_only"}),
+        ("SharedNamespaces", {"test_namespaces_are_isolated", "test_reset_empties_its_namespace_only", "test_namespace_names_are_opaque", "test_identical_facts_in_two_namespaces_stay_apart"}),
+        ("ResetForgetsNothing", {"test_reset_empties_its_namespace_only", "test_identical_facts_in_two_namespaces_stay_apart", "test_ingest_is_complete_when_it_returns"}),
         ("IgnoresK", {"test_retrieve_honours_k"}),
         ("ScoresAscending", {"test_results_are_ranked"}),
         ("SwallowsErrors", {"test_malformed_input_raises"}),
@@ -62,6 +62,7 @@ def test_an_adapter_that_cannot_list_skips_only_the_dump_check(kit: pytest.Pytes
         ("EmptyQueryFails", {"test_empty_queries"}),
         ("DumpInventsIds", {"test_dump_agrees_with_what_was_stored"}),
         ("CloseTwiceFails", {"test_close_is_idempotent"}),
+        ("DeduplicatesAcrossNamespaces", {"test_identical_facts_in_two_namespaces_stay_apart"}),
     ],
 )
 def test_each_broken_promise_fails_its_check(kit: pytest.Pytester, adapter: str, expected_failures: set[str]) -> None:
@@ -72,12 +73,19 @@ def test_each_broken_promise_fails_its_check(kit: pytest.Pytester, adapter: str,
     assert expected_failures <= failed <= allowed, result.stdout.str()
 
 
+def test_background_ingestion_fails_its_own_check_with_a_clear_message(kit: pytest.Pytester) -> None:
+    """Every check that reads right after ingest fails too; this one says why."""
+    result = run_kit(kit, "--memsystem=kit_adapters:IngestsInTheBackground", "-k", "complete_when_it_returns")
+    assert failed_tests(result) == {"test_ingest_is_complete_when_it_returns"}, result.stdout.str()
+    result.stdout.fnmatch_lines(["*right after ingest only 0 of 6 facts are there*"])
+
+
 def test_none_passes_the_checks_that_apply_to_a_floor(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=none")
     assert result.ret == 0, result.stdout.str()
     outcomes = result.parseoutcomes()
     # the floor check, the protocol, empty namespace/query/session checks and close run
-    assert outcomes["passed"] == 8 and outcomes["skipped"] == 15, outcomes
+    assert outcomes["passed"] == 8 and outcomes["skipped"] == 17, outcomes
 
 
 def test_context_passes_without_the_k_check(kit: pytest.Pytester) -> None:
@@ -85,19 +93,19 @@ def test_context_passes_without_the_k_check(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=context")
     assert result.ret == 0, result.stdout.str()
     # skipped: five k checks, the floor check, the ranking check (context gives no scores)
-    result.assert_outcomes(passed=16, skipped=7)
+    result.assert_outcomes(passed=18, skipped=7)
 
 
 def test_an_adapter_that_declares_it_ignores_k_is_not_held_to_k(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:DeclaresItIgnoresK")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=17, skipped=6)
+    result.assert_outcomes(passed=19, skipped=6)
 
 
 def test_chroma_embedded_passes(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=chroma", "--memeval-embedder=hashing")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=22, skipped=1)
+    result.assert_outcomes(passed=24, skipped=1)
 
 
 def test_several_memsystems_are_checked_side_by_side(kit: pytest.Pytester) -> None:
@@ -108,4 +116,4 @@ def test_several_memsystems_are_checked_side_by_side(kit: pytest.Pytester) -> No
 def test_the_example_fts_adapter_passes(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=fts_memory:FTSMemory")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=22, skipped=1)
+    result.assert_outcomes(passed=24, skipped=1)

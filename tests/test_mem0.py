@@ -141,9 +141,9 @@ def test_a_slow_llm_times_out(make_mem0: Callable[..., Mem0Memory]) -> None:
 
 def test_the_kit_passes_without_an_llm(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
-    result = kit_helpers.run(kit, "--memsystem=mem0")
+    result = kit_helpers.run(kit, "--memsystem=mem0", timeout=1200)
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=22, skipped=1)
+    result.assert_outcomes(passed=24, skipped=1)
 
 
 def test_the_kit_passes_through_llm_extraction(
@@ -151,9 +151,9 @@ def test_the_kit_passes_through_llm_extraction(
 ) -> None:
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     with LLMServer(keep_every_message) as server:
-        result = kit_helpers.run(kit, "--memsystem=mem0", f"--memsystem-config={_toy_config(tmp_path, server)}")
+        result = kit_helpers.run(kit, "--memsystem=mem0", f"--memsystem-config={_toy_config(tmp_path, server)}", timeout=1200)
         assert result.ret == 0, result.stdout.str()
-        result.assert_outcomes(passed=22, skipped=1)
+        result.assert_outcomes(passed=24, skipped=1)
         assert server.count > 20, "the kit did not go through the LLM"
 
 

@@ -7,7 +7,7 @@ summary, the JSON report, the HTML page and the exit status all read this one ob
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Callable, Sequence
 
@@ -15,6 +15,7 @@ import pytest
 
 from ..adapter_guard import describe
 from ..benchmarks.base import Suite
+from ..benchmarks.unreadable import count_unreadable, unreadable_note
 from ..records import Comparison, Record, Report, RunKey, RunSummary
 from ..settings import Settings
 from .baseline import baseline_for
@@ -124,10 +125,15 @@ def _summarize(suite: Suite, key: RunKey, records: list[Record], errors: list[st
     if not scored:
         return RunSummary.of(key, records)
     try:
-        return RunSummary.of(key, records, suite.summarize(scored))
+        summary = suite.summarize(scored)
     except Exception as exc:
         errors.append(f"summary of {key.suite} | {key.label()} failed: {describe(exc)}")
         return RunSummary.of(key, records)
+    unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
+    if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates
+        note = "; ".join(filter(None, [summary.note, unreadable]))
+        summary = replace(summary, note=note, gate_blocker=unreadable)
+    return RunSummary.of(key, records, summary)
 
 
 def _comparisons(

@@ -12,6 +12,7 @@ Two class attributes tell the kit what an adapter does not claim:
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 
 import pytest
@@ -32,6 +33,8 @@ from .fixtures import (  # noqa: F401  (fixtures and the parametrizing hook, fou
 from .samples import ODD_NAMESPACES, UNICODE_SAMPLES, Fact, facts, long_line, long_text, session
 
 N = 12
+#: how long the kit waits for a background write that should not come
+SETTLE_S = 2.0
 
 
 def _retrieve(system: MemorySystem, ns: str, query: str, k: int) -> list[Memory]:
@@ -129,6 +132,46 @@ def test_reset_empties_its_namespace_only(stores: MemorySystem, namespace: Names
     assert _codes_in(after, new) == {fact.code for fact in new}
     assert _codes_in(_everything(stores, b, other[0].text), other) == {fact.code for fact in other}, (
         "reset of one namespace removed memories of another"
+    )
+
+
+def test_identical_facts_in_two_namespaces_stay_apart(stores: MemorySystem, namespace: NamespaceFactory) -> None:
+    """A system that merges or deduplicates must not do it across namespaces.
+
+    The same facts go into two namespaces and one is reset: the other keeps its copy, and
+    a conflicting value stored in a third namespace does not overwrite either.
+    """
+    a, b, c = namespace("same-a"), namespace("same-b"), namespace("same-c")
+    shared = facts("same", 4)
+    stores.ingest(a, session(shared))
+    stores.ingest(b, session(shared))
+    conflicting = tuple(Fact(f"{fact.code}-X", fact.text.replace(fact.code, f"{fact.code}-X")) for fact in shared)
+    stores.ingest(c, session(conflicting))
+    stores.reset(a)
+    assert not _codes_in(_everything(stores, a, shared[0].text), shared), "reset namespace still holds the facts"
+    kept = "\n".join(m.text for m in _everything(stores, b, shared[0].text))
+    assert all(fact.code in kept for fact in shared), (
+        "resetting one namespace removed facts another namespace stored identically (deduplicated across namespaces?)"
+    )
+    assert not any(f"{fact.code}-X" in kept for fact in shared), "a conflicting fact of another namespace was merged in"
+
+
+def test_ingest_is_complete_when_it_returns(stores: MemorySystem, namespace: NamespaceFactory) -> None:
+    """Ingestion that runs in the background must be finished (or awaited) before ingest returns.
+
+    Everything is visible at once, with no wait; and a namespace reset right after ingest
+    stays empty, so no write lands after the reset.
+    """
+    ns, stored = namespace("sync"), facts("sync", 6)
+    stores.ingest(ns, session(stored))
+    seen = _codes_in(_everything(stores, ns, stored[0].text), stored)
+    assert seen == {fact.code for fact in stored}, f"right after ingest only {len(seen)} of {len(stored)} facts are there"
+    late = namespace("late")
+    stores.ingest(late, session(facts("late", 3)))
+    stores.reset(late)
+    time.sleep(SETTLE_S)
+    assert not _codes_in(_everything(stores, late, facts("late")[0].text), facts("late", 3)), (
+        "memories came back after reset: ingestion was still running when ingest returned"
     )
 
 

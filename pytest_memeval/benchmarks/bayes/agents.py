@@ -23,6 +23,7 @@ import numpy as np
 
 from ...errors import ResponseError
 from ...types import Answer, ItemView, Memory
+from ..unreadable import mark
 from .environments import COIN, RATINGS, Catalogue
 from .parse import chronological, coin_evidence, coin_totals, rating_evidence
 from .probes import CONDITIONAL_TASK, COIN_TASK, RATING_TASK, TYPE_TASK
@@ -49,7 +50,18 @@ class BeliefAgent:
             distribution = self._coin(view, texts)
         else:
             distribution = self._recommender(view, texts)
-        return Answer(label=view.answer_space[int(np.argmax(distribution))], detail={"distribution": [float(p) for p in distribution]})
+        detail = mark({"distribution": [float(p) for p in distribution]}, memories if self.use_memories else [], self._observations_in(view, texts))
+        return Answer(label=view.answer_space[int(np.argmax(distribution))], detail=detail)
+
+    def _observations_in(self, view: ItemView, texts: list[str]) -> int:
+        """Observations (flips, ratings) or running totals recognised in the memories alone."""
+        if not texts:
+            return 0
+        totals = sum(coin_totals(text) is not None for text in texts)
+        if view.extra.get("env") == COIN:
+            return len(coin_evidence(texts)) + totals
+        labels = items_by_label(view.extra["catalogue"], bool(view.extra.get("explicit")))
+        return len(rating_evidence(texts, labels)) + totals
 
     def _coin(self, view: ItemView, texts: list[str]) -> np.ndarray:
         if view.task != COIN_TASK:

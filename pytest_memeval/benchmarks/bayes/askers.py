@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import ConfigError, ResponseError
 from ...models.calls import ChatRequest
 from ...types import Memory
+from ..unreadable import KEY as UNREADABLE
 from .probes import Probe
 from .prompt import LOGPROBS, VERBALISED, BayesPrompt
 from .readout import Reading, counterbalance
@@ -52,6 +53,8 @@ class DirectAsker:
     def __init__(self, responder: Any, label: str) -> None:
         self.responder, self.label = responder, label
         self.rotations_per_probe = 1 if getattr(responder, "position_invariant", False) else None
+        #: answers whose reader recognised nothing in non-empty memories (see benchmarks/unreadable.py)
+        self.unreadable_answers = 0
 
     def ask(self, probes: Sequence[Probe], memories: Sequence[Memory]) -> list[Belief]:
         beliefs = []
@@ -64,6 +67,7 @@ class DirectAsker:
 
     def _distribution(self, probe: Probe, rotation: int, memories: Sequence[Memory]) -> np.ndarray:
         answer = self.responder.answer(probe.view(rotation, self.readout), list(memories))
+        self.unreadable_answers += bool(answer.detail.get(UNREADABLE))
         distribution = answer.detail.get("distribution") if answer.valid else None
         if distribution is None or len(distribution) != len(probe.outcomes):
             raise ResponseError(

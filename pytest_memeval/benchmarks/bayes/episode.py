@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
 from ...types import Answer, Memory, Message
+from ..unreadable import KEY as UNREADABLE
 from .agents import items_by_label
 from .askers import Asker, Belief
 from .conditions import SELF_ANCHORED, SINGLE_TURN, Condition, Episode
@@ -64,6 +65,7 @@ def run_episode(data: EpisodeData, memory: EpisodeMemory, asker: Asker, k: int, 
     trajectory: list[dict[str, Any]] = []
     pending: list[Any] = []
     reply = render.ACK
+    unreadable_before = getattr(asker, "unreadable_answers", 0)
     for t in range(turns + 1):
         if t > 0:
             pending.append(data.observations[t - 1])
@@ -77,10 +79,11 @@ def run_episode(data: EpisodeData, memory: EpisodeMemory, asker: Asker, k: int, 
         trajectory.append(_entry(data, t, t - len(pending) if condition.uses_memory else 0, memories, beliefs))
         if condition.delivery == SELF_ANCHORED:
             reply = _anchor(data, beliefs)
-    return Answer(
-        label=_final_label(data, trajectory[-1]),
-        detail={"readout": asker.readout, "probe_every": probe_every, "trajectory": trajectory},
-    )
+    detail: dict[str, Any] = {"readout": asker.readout, "probe_every": probe_every, "trajectory": trajectory}
+    unreadable = getattr(asker, "unreadable_answers", 0) - unreadable_before
+    if unreadable:  # the offline reader recognised no observation in what memory returned
+        detail.update({UNREADABLE: True, "unreadable_answers": unreadable})
+    return Answer(label=_final_label(data, trajectory[-1]), detail=detail)
 
 
 def observation_text(data: EpisodeData, batch: Sequence[Any], first: int) -> str:

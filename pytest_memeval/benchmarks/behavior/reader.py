@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ...types import Answer, ItemView, Memory
+from ..unreadable import mark
 from .evidence import Evidence, cue_axes, normalize, read_all
 from .lexicon import AXES, AXIS_OF_CATEGORY
 from .views import DOCUMENT_KEYS
@@ -39,7 +40,9 @@ class BehaviorReader:
         primary = AXIS_OF_CATEGORY[view.task]
         others = [a for a in cue_axes(view.question) if a != primary]
         axis, basis = _deciding_axis(evidence, primary, others[0] if others else None)
-        detail = {"axis": AXES[axis].key, "basis": basis, "evidence": round(evidence.weight(axis), 3)}
+        from_memories = read_all(m.text for m in memories) if memories else Evidence()
+        recognised = len(from_memories.votes) + len(from_memories.wins) + len(from_memories.ranks)
+        detail = mark({"axis": AXES[axis].key, "basis": basis, "evidence": round(evidence.weight(axis), 3)}, memories, recognised)
         pole = _pole(evidence, axis)
         if pole is None:
             return _fallback(view.question, primary, detail)

@@ -14,6 +14,7 @@ import re
 from typing import Any, Callable, Mapping, Sequence
 
 from ...types import Answer, ItemView, Memory
+from ..unreadable import mark
 from .scoring import content_words
 from .stream import ParsedUnit, format_duration, parse_units, whole_years_between
 from .tasks import ABSTAIN
@@ -35,7 +36,7 @@ class KnowmeReader:
         units = sorted(parse_units(m.text for m in memories), key=lambda u: u.time)
         handler = HANDLERS.get(view.task, answer_open)
         label = handler(units, view.extra.get("slots") or {}, view.question) if units else None
-        detail = {"units_read": len(units)}
+        detail = mark({"units_read": len(units)}, memories, len(units))
         if label is None:
             return Answer(ABSTAIN, abstained=True, detail=detail)
         return Answer(label, detail=detail)

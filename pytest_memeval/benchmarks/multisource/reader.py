@@ -23,6 +23,7 @@ from typing import Mapping, Sequence
 
 from ...errors import ConfigError
 from ...types import Answer, ItemView, Memory
+from ..unreadable import mark
 from .atoms import source_atoms
 from .catalog import Catalog, _read_json, _write_json, seed_of_item
 from .generator import public_sources
@@ -90,13 +91,22 @@ class MultisourceReader:
         return Answer(
             label=prediction.label,
             abstained=not prediction.answered,
-            detail={
-                "reader": self.variant,
-                "margin": round(prediction.margin, 6),
-                "sources_with_evidence": prediction.n_active,
-                "atoms": dict(sorted(atoms.items())),
-            },
+            detail=mark(
+                {
+                    "reader": self.variant,
+                    "margin": round(prediction.margin, 6),
+                    "sources_with_evidence": prediction.n_active,
+                    "atoms": dict(sorted(atoms.items())),
+                },
+                memories,
+                records_read(parsed),
+            ),
         )
+
+
+def records_read(parsed: ParsedSources) -> int:
+    """How many source records (profile lines count as one) the reader recognised."""
+    return int(parsed.profile is not None) + sum(len(parsed.days(name)) for name in DAILY_SOURCES)
 
 
 def fitted_models(catalog: Catalog, variant: str = DEFAULT_READER) -> dict[int, NBFModel]:

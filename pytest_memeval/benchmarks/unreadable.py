@@ -1,0 +1,47 @@
+"""When a suite's offline reader cannot read what a memory system returned, it says so.
+
+The offline readers parse the suites' own wordings. A memory system that rewrites what it
+stores (extracted facts, notes, graph edges) returns text they recognise nothing in, and
+their abstentions would otherwise score as the system's failures. Each reader marks such an
+item in its answer detail (`memory_unreadable`: memories came back, none was recognised);
+`count_unreadable` counts the marks of a run and `unreadable_note` words the run's note,
+which a gate on that run reports as its failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..records import Record
+from ..types import Memory
+
+KEY = "memory_unreadable"
+
+
+def is_unreadable(memories: Sequence[Memory], recognised: int) -> bool:
+    """Memories with text came back and the reader recognised nothing in them."""
+    return recognised == 0 and any(m.text.strip() for m in memories)
+
+
+def mark(detail: Mapping[str, Any], memories: Sequence[Memory], recognised: int) -> dict[str, Any]:
+    """`detail` with `memory_unreadable: True` added when the memories were unreadable."""
+    out = dict(detail)
+    if is_unreadable(memories, recognised):
+        out[KEY] = True
+    return out
+
+
+def count_unreadable(records: Iterable[Record]) -> tuple[int, int]:
+    """(items marked unreadable, items scored) over one run's records."""
+    scored = [r for r in records if r.is_scored]
+    return sum(bool(r.answer_detail.get(KEY)) for r in scored), len(scored)
+
+
+def unreadable_note(memsystem: str, marked: int, answered: int) -> str | None:
+    """The run's note (and a gate's failure message), or None when every memory was read."""
+    if marked == 0:
+        return None
+    return (
+        f"the offline reader cannot read {memsystem}'s memories ({marked} of {answered} items); "
+        "use an LLM responder"
+    )

@@ -1,0 +1,200 @@
+"""OpenAI clients for the LLMs inside memory systems (A-MEM, Graphiti, LangMem), built on the run's settings.
+
+Each system asks its LLM for structured output in its own way. Two things go wrong with
+a local OpenAI-compatible server, and this module mends both at the HTTP layer, so the
+openai SDK (sync or async) and LangChain clients all get the same behaviour:
+
+- llama-cpp-python's server accepts JSON schemas only as `{"type": "json_object",
+  "schema": ...}`, not OpenAI's `{"type": "json_schema", ...}`. A request whose
+  `json_schema` format the server refuses is sent again in the server's own form, and
+  every later request of that client is sent that way at once.
+- Small models can loop inside a JSON grammar until the context is full. Every request
+  is capped at `max_tokens` (a request asking for more is lowered to the cap).
+- llama-cpp-python's tool-calling handler (`--chat_format chatml-function-calling`) drops
+  the tools of a request without `tool_choice` and rejects `"required"`: the default
+  (`"auto"`) is sent explicitly; `"required"` names the tool when there is one, and is
+  sent as `"auto"` when there are several.
+
+The API key comes from `$OPENAI_API_KEY` (a local server ignores it; the SDK insists on one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from typing import Any
+
+import httpx
+
+#: what llama-cpp-python answers when it is sent a response_format it does not know
+_REFUSED_FORMAT = b"response_format"
+
+
+class SchemaFormat:
+    """Shared by the requests of one client: whether to send schemas in llama.cpp's form."""
+
+    def __init__(self, max_tokens: int) -> None:
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+        self.max_tokens = max_tokens
+        self._as_json_object = False
+        self._lock = threading.Lock()
+
+    @property
+    def as_json_object(self) -> bool:
+        with self._lock:
+            return self._as_json_object
+
+    def fall_back(self) -> None:
+        with self._lock:
+            self._as_json_object = True
+
+    def adjust(self, body: dict[str, Any]) -> dict[str, Any]:
+        out = dict(body)
+        for key in ("max_tokens", "max_completion_tokens"):
+            if isinstance(out.get(key), int):
+                out[key] = min(out[key], self.max_tokens)
+        if "max_tokens" not in out and "max_completion_tokens" not in out:
+            out["max_tokens"] = self.max_tokens
+        tools = out.get("tools")
+        if tools and out.get("tool_choice") is None:
+            out["tool_choice"] = "auto"  # OpenAI's default with tools; llama.cpp's handler drops the tools without it
+        elif tools and out.get("tool_choice") in ("required", "any"):
+            if len(tools) == 1:
+                out["tool_choice"] = {"type": "function", "function": {"name": tools[0]["function"]["name"]}}
+            else:
+                out["tool_choice"] = "auto"  # the nearest llama.cpp's handler takes: the model may also answer in text
+        fmt = out.get("response_format")
+        if self.as_json_object and isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+            schema = (fmt.get("json_schema") or {}).get("schema")
+            out["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
+        return out
+
+    def refused(self, sent: dict[str, Any], status: int, content: bytes) -> bool:
+        """True when the server refused a json_schema format it could take as json_object."""
+        fmt = sent.get("response_format")
+        wanted_schema = isinstance(fmt, dict) and fmt.get("type") == "json_schema"
+        return wanted_schema and status >= 400 and _REFUSED_FORMAT in content and not self.as_json_object
+
+
+class _Transport(httpx.HTTPTransport):
+    def __init__(self, schema: SchemaFormat) -> None:
+        super().__init__()
+        self.schema = schema
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        body = _chat_body(request)
+        if body is None:
+            return super().handle_request(request)
+        sent = self.schema.adjust(body)
+        response = super().handle_request(_with_body(request, sent))
+        if response.status_code >= 400:
+            content = response.read()
+            if self.schema.refused(sent, response.status_code, content):
+                response.close()
+                self.schema.fall_back()
+                return super().handle_request(_with_body(request, self.schema.adjust(body)))
+        return response
+
+
+class _AsyncTransport(httpx.AsyncHTTPTransport):
+    def __init__(self, schema: SchemaFormat) -> None:
+        super().__init__()
+        self.schema = schema
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        body = _chat_body(request)
+        if body is None:
+            return await super().handle_async_request(request)
+        sent = self.schema.adjust(body)
+        response = await super().handle_async_request(_with_body(request, sent))
+        if response.status_code >= 400:
+            content = await response.aread()
+            if self.schema.refused(sent, response.status_code, content):
+                await response.aclose()
+                self.schema.fall_back()
+                return await super().handle_async_request(_with_body(request, self.schema.adjust(body)))
+        return response
+
+
+def _chat_body(request: httpx.Request) -> dict[str, Any] | None:
+    if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+        return None
+    try:
+        body = json.loads(request.read())
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _with_body(request: httpx.Request, body: dict[str, Any]) -> httpx.Request:
+    headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+    return httpx.Request(request.method, request.url, headers=headers, content=json.dumps(body).encode(), extensions=request.extensions)
+
+
+def api_key() -> str:
+    return os.environ.get("OPENAI_API_KEY") or "not-set"
+
+
+def http_client(timeout: float, max_tokens: int) -> httpx.Client:
+    return httpx.Client(transport=_Transport(SchemaFormat(max_tokens)), timeout=timeout)
+
+
+def async_http_client(timeout: float, max_tokens: int) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=_AsyncTransport(SchemaFormat(max_tokens)), timeout=timeout)
+
+
+def openai_client(base_url: str | None, timeout: float, max_retries: int, max_tokens: int) -> Any:
+    from openai import OpenAI
+
+    return OpenAI(
+        base_url=base_url, api_key=api_key(), timeout=timeout, max_retries=max_retries,
+        http_client=http_client(timeout, max_tokens),
+    )
+
+
+def async_openai_client(base_url: str | None, timeout: float, max_retries: int, max_tokens: int) -> Any:
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(
+        base_url=base_url, api_key=api_key(), timeout=timeout, max_retries=max_retries,
+        http_client=async_http_client(timeout, max_tokens),
+    )
+
+
+def fit_prompt(prompt: str, max_chars: int) -> str:
+    """Cut the longest stretches of a prompt (between tabs and newlines) until it fits.
+
+    Systems that paste whole memories into their prompts (A-MEM's neighbours) overflow a
+    small model's context on a very long memory; the memory itself is stored whole.
+    """
+    if len(prompt) <= max_chars:
+        return prompt
+    parts = _split_keeping_separators(prompt)
+    excess = len(prompt) - max_chars
+    while excess > 0:
+        longest = max(range(len(parts)), key=lambda i: len(parts[i]))
+        size = len(parts[longest])
+        if size <= 64:
+            break
+        part = parts[longest]
+        sep = part[-1] if part[-1] in "\t\n" else ""
+        body = part[: len(part) - len(sep)]
+        keep = max(len(body) - excess - len(_CUT), len(body) // 2)
+        parts[longest] = body[:keep] + _CUT + sep
+        excess -= size - len(parts[longest])
+    return "".join(parts)
+
+
+_CUT = " [...]"
+
+
+def _split_keeping_separators(text: str) -> list[str]:
+    parts, start = [], 0
+    for i, ch in enumerate(text):
+        if ch in "\t\n":
+            parts.append(text[start : i + 1])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
