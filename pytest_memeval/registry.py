@@ -31,6 +31,7 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "context": "pytest_memeval.memory.context:ContextMemory",
     "chroma": "pytest_memeval.memory.chroma:ChromaMemory",
     "mem0": "pytest_memeval.memory.mem0:Mem0Memory",
+    "letta": "pytest_memeval.memory.letta:LettaMemory",
 }
 
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
