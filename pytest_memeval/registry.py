@@ -32,6 +32,7 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "chroma": "pytest_memeval.memory.chroma:ChromaMemory",
     "mem0": "pytest_memeval.memory.mem0:Mem0Memory",
     "letta": "pytest_memeval.memory.letta:LettaMemory",
+    "supermemory": "pytest_memeval.memory.supermemory:SupermemoryMemory",
 }
 
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
