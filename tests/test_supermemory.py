@@ -6,18 +6,18 @@ adapter relies on: paths, request fields, reply models, authentication and proce
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
-
-import pytest
 
 import kit_helpers
+import pytest
+
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.supermemory import SupermemoryMemory
 from pytest_memeval.types import Message
 
 pytest.importorskip("supermemory", reason='the [supermemory] extra is not installed (pip install "pytest-memeval[supermemory]")')
-from supermemory_server import SupermemoryServer  # noqa: E402  (imports the client's types)
+from supermemory_server import SupermemoryServer
 
 KEY = "sk-loopback"
 
