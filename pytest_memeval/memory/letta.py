@@ -17,6 +17,10 @@ own and deletes them, with their passages, on close.
 
 Embeddings: unless `embedding_base_url` or `embedding_handle` is given, the run's own
 embedder (MiniLM by default) is served on 127.0.0.1 for the Letta server to call.
+
+The run's LLM endpoint arrives as `llm_model`/`llm_base_url` (the agent's model);
+`llm_timeout` becomes the launched server's LLM timeout; `llm_max_retries` is accepted
+with them but retries of the agent's LLM calls are Letta's own.
 """
 
 from __future__ import annotations
@@ -99,7 +103,9 @@ class LettaMemory:
         self._closed = False
         try:
             if base_url is None:
-                self._server = _start_server(server_command, path, startup_timeout_s)
+                # Letta calls the LLM itself (agent mode), with a server-wide timeout Letta bounds to 10-1800 s
+                timeout_env = {"LETTA_LLM_REQUEST_TIMEOUT_SECONDS": str(min(1800.0, max(10.0, llm_timeout)))}
+                self._server = _start_server(server_command, path, startup_timeout_s, timeout_env)
                 base_url = self._server.base_url
             self._llm = _llm_settings(llm_handle, llm_model, llm_base_url, context_window)
             self._embedding = self._embedding_settings(embedder, embedding_base_url, embedding_model, embedding_dim, embedding_handle)
@@ -241,13 +247,13 @@ class LettaMemory:
         return {"embedding_config": config}
 
 
-def _start_server(command: str, path: Path | None, startup_timeout_s: float) -> LettaServer:
+def _start_server(command: str, path: Path | None, startup_timeout_s: float, env: dict[str, str]) -> LettaServer:
     if command in _FAILED_STARTS:
         raise ConfigError(_FAILED_STARTS[command])
     if path is None:
         raise ConfigError("letta: set base_url, or give a path where the adapter's own Letta server keeps its data")
     try:
-        return LettaServer(command, Path(path) / f"server-{uuid.uuid4().hex[:8]}", startup_timeout_s).start()
+        return LettaServer(command, Path(path) / f"server-{uuid.uuid4().hex[:8]}", startup_timeout_s, env).start()
     except ConfigError as exc:
         _FAILED_STARTS[command] = str(exc)
         raise

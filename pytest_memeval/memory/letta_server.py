@@ -77,8 +77,9 @@ def find_command(command: str) -> str:
 class LettaServer:
     host = "127.0.0.1"
 
-    def __init__(self, command: str, home: Path, startup_timeout_s: float = 180.0) -> None:
+    def __init__(self, command: str, home: Path, startup_timeout_s: float = 180.0, env: dict[str, str] | None = None) -> None:
         self.command = find_command(command)
+        self.extra_env = dict(env or {})
         self.home = Path(home)
         self.startup_timeout_s = startup_timeout_s
         self.port = 0
@@ -139,6 +140,7 @@ class LettaServer:
 
     def _spawn(self) -> None:
         env = {name: value for name, value in os.environ.items() if name not in _DROPPED}
+        env.update(self.extra_env)
         env.update(HOME=str(self.home), LETTA_TELEMETRY_PROFILER="false")  # Letta keeps ~/.letta
         with open(self.log_path, "ab") as log:
             self._process = subprocess.Popen(
