@@ -33,6 +33,8 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "mem0": "pytest_memeval.memory.mem0:Mem0Memory",
     "amem": "pytest_memeval.memory.amem:AMemMemory",
     "langmem": "pytest_memeval.memory.langmem:LangMemMemory",
+    "letta": "pytest_memeval.memory.letta:LettaMemory",
+    "supermemory": "pytest_memeval.memory.supermemory:SupermemoryMemory",
 }
 
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
