@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Self
 
 from ..errors import ConfigError
+from ..child_processes import die_with_parent
 
 STOP_TIMEOUT_S = 15.0
 #: environment variables that would send data out of the machine or leave SQLite
@@ -151,6 +152,7 @@ class LettaServer:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # its own process group, stopped as a whole
+                preexec_fn=die_with_parent,  # and stopped by the kernel if this process is killed
             )
 
     def _wait_until_up(self, deadline: float) -> bool:
