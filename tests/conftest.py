@@ -6,6 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Timing deadlines measure the machine, not the code: a CI runner shared with other jobs
+# (or xdist's other worker) makes a fast example slow now and then.
+settings.register_profile("memeval", deadline=None)
+settings.load_profile("memeval")
 
 # pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions cannot
 # be imported twice in one process: load what the plugin imports lazily (scipy pulls in
