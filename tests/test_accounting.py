@@ -145,3 +145,26 @@ def test_the_json_report_round_trips_through_the_typed_values(toy_pytester: pyte
     assert {run["label"] for run in data["runs"]} == {
         "context | reader | k=1", "context | reader | k=10", "none | reader | k=1", "none | reader | k=10"
     }
+
+
+def test_a_two_depth_run_labels_every_table_series_and_figure_with_k(suite_pytester: pytest.Pytester) -> None:
+    html = suite_pytester.path / "report.html"
+    result, data = _run_suites(
+        suite_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-suite=multisource",
+        "--memeval-k=10,60", "-k", "stable_121 or stable_122", f"--memeval-html={html}",
+    )
+    output = result.stdout.str()
+    assert "multisource | chroma | reader | k=10" in output and "multisource | chroma | reader | k=60" in output
+    assert "chroma | reader | k=10  minus  chroma | reader | k=60" in output
+    assert {run["label"] for run in data["runs"]} == {"chroma | reader | k=10", "chroma | reader | k=60"}
+    page = html.read_text()
+    # figure series and table rows name each depth: never two series called just "chroma"
+    assert "chroma | k=10</text>" in page and "chroma | k=60</text>" in page  # figure legends
+    assert "<td>chroma | k=10</td>" in page and "<td>chroma | k=60</td>" in page  # table rows
+    assert ">chroma</text>" not in page
+
+
+def _run_suites(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(f"--memeval-report={report}", "-p", "no:cacheprovider", *args)
+    return result, json.loads(report.read_text())
