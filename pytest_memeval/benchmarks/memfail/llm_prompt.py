@@ -44,6 +44,11 @@ class MemfailPrompt:
             {"memories": memory_list(memories), "question": question, "format": self.formats[_FORMAT[view.task]]}
         )
 
+    def schema(self, view: ItemView) -> dict[str, Any] | None:
+        """The [schemas.<format>] of the item's answer format (Long-Hop: its option letters)."""
+        letters = list(LETTERS[: len(view.answer_space)])
+        return self.template.schema({"letters": letters}, variant=_FORMAT[view.task])
+
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view)
         if not answer.valid and completion.truncated:
