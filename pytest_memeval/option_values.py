@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -37,12 +38,26 @@ def integer(option: str, raw: str, minimum: int) -> int:
 
 
 def positive_float(option: str, raw: str) -> float:
+    value = _finite(option, raw)
+    if not value > 0:
+        raise ConfigError(f"{option}: must be positive, got {raw}")
+    return value
+
+
+def non_negative_float(option: str, raw: str) -> float:
+    value = _finite(option, raw)
+    if value < 0:
+        raise ConfigError(f"{option}: must be at least 0, got {raw}")
+    return value
+
+
+def _finite(option: str, raw: str) -> float:
     try:
         value = float(raw)
     except (TypeError, ValueError):
         raise ConfigError(f"{option}: {raw!r} is not a number") from None
-    if not value > 0:
-        raise ConfigError(f"{option}: must be positive, got {raw}")
+    if not math.isfinite(value):
+        raise ConfigError(f"{option}: must be a finite number of seconds, got {raw}")
     return value
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from . import collection
 from .errors import ConfigError, MemevalError
+from .local_session import attach_local_model
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     STATE_KEY,
     memeval_item_id,
@@ -59,6 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
             # caches before the workers start.
             for name in settings.suites:
                 state.index(name)
+        state.settings = attach_local_model(config, settings)  # last: nothing after it can fail
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
