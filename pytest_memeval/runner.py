@@ -133,6 +133,11 @@ class BoundMemory:
     def dump(self) -> list[Memory] | None:
         return call_adapter(self.system_name, "dump", lambda: self.system.dump(self.namespace))
 
+    def ingest_stats(self) -> dict[str, Any] | None:
+        """What ingestion did to this namespace, from adapters that say (mem0: memories extracted)."""
+        stats = getattr(self.system, "ingest_stats", None)
+        return None if stats is None else call_adapter(self.system_name, "ingest_stats", lambda: stats(self.namespace))
+
 
 def run_item(
     suite_ref: str,
@@ -190,6 +195,9 @@ def conclude(
     )
     if not answer.valid:
         record["raw"] = answer.raw
+    ingest = memory.ingest_stats()
+    if ingest is not None:
+        record["ingest"] = ingest
     return Outcome(item, tuple(memories), answer, verdict, record)
 
 

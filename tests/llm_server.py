@@ -21,8 +21,8 @@ Endpoints:
     POST /v1/completions        the same script on `prompt` (a base model's plain text); log-probs
                                 in the legacy form (`logprobs`: N alternatives per token).
     POST /v1/embeddings         only when an `embed(text) -> list[float]` callable is given.
-    GET  /v1/models             the models named so far (some clients probe it), each with
-                                `max_model_len` when the server has a `window`.
+    GET  /v1/models             `models` and the models named so far (some clients probe it),
+                                each with `max_model_len` when the server has a `window`.
     POST /extras/tokenize       only with a `tokenize(text) -> int` callable (llama-cpp-python's
                                 route; the reply lists that many token ids).
 
@@ -156,6 +156,7 @@ class LLMServer:
         refuse_json_schema: bool = False,
         window: int | None = None,
         tokenize: Callable[[str], int] | None = None,
+        models: Sequence[str] = (),
     ) -> None:
         self.script: Script = script if callable(script) else (lambda request, _c=script: _c)
         self.latency_s = latency_s
@@ -164,6 +165,7 @@ class LLMServer:
         self.refuse_json_schema = refuse_json_schema
         self.window = window
         self.tokenize = tokenize
+        self.models = tuple(models)
         self._requests: list[Request] = []
         self._probes: list[Request] = []
         self._raw: list[bytes] = []
@@ -293,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         self._read(owner, b"")
         if self.path.rstrip("/") == "/v1/models":
-            names = sorted({r.model for r in owner.requests if r.model})
+            names = sorted({r.model for r in owner.requests if r.model} | set(owner.models))
             window = {} if owner.window is None else {"max_model_len": owner.window}
             data = [{"id": n, "object": "model", **window} for n in names]
             self._send(200, json.dumps({"object": "list", "data": data}).encode())

@@ -95,7 +95,8 @@ class ChatClient:
         deadline = started + settings.retry_budget_s * plan.timeout_s / settings.timeout_s
         failure = _Failure("no attempt made", retryable=False)
         attempt = 0
-        while attempt < settings.max_attempts:  # bounded by max_attempts
+        switched_form = False
+        while attempt < settings.max_attempts:  # bounded by max_attempts (plus one form switch)
             remaining = deadline - self._clock()
             if remaining < _MIN_ATTEMPT_S:
                 failure = _Failure(f"retry budget of {deadline - started:g}s spent; last: {failure.reason}", False)
@@ -107,10 +108,12 @@ class ChatClient:
             completion, failure = self._attempt(request, min(plan.timeout_s, remaining), form)
             if completion is not None:
                 return replace(completion, attempts=attempt)
-            if failure.refused_form and form == JSON_SCHEMA and request.structured and request.structured[0] == "auto":
+            auto = request.structured is not None and request.structured[0] == "auto"
+            if failure.refused_form and form == JSON_SCHEMA and auto and not switched_form:
                 FORMS.refused(self._endpoint())
                 log.info("%s refuses response_format json_schema; sending json_object with the schema", self._where())
-                continue  # not a transient failure: the next attempt uses the other form at once
+                switched_form, attempt = True, attempt - 1  # not a failure of the call: ask again at once
+                continue
             if failure.refused_form:
                 failure = _Failure(
                     f"{failure.reason} (the endpoint does not take response_format {form}; "
