@@ -23,9 +23,9 @@ swaps models in memory, about half a second each time). Known names:
 
 The server is one process started with the running Python (`python -m llama_cpp.server
 --config_file ...`), bound to 127.0.0.1 only; start-up is bounded (`start_timeout_s`);
-`stop()` terminates it (then kills it) and is idempotent; on Linux the server also gets
-SIGTERM when the process that started it dies, so not even a killed pytest leaves it
-running.
+`stop()` terminates it (then kills it) and is idempotent; on Linux the server is also
+killed when the process that started it dies (SIGKILL: a graceful shutdown would wait for
+the call in progress), so not even a killed pytest leaves it running.
 """
 
 from __future__ import annotations
@@ -271,9 +271,9 @@ def _check_free(port: int) -> int:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec: SIGTERM when the parent dies (Linux prctl PR_SET_PDEATHSIG)."""
+    """In the child before exec: SIGKILL when the parent dies (Linux prctl PR_SET_PDEATHSIG)."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
     except (OSError, AttributeError):
         pass
 
@@ -303,7 +303,10 @@ def main(argv: Sequence[str] | None = None, *, wait: Callable[[], None] | None =
         print(f"error: {exc}", file=sys.stderr)
         return 4
     try:
-        print(f"serving {', '.join(server.aliases)} at {server.base_url} (n_ctx {server.n_ctx}); Ctrl-C stops", flush=True)
+        print(
+            f"serving {', '.join(server.aliases)} at {server.base_url} (n_ctx {server.n_ctx}, pid {server.pid}); Ctrl-C stops",
+            flush=True,
+        )
         (wait or _wait_forever)()
     except KeyboardInterrupt:
         pass

@@ -13,7 +13,6 @@ import pytest
 
 from . import collection
 from .errors import ConfigError, MemevalError
-from .local_session import attach_local_model
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     STATE_KEY,
     memeval_item_id,
@@ -23,6 +22,7 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     memeval_result,
     memeval_state,
 )
+from .local_session import attach_local_model
 from .options import add_options, read_settings
 from .registry import available_suites, load_object
 from .report.baseline import load_baseline

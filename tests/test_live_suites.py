@@ -75,12 +75,12 @@ def test_memfail_responder_and_staged_judges(local_models, suite_pytester: pytes
         "--memeval-max-tokens=160",
         f"--memeval-responder=openai:{SMOLLM}",
         f"--memeval-judge=openai:{SMOLLM}",
-        "--memeval-max-errors=2",
+        "--memeval-max-errors=1",
         "-k",
-        "s42-cond_easy-000 or s42-persona-000-q1",
+        "s42-cond_easy-000",  # one fact: up to four judge calls (storage, summary, retrieval, answer)
     )
     records = report["records"]
-    assert len(records) == 2, result.stdout.str()[-3000:]
+    assert len(records) == 1, result.stdout.str()[-3000:]
     assert all(r["error"] is None for r in records), [r["error"] for r in records]
     scored = [r for r in records if r["valid"]]
     assert scored, [r.get("raw") for r in records]
@@ -104,12 +104,12 @@ def test_knowme_responder_and_rubric_judge(local_models, suite_pytester: pytest.
         "-k",
         "s2026-life00-T1-00 or s2026-life00-T6-00",
     )
-    records = {r["task"]: r for r in report["records"]}
+    records = {r["id"].split("-")[2]: r for r in report["records"]}  # s2026-life00-T6-00
     assert set(records) == {"T1", "T6"}, result.stdout.str()[-3000:]
     assert all(r["error"] is None for r in records.values()), [r["error"] for r in records.values()]
     t6 = records["T6"]
     if t6["valid"]:  # the rubric judge scored it on 0-5 (tables report 20 x score)
-        assert t6["score"] is not None and 0 <= t6["score"] <= 100
+        assert t6["detail"]["scorer"] == "rubric_llm" and 0 <= t6["score"] <= 100
 
 
 def test_behavior_responder_and_a_panel_of_both_models(local_models, suite_pytester: pytest.Pytester) -> None:

@@ -13,10 +13,20 @@ from llm_server import LLMServer, Reply, Request
 
 from pytest_memeval.benchmarks.memfail.llm_prompt import _FORMAT, MemfailPrompt
 from pytest_memeval.errors import ConfigError, ResponseError
-from pytest_memeval.models import ChatClient, ChatRequest, LLMResponder, LLMSettings, MultisourcePrompt
+from pytest_memeval.models import (
+    ChatClient,
+    ChatRequest,
+    LLMResponder,
+    LLMSettings,
+    MultisourcePrompt,
+)
 from pytest_memeval.models.budget import ENDPOINTS, ContextWindowError
 from pytest_memeval.models.structured import FORMS
-from pytest_memeval.models.templates import available_templates, load_template, prompts_dir
+from pytest_memeval.models.templates import (
+    available_templates,
+    load_template,
+    prompts_dir,
+)
 from pytest_memeval.types import ItemView, Memory
 
 SPACE = ("fewer_than_10", "10_to_19", "20_or_more")

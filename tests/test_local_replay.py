@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from live import LIVE, SMOLLM, plugin_args
+from live import SMOLLM, plugin_args
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "fixtures" / "llm-local.sqlite"
@@ -58,44 +58,41 @@ def test_the_committed_recording_replays_offline_with_the_same_verdicts(suite: s
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # wrong answers are findings
 
 
-EDITED_PROMPT = """
-from dataclasses import replace
-
+EDITED_SCHEMA = """
 import pytest_memeval.models.multisource as multisource
 
-_load = multisource.load_template
+_schema = multisource.MultisourcePrompt.schema
 
 
-def load_template(name, **kwargs):
-    # a reviewed wording change: one more answering principle, and a new version
-    template = _load(name, **kwargs)
-    extra = "- When the evidence is thin, prefer the first label of the answer space."
-    messages = tuple((role, text.replace("# Output Format", extra + "\\n\\n# Output Format")) for role, text in template.messages)
-    return replace(template, version=template.version + "-edited", messages=messages)
+def schema(self, view):
+    # an edited answer schema: only the last label of the answer space remains
+    out = _schema(self, view)
+    out["properties"]["answer"]["enum"] = [view.answer_space[-1]]
+    return out
 
 
-multisource.load_template = load_template
+multisource.MultisourcePrompt.schema = schema
 """
 
 
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
-def test_a_prompt_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suite_pytester: pytest.Pytester) -> None:
+def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suite_pytester: pytest.Pytester) -> None:
     common = [
         "--memsystem=none", "--memeval-suite=multisource", f"--memeval-responder=openai:{SMOLLM}",
         "--memeval-max-tokens=48", "--memeval-snapshot", "--snapshot-no-colors",
-        f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}", "-k", "stable_121-A2 or stable_121-A3",
+        f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}", "-k", "stable_121-A1 or stable_121-A3",
     ]
     recorded = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common, "--snapshot-update"), timeout=600)
     assert "2 snapshots generated" in recorded.stdout.str(), recorded.stdout.str()[-2000:]
-    suite_pytester.makeconftest(EDITED_PROMPT)
-    # replayed, the edited prompt is a request the recording never saw: an error naming the item
+    suite_pytester.makeconftest(EDITED_SCHEMA)
+    # replayed, the edited schema makes requests the recording never saw: errors naming the items
     missed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common, "--memeval-cache=replay"), timeout=600)
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
-    assert "replay cache miss for s20260321-stable_121-A2" in missed.stdout.str()
-    assert "template multisource_direct@1-edited" in missed.stdout.str()
+    assert "replay cache miss for s20260321-stable_121-A1" in missed.stdout.str()
     # recorded against the real model, the new answers show as readable diffs of the verdicts
     changed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common), timeout=600)
     output = changed.stdout.str()
     assert changed.ret == pytest.ExitCode.TESTS_FAILED, output[-3000:]
-    assert "the verdict differs from its snapshot" in output and '-   "answer": ' in output and '+   "answer": ' in output
+    assert "the verdict differs from its snapshot" in output, output[-3000:]
+    assert '+   "answer": "20_or_more",' in output  # A1's last label, where the snapshot has another
