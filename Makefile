@@ -34,7 +34,7 @@ test: setup
 LOCAL_CACHE ?= fixtures/llm-local.sqlite
 LOCAL_SELECT_multisource ?= A1
 LOCAL_SELECT_memfail ?= cond_easy and (000 or 001 or 002)
-LOCAL_SELECT_knowme ?= life00 and (T1 or T6)
+LOCAL_SELECT_knowme ?= life00
 LOCAL_SELECT_behavior ?= p01 and C5 and (q01 or q02 or q03 or q04)
 LOCAL_SELECT_bayes ?= coin-single_turn
 LOCAL_RUN = $(BIN)/pytest -p no:cacheprovider --memsystem=chroma --memeval-k=3 --memeval-snapshot \
