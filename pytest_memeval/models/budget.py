@@ -72,6 +72,8 @@ class _Endpoints:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        #: held while one thread asks a server its window, so a prefetch pool asks once
+        self.asking = threading.Lock()
         self.windows: dict[tuple[str, str], int | None] = {}
         self.tokenizers: dict[str, int | None] = {}  # base URL -> index into TOKENIZE_ROUTES
 
@@ -136,9 +138,13 @@ class PromptBudget:
         with ENDPOINTS.lock:
             if key in ENDPOINTS.windows:
                 return ENDPOINTS.windows[key]
-        found = self._ask_window()
-        with ENDPOINTS.lock:
-            ENDPOINTS.windows[key] = found
+        with ENDPOINTS.asking:
+            with ENDPOINTS.lock:
+                if key in ENDPOINTS.windows:  # another thread asked meanwhile
+                    return ENDPOINTS.windows[key]
+            found = self._ask_window()
+            with ENDPOINTS.lock:
+                ENDPOINTS.windows[key] = found
         return found
 
     def close(self) -> None:
