@@ -36,3 +36,37 @@ letta-venv: $(LETTA_VENV)/bin/letta
 # The plugin's own tests.
 test: setup letta-venv
 	$(BIN)/pytest -n 2
+
+# Real small models (the [llm-local] extra): `make record-local` records a selection of
+# every suite through SmolLM2-135M and Gemma 3 270M (one loopback llama.cpp server per
+# suite run) into one committed cache, fixtures/llm-local.sqlite (WAL merged), with syrupy
+# snapshots of the verdicts under snapshots/; `make replay-local` replays it offline (no
+# server, no network) and compares the snapshots. A prompt or schema change shows as a
+# replay cache miss naming the item and, once re-recorded, as a snapshot diff.
+# LOCAL_SELECT_<suite> is the -k selection of each suite ('' records its whole smoke size).
+LOCAL_CACHE ?= fixtures/llm-local.sqlite
+LOCAL_SELECT_multisource ?= A1
+LOCAL_SELECT_memfail ?= cond_easy and (000 or 001 or 002)
+LOCAL_SELECT_knowme ?= life00
+LOCAL_SELECT_behavior ?= p01 and C5 and (q01 or q02 or q03 or q04)
+LOCAL_SELECT_bayes ?= coin-single_turn
+LOCAL_RUN = $(BIN)/pytest -p no:cacheprovider --memsystem=chroma --memeval-k=3 --memeval-snapshot \
+	--memeval-cache-file=$(LOCAL_CACHE) --memeval-max-errors=100000
+SMOL = --memeval-responder=openai:smollm2-135m
+LOCAL_ARGS_multisource = $(SMOL)
+LOCAL_ARGS_memfail = $(SMOL) --memeval-judge=openai:smollm2-135m
+LOCAL_ARGS_knowme = $(SMOL) --memeval-judge=openai:smollm2-135m
+LOCAL_ARGS_behavior = $(SMOL) --memeval-judge=openai:smollm2-135m,openai:gemma3-270m --memeval-max-tokens=160
+LOCAL_ARGS_bayes = --memeval-responder=openai:gemma3-270m --memeval-api=completions --memeval-suite-option=bayes.probe_every=25
+LOCAL_SUITES = multisource memfail knowme behavior bayes
+# exit status 1 (wrong answers, changed snapshots on record) is a finding, not a failed step
+LOCAL_MODELS = --memeval-local-model=smollm2-135m,gemma3-270m
+local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(2) || [ $$? -eq 1 ]
+
+.PHONY: record-local replay-local
+record-local: setup
+	$(foreach suite,$(LOCAL_SUITES),$(call local_run,$(suite),--snapshot-update $(LOCAL_MODELS)) &&) true
+	$(BIN)/python -c "import sqlite3; sqlite3.connect('$(LOCAL_CACHE)').execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall()"
+
+replay-local: setup
+	$(foreach suite,$(LOCAL_SUITES),$(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(suite) -k "$(LOCAL_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&) true

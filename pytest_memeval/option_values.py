@@ -39,13 +39,24 @@ def integer(option: str, raw: str, minimum: int) -> int:
 
 
 def positive_float(option: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{option}: {raw!r} is not a number") from None
+    value = _number(option, raw)
     if not (value > 0 and math.isfinite(value)):
         raise ConfigError(f"{option}: must be a positive finite number, got {raw}")
     return value
+
+
+def non_negative_float(option: str, raw: str) -> float:
+    value = _number(option, raw)
+    if not (value >= 0 and math.isfinite(value)):
+        raise ConfigError(f"{option}: must be a finite number at least 0, got {raw}")
+    return value
+
+
+def _number(option: str, raw: str) -> float:
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{option}: {raw!r} is not a number") from None
 
 
 def readable_file(option: str, raw: str | None) -> Path | None:

@@ -15,7 +15,7 @@ import pytest
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .errors import ConfigError
 from .gate_syntax import Gate, parse_gate
-from .models.settings import CACHE_MODES, LLMSettings
+from .llm_options import add_llm_options, llm_settings, local_model_specs
 from .option_values import cache_dir, choice, integer, names, positive_float, readable_dir, readable_file, writable_file
 from .settings import Settings
 
@@ -98,7 +98,9 @@ def add_options(parser: pytest.Parser) -> None:
         help="the LLM call cache, one SQLite file a team can commit (default: <cache dir>/llm-calls.sqlite)",
     )
     group.addoption("--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)")
-    group.addoption("--memeval-timeout", default="60", metavar="SECONDS", help="LLM timeout per attempt (default: 60)")
+    group.addoption(
+        "--memeval-timeout", metavar="SECONDS", help="LLM timeout per attempt (default: 60; 120 with a local model)"
+    )
     group.addoption(
         "--memeval-adapter-timeout",
         default=f"{DEFAULT_ADAPTER_TIMEOUT:g}",
@@ -108,10 +110,11 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--memeval-concurrency",
-        default="16",
         metavar="N",
-        help="LLM calls in flight per worker while a context's answers are prefetched (default: 16)",
+        help="LLM calls in flight per worker while a context's answers are prefetched (default: 16; 1 with a "
+        "local model, whose server answers one call at a time)",
     )
+    add_llm_options(group)
     group.addoption(
         "--memeval-snapshot",
         action="store_true",
@@ -183,9 +186,12 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
     cache = cache_dir(opt("memeval_cache_dir"))
     responder = _responder(opt("memeval_responder"))
     judges = tuple(_model("--memeval-judge", name) for name in names("--memeval-judge", opt("memeval_judge")))
+    local_models = local_model_specs(opt, responder, judges)
+    local_n_ctx = integer("--memeval-local-n-ctx", opt("memeval_local_n_ctx"), 1)
     llm = None
     if responder != "reader" or judges:
-        llm = _llm_settings(opt, responder.removeprefix("openai:") if responder != "reader" else judges[0], cache)
+        model = responder.removeprefix("openai:") if responder != "reader" else judges[0]
+        llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
     return Settings(
         memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
@@ -209,6 +215,8 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         snapshot=bool(opt("memeval_snapshot")),
         suite_params=_suite_params(opt("memeval_suite_option")),
         adapter_timeout_s=positive_float("--memeval-adapter-timeout", opt("memeval_adapter_timeout")),
+        local_models=local_models,
+        local_n_ctx=local_n_ctx,
     )
 
 
@@ -271,27 +279,6 @@ def _model(option: str, raw: str) -> str:
     if kind != "openai" or not model.strip():
         raise ConfigError(f"{option}: {raw!r} is not of the form openai:MODEL")
     return model.strip()
-
-
-def _llm_settings(opt: Any, model: str, cache_dir: Path) -> LLMSettings:
-    mode = choice("--memeval-cache", opt("memeval_cache"), CACHE_MODES)
-    raw_file = opt("memeval_cache_file")
-    cache_file = Path(raw_file).expanduser().resolve() if raw_file else cache_dir / "llm-calls.sqlite"
-    if mode == "replay" and not cache_file.is_file():
-        raise ConfigError(f"--memeval-cache=replay: no cache file at {cache_file} (record one with readwrite first)")
-    if mode != "off" and cache_file.exists() and not cache_file.is_file():
-        raise ConfigError(f"--memeval-cache-file: {cache_file} is not a file")
-    timeout = positive_float("--memeval-timeout", opt("memeval_timeout"))
-    return LLMSettings(
-        model=model,
-        base_url=opt("memeval_base_url"),
-        max_tokens=integer("--memeval-max-tokens", opt("memeval_max_tokens"), 1),
-        timeout_s=timeout,
-        retry_budget_s=max(5 * timeout, 60.0),
-        concurrency=integer("--memeval-concurrency", opt("memeval_concurrency"), 1),
-        cache_mode=mode,  # type: ignore[arg-type]
-        cache_path=None if mode == "off" else cache_file,
-    )
 
 
 def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str, dict[str, Any]]:

@@ -26,6 +26,7 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     memeval_result,
     memeval_state,
 )
+from .local_session import attach_local_model
 from .options import add_options, read_settings
 from .registry import available_suites, load_object
 from .report.collector import SESSION_ERRORS, RecordCollector
@@ -74,6 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
                         f"suite {name} has no items in this selection (size {settings.size}, split "
                         f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
                     )
+        state.settings = attach_local_model(config, settings)  # last: nothing after it can fail
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state

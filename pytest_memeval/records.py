@@ -116,6 +116,8 @@ class Record:
     answer_detail: Mapping[str, Any] = field(default_factory=dict)
     #: an invalid answer's text
     raw: str = ""
+    #: what ingestion did to the item's namespace, from adapters that say (mem0: memories added)
+    ingest: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -150,7 +152,7 @@ class Record:
             if name not in data:
                 raise SchemaError(f"{where}: lacks {name!r}")
         values = dict(data, key=RunKey.from_json(data["key"], f"{where}: key"))
-        for name in ("strata", "detail", "answer_detail"):
+        for name in ("strata", "detail", "answer_detail", "ingest"):
             values[name] = _mapping(values.get(name, {}), f"{where}: {name}")
         try:
             return cls(**values)

@@ -87,6 +87,11 @@ class BoundMemory:
         """Everything this namespace returned so far, as one retrieval (for interactive suites)."""
         return Retrieval([], self.retrieve_seconds, self.memories_returned, self.tokens_returned)
 
+    def ingest_stats(self) -> dict[str, Any] | None:
+        """What ingestion did to this namespace, from adapters that say (mem0: memories extracted)."""
+        stats = getattr(self.system, "ingest_stats", None)
+        return None if stats is None else self.guard.call("ingest_stats", lambda: stats(self.namespace))
+
     def dump(self) -> list[Memory] | None:
         dumped = self.guard.call("dump", lambda: self.system.dump(self.namespace))
         if dumped is not None:
@@ -217,6 +222,7 @@ def conclude(
         detail=dict(verdict.detail),
         answer_detail=dict(answer.detail),
         raw="" if answer.valid else answer.raw,
+        ingest=memory.ingest_stats() or {},
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
 

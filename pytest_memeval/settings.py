@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
+from .local_model import DEFAULT_N_CTX, ModelSpec
 from .models.settings import LLMSettings
 
 
@@ -46,6 +47,9 @@ class Settings:
     suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: seconds one memory-system call may take before the item is an error
     adapter_timeout_s: float = DEFAULT_ADAPTER_TIMEOUT
+    #: --memeval-local-model: models a loopback llama.cpp server serves for this run
+    local_models: tuple[ModelSpec, ...] = ()
+    local_n_ctx: int = DEFAULT_N_CTX
 
     @property
     def uses_llm(self) -> bool:

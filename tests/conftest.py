@@ -52,3 +52,24 @@ def toy_pytester(suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatc
         """
     )
     return pytester
+
+
+@pytest.fixture(scope="session")
+def local_models():
+    """One real llama.cpp server for the session's live tests, serving smollm2-135m (chat) and
+    gemma3-270m (base); skipped with the reason when the [llm-local] extra is not installed.
+    Live tests carry `@pytest.mark.live_model` and `xdist_group("live_model")`, so under
+    `-n 2` they share this one server on one worker."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip('the [llm-local] extra is not installed (pip install "pytest-memeval[llm-local]")')
+    from pytest_memeval.local_model import LocalServer, parse_specs
+    from pytest_memeval.option_values import cache_dir
+
+    server = LocalServer(parse_specs("local_models", "smollm2-135m,gemma3-270m"), cache_dir=cache_dir(None), n_ctx=8192)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -18,8 +18,19 @@ Endpoints:
                                 `temperature`, `max_tokens`, `logprobs`/`top_logprobs` (answered
                                 with per-token log-probabilities when `supports_logprobs`),
                                 `tools` (reply with `Reply(tool_calls=...)`). No streaming.
+    POST /v1/completions        the same script on `prompt` (a base model's plain text); log-probs
+                                in the legacy form (`logprobs`: N alternatives per token).
     POST /v1/embeddings         only when an `embed(text) -> list[float]` callable is given.
-    GET  /v1/models             the models named so far (some clients probe it).
+    GET  /v1/models             `models` and the models named so far (some clients probe it),
+                                each with `max_model_len` when the server has a `window`.
+    POST /extras/tokenize       only with a `tokenize(text) -> int` callable (llama-cpp-python's
+                                route; the reply lists that many token ids).
+
+Servers as the real ones differ: `refuse_json_schema=True` answers a `response_format` of type
+json_schema as llama-cpp-python does (HTTP 500 naming response_format); `window=N` makes a
+chat call whose prompt has more than N words (+ max_tokens) fail as llama-cpp-python does
+(HTTP 400 "maximum context length"). GET requests and tokenize calls are probes: they are
+recorded in `server.probes`, not in `server.requests`.
 
 Scripting: the script is any callable `Request -> Reply | str`; a str is the assistant's
 content. It runs on the server's handler threads, so it must be thread-safe; the helpers
@@ -84,7 +95,10 @@ class Request:
 
     @property
     def text(self) -> str:
-        """All message contents joined by newlines (what a scripted model 'reads')."""
+        """All message contents joined by newlines, or a completions call's prompt (what a
+        scripted model 'reads')."""
+        if isinstance(self.body, dict) and isinstance(self.body.get("prompt"), str):
+            return self.body["prompt"]
         return "\n".join(str(m.get("content") or "") for m in self.messages)
 
     @property
@@ -139,12 +153,21 @@ class LLMServer:
         latency_s: float = 0.0,
         supports_logprobs: bool = True,
         embed: Callable[[str], Sequence[float]] | None = None,
+        refuse_json_schema: bool = False,
+        window: int | None = None,
+        tokenize: Callable[[str], int] | None = None,
+        models: Sequence[str] = (),
     ) -> None:
         self.script: Script = script if callable(script) else (lambda request, _c=script: _c)
         self.latency_s = latency_s
         self.supports_logprobs = supports_logprobs
         self.embed = embed
+        self.refuse_json_schema = refuse_json_schema
+        self.window = window
+        self.tokenize = tokenize
+        self.models = tuple(models)
         self._requests: list[Request] = []
+        self._probes: list[Request] = []
         self._raw: list[bytes] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -198,6 +221,11 @@ class LLMServer:
             return list(self._requests)
 
     @property
+    def probes(self) -> list[Request]:
+        with self._lock:
+            return list(self._probes)
+
+    @property
     def count(self) -> int:
         with self._lock:
             return len(self._requests)
@@ -210,12 +238,14 @@ class LLMServer:
     def reset(self) -> None:
         with self._lock:
             self._requests.clear()
+            self._probes.clear()
             self._raw.clear()
 
     # -- used by the handler ---------------------------------------------------------------------
     def _record(self, request: Request) -> None:
+        probe = request.method == "GET" or request.path.rstrip("/") in ("/extras/tokenize", "/tokenize")
         with self._lock:
-            self._requests.append(request)
+            (self._probes if probe else self._requests).append(request)
             self._raw.append(request.raw)
 
     def _track(self, conn: socket.socket, add: bool) -> None:
@@ -265,8 +295,10 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         self._read(owner, b"")
         if self.path.rstrip("/") == "/v1/models":
-            names = sorted({r.model for r in owner.requests if r.model})
-            self._send(200, json.dumps({"object": "list", "data": [{"id": n, "object": "model"} for n in names]}).encode())
+            names = sorted({r.model for r in owner.requests if r.model} | set(owner.models))
+            window = {} if owner.window is None else {"max_model_len": owner.window}
+            data = [{"id": n, "object": "model", **window} for n in names]
+            self._send(200, json.dumps({"object": "list", "data": data}).encode())
         else:
             self._send(404, _error_body("not found", 404))
 
@@ -279,11 +311,18 @@ class _Handler(BaseHTTPRequestHandler):
             owner._wait(owner.latency_s)
             self._send(200, json.dumps(_embedding_body(request.body, owner.embed)).encode())
             return
-        if path != "/v1/chat/completions":
+        if path == "/extras/tokenize" and owner.tokenize is not None and isinstance(request.body, dict):
+            self._send(200, json.dumps({"tokens": list(range(owner.tokenize(str(request.body.get("input")))))}).encode())
+            return
+        if path not in ("/v1/chat/completions", "/v1/completions"):
             self._send(404, _error_body(f"no route {self.path}", 404))
             return
         if not isinstance(request.body, dict) or request.body.get("stream"):
             self._send(400, _error_body("expected a JSON body without streaming", 400))
+            return
+        refusal = _refusal(owner, request)
+        if refusal is not None:
+            self._send(*refusal)
             return
         result = owner.script(request)
         reply = Reply(content=result) if isinstance(result, str) else result
@@ -294,6 +333,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(reply.status, reply.body, reply.headers)
         elif reply.status != 200:
             self._send(reply.status, _error_body(f"scripted error {reply.status}", reply.status), reply.headers)
+        elif path == "/v1/completions":
+            logprobs = request.body.get("logprobs")
+            top = int(logprobs) if logprobs is not None and owner.supports_logprobs else None
+            body = _text_completion_body(reply, request.model or "scripted", top)
+            self._send(200, json.dumps(body).encode(), reply.headers)
         else:
             want = bool(request.body.get("logprobs")) and owner.supports_logprobs
             top = int(request.body.get("top_logprobs") or 0) if want else None
@@ -329,6 +373,23 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
         except OSError:
             self.close_connection = True
+
+
+def _refusal(owner: LLMServer, request: Request) -> tuple[int, bytes] | None:
+    """What llama-cpp-python answers to a json_schema response_format, or to a prompt over its window."""
+    form = request.body.get("response_format")
+    if owner.refuse_json_schema and isinstance(form, dict) and form.get("type") == "json_schema":
+        message = (
+            "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+            "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
+        )
+        return 500, json.dumps({"error": {"message": message, "type": "internal_server_error"}}).encode()
+    if owner.window is not None:
+        needed = len(request.text.split()) + int(request.body.get("max_tokens") or 0)
+        if needed > owner.window:
+            message = f"This model's maximum context length is {owner.window} tokens, however you requested {needed} tokens"
+            return 400, json.dumps({"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}).encode()
+    return None
 
 
 def _error_body(message: str, status: int) -> bytes:
@@ -379,6 +440,26 @@ def _completion_body(reply: Reply, request: dict[str, Any], model: str, top: int
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
         },
+    }
+
+
+def _text_completion_body(reply: Reply, model: str, top: int | None) -> dict[str, Any]:
+    logprobs = None
+    if top is not None:
+        specs = _token_specs(reply)
+        logprobs = {
+            "tokens": [tok for tok, _, _ in specs],
+            "token_logprobs": [lp for _, lp, _ in specs],
+            "top_logprobs": [dict(list(alts)[:top]) for _, _, alts in specs],
+            "text_offset": [0] * len(specs),
+        }
+    return {
+        "id": "cmpl-scripted",
+        "object": "text_completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "text": reply.content, "finish_reason": reply.finish_reason, "logprobs": logprobs}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }
 
 

@@ -8,6 +8,17 @@ the same directory.
 
 Without an LLM (`llm_model` unset) sessions are stored message by message (`infer=False`);
 with one, mem0 extracts facts through an OpenAI-compatible endpoint (`infer=True`).
+`ingest_stats(namespace)` says what each ingested session did to the store (mem0's ADD,
+UPDATE and DELETE events), so a record shows how many memories extraction produced.
+
+Small local models: mem0 2.x's extraction system prompt is about 8,900 tokens, more than
+SmolLM2's window, and mem0 2.x has no setting to replace it (custom_instructions only adds
+to the user message). `extraction_prompt = "compact"` swaps that one system message for
+COMPACT_EXTRACTION_PROMPT (ours, about 200 tokens, asking for the same output
+{"memory": [{"id", "text"}]}); any other string is used as the system message verbatim.
+`extraction_schema = true` adds that output's JSON schema to mem0's json_object request
+in llama-cpp-python's form ({"type": "json_object", "schema": ...}), so decoding is
+constrained to what mem0 parses. `llm_max_tokens` bounds each extraction's answer.
 """
 
 from __future__ import annotations
@@ -30,6 +41,29 @@ _SAFE_USER_ID = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 CHROMA_TIMEOUT_S = 300.0
 #: mem0's get_all has no paging; a namespace holding more than this cannot be dumped whole
 DUMP_LIMIT = 100_000
+COMPACT_EXTRACTION_PROMPT = """You extract memories from a conversation for a memory store.
+Read the New Messages (the Existing Memories are already stored). Write each new, specific
+fact, preference, plan, event or detail about the user or the people they mention as one
+self-contained sentence: name the person, keep numbers, dates, times, places and conditions
+exactly as stated. One memory per distinct fact; skip greetings, small talk and anything
+already in Existing Memories.
+Answer with a JSON object and nothing else: {"memory": [{"id": "0", "text": "<memory>"},
+{"id": "1", "text": "<memory>"}]}, numbering ids from "0"; {"memory": []} when there is
+nothing new."""
+EXTRACTION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "memory": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+                "required": ["id", "text"],
+            },
+        }
+    },
+    "required": ["memory"],
+}
 
 
 class Mem0Memory:
@@ -49,6 +83,9 @@ class Mem0Memory:
         chroma_host: str | None = None,
         chroma_port: int = 8000,
         embedder_model: str | None = None,
+        llm_max_tokens: int = 2000,
+        extraction_prompt: str | None = None,
+        extraction_schema: bool = False,
     ) -> None:
         """`path` holds the local stores; `infer` defaults to whether an LLM is configured.
 
@@ -64,6 +101,10 @@ class Mem0Memory:
             raise ValueError("mem0: infer = true needs llm_model (and llm_base_url for a non-OpenAI endpoint)")
         if llm_base_url is not None and llm_model is None:
             raise ValueError("mem0: llm_base_url is set but llm_model is not")
+        if llm_max_tokens < 1:
+            raise ValueError(f"mem0: llm_max_tokens must be at least 1, got {llm_max_tokens}")
+        if extraction_prompt is not None and not extraction_prompt.strip():
+            raise ValueError("mem0: extraction_prompt is empty (leave it unset for mem0's own)")
         if top_k is not None and top_k < 1:
             raise ValueError(f"mem0: top_k must be at least 1, got {top_k}")
         if not 0.0 <= threshold <= 1.0:
@@ -90,7 +131,10 @@ class Mem0Memory:
                 "config": {"model": embedder_model or minilm_path(), "model_kwargs": {"device": "cpu"}},
             },
             # mem0 builds its LLM client even when infer=False; a placeholder key keeps it offline.
-            "llm": {"provider": "openai", "config": {"model": llm_model or "unused", "api_key": "unused"}},
+            "llm": {
+                "provider": "openai",
+                "config": {"model": llm_model or "unused", "api_key": "unused", "max_tokens": llm_max_tokens},
+            },
             "history_db_path": str(self.path / "history.sqlite"),
         }
         with warnings.catch_warnings():  # sentence-transformers deprecations inside mem0, not ours to fix
@@ -98,7 +142,12 @@ class Mem0Memory:
             self._memory = Mem0.from_config(config)
         if self.infer:
             self._memory.llm.client = _openai_client(llm_base_url, llm_timeout, llm_max_retries)
+            if extraction_prompt is not None or extraction_schema:
+                prompt = COMPACT_EXTRACTION_PROMPT if extraction_prompt == "compact" else extraction_prompt
+                _steer_extraction(self._memory.llm, prompt, extraction_schema)
         self._closed = False
+        #: per namespace, per ingested session: mem0's event counts ({"ADD": 3, "UPDATE": 1})
+        self._sessions: dict[str, list[dict[str, int]]] = {}
 
     @classmethod
     def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "Mem0Memory":
@@ -110,6 +159,7 @@ class Mem0Memory:
         user_id = self.user_id(namespace)
         self._memory.delete_all(user_id=user_id)
         self._forget_messages(user_id)
+        self._sessions.pop(namespace, None)
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
         messages = [
@@ -118,8 +168,23 @@ class Mem0Memory:
             for m in session
             if m.content.strip()
         ]
+        events: dict[str, int] = {}
         if messages:
-            self._memory.add(messages, user_id=self.user_id(namespace), infer=self.infer)
+            result = self._memory.add(messages, user_id=self.user_id(namespace), infer=self.infer)
+            for entry in result.get("results", []) if isinstance(result, dict) else []:
+                event = str(entry.get("event", "ADD")) if isinstance(entry, dict) else "ADD"
+                events[event] = events.get(event, 0) + 1
+        self._sessions.setdefault(namespace, []).append(events)
+
+    def ingest_stats(self, namespace: str) -> dict[str, object]:
+        """Since the last reset: memories added per session (what extraction produced, or the
+        messages stored when infer=False) and the totals of each mem0 event."""
+        sessions = self._sessions.get(namespace, [])
+        totals: dict[str, int] = {}
+        for events in sessions:
+            for event, n in events.items():
+                totals[event] = totals.get(event, 0) + n
+        return {"infer": self.infer, "added_per_session": [s.get("ADD", 0) for s in sessions], "events": totals}
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
         limit = min(k, self.top_k) if self.top_k is not None else k
@@ -195,6 +260,25 @@ def _vector_store(
     else:
         client = chromadb.PersistentClient(path=str(path / "chroma"), settings=settings)
     return {"provider": "chroma", "config": {"collection_name": collection, "client": client}}
+
+
+def _steer_extraction(llm: Any, system_prompt: str | None, with_schema: bool) -> None:
+    """Replace mem0's extraction system message and/or constrain its answer, on this instance only."""
+    from mem0.configs.prompts import ADDITIVE_EXTRACTION_PROMPT
+
+    original = llm.generate_response
+
+    def generate_response(messages: list[dict[str, Any]], response_format: Any = None, **kwargs: Any) -> Any:
+        first = messages[0] if messages else {}
+        if first.get("role") == "system" and str(first.get("content", "")).startswith(ADDITIVE_EXTRACTION_PROMPT):
+            if system_prompt is not None:
+                suffix = str(first["content"])[len(ADDITIVE_EXTRACTION_PROMPT) :]  # e.g. mem0's agent suffix
+                messages = [{"role": "system", "content": system_prompt + suffix}, *messages[1:]]
+            if with_schema and response_format == {"type": "json_object"}:
+                response_format = {"type": "json_object", "schema": EXTRACTION_SCHEMA}
+        return original(messages, response_format=response_format, **kwargs)
+
+    llm.generate_response = generate_response
 
 
 def _openai_client(base_url: str | None, timeout: float, max_retries: int) -> Any:

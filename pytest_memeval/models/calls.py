@@ -1,7 +1,8 @@
 """The data of one model call: the request (and its content address) and the completion.
 
-A request is everything that can change the output: model, messages, output parameters
-and the prompt template's name@version. Its key is the SHA-256 of a canonical JSON form;
+A request is everything that can change the output: model, messages, output parameters,
+the prompt template's name@version and, when structured output is on, the answer schema
+and the structured-output mode. Its key is the SHA-256 of a canonical JSON form;
 the API key, base URL, timeouts and retry settings are deliberately not part of it, so
 a cache recorded against one server replays for a team using another.
 """
@@ -29,9 +30,32 @@ class ChatRequest:
     template: str = ""
 
     @classmethod
-    def build(cls, settings: LLMSettings, messages: Sequence[Mapping[str, str]], template: str = "") -> "ChatRequest":
+    def build(
+        cls,
+        settings: LLMSettings,
+        messages: Sequence[Mapping[str, str]],
+        template: str = "",
+        schema: Mapping[str, Any] | None = None,
+    ) -> "ChatRequest":
+        """`schema`: the answer's JSON schema, sent unless structured output is off (the
+        completions API has no response_format, so it is not sent there either)."""
         frozen = tuple({"role": str(m["role"]), "content": str(m["content"])} for m in messages)
-        return cls(settings.model, frozen, settings.output_params(), template)
+        params = settings.output_params()
+        if schema is not None and settings.structured != "off" and settings.api == "chat":
+            # as text, in its own key order: a server's grammar follows the properties' order
+            text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+            params["structured"] = {"mode": settings.structured, "schema": text}
+        return cls(settings.model, frozen, params, template)
+
+    @property
+    def structured(self) -> tuple[str, dict[str, Any]] | None:
+        """(mode, schema) when the request asks for structured output."""
+        spec = self.params.get("structured")
+        return None if spec is None else (spec["mode"], json.loads(spec["schema"]))
+
+    def text(self) -> str:
+        """Every message's content, in order (what a token count measures)."""
+        return "\n".join(m["content"] for m in self.messages)
 
     def canonical(self) -> dict[str, Any]:
         return {
@@ -72,6 +96,8 @@ class Completion:
     logprobs: tuple[TokenLogprob, ...] | None = None
     model: str | None = None
     usage: Mapping[str, int] = field(default_factory=dict)
+    #: the structured-output form the server was asked for (json_schema, json_object), if any
+    structured: str | None = None
     #: how it was obtained (not stored in the cache)
     cached: bool = False
     attempts: int = 0
@@ -89,6 +115,7 @@ class Completion:
             else [[t.token, t.logprob, [list(alt) for alt in t.top]] for t in self.logprobs],
             "model": self.model,
             "usage": dict(self.usage),
+            "structured": self.structured,
         }
 
     @classmethod
@@ -105,5 +132,13 @@ class Completion:
             logprobs=logprobs,
             model=data.get("model"),
             usage=dict(data.get("usage") or {}),
+            structured=data.get("structured"),
             cached=cached,
         )
+
+
+def plain_prompt(messages: Sequence[Mapping[str, str]]) -> str:
+    """The messages as one text for a base model on the completions API (`api` completions/1):
+    each message's content, separated by blank lines, then "Answer:" so that the next token
+    is the answer (e.g. " A" for a multiple-choice probe read from log-probabilities)."""
+    return "\n\n".join(str(m["content"]) for m in messages) + "\n\nAnswer:"

@@ -6,6 +6,14 @@ retried, honouring Retry-After, until `max_attempts` or the call's wall-clock bu
 spent; anything else (400, 401, 404, ...) fails at once. Failures are one-line
 `ResponseError`s raised outside the `except` block, so neither the message nor a chained
 exception carries the request (whose headers hold the API key).
+
+Before the first attempt the call is planned (budget.py): a prompt over the endpoint's
+context window fails with a `ContextWindowError` and no call, and the attempt timeout
+grows with the prompt when `timeout_per_1k_tokens_s` is set (the retry budget grows in
+proportion). A request with an answer schema carries it in the form the endpoint takes
+(structured.py); in mode auto a refusal of the OpenAI form switches the endpoint to
+llama-cpp-python's form at once, without a back-off. With `api` completions the messages
+go to /completions as one plain text (calls.plain_prompt), for base models.
 """
 
 from __future__ import annotations
@@ -22,8 +30,10 @@ from urllib.parse import urlsplit
 import openai
 
 from ..errors import ResponseError
-from .calls import ChatRequest, Completion, TokenLogprob
+from .budget import ContextWindowError, PromptBudget, says_too_long
+from .calls import ChatRequest, Completion, TokenLogprob, plain_prompt
 from .settings import LLMSettings, Secret, api_key_from_env
+from .structured import FORMS, JSON_SCHEMA, refuses_schema_form, response_format
 
 log = logging.getLogger("pytest_memeval.models")
 
@@ -37,6 +47,10 @@ class _Failure:
     reason: str
     retryable: bool
     retry_after: float | None = None
+    #: the endpoint refused the structured-output form that was sent
+    refused_form: bool = False
+    #: the server said the prompt exceeds its context window
+    too_long: bool = False
 
 
 class ChatClient:
@@ -64,6 +78,7 @@ class ChatClient:
         self._clock = clock
         self._rng = rng or random.Random()
         self._lock = threading.Lock()
+        self.budget = PromptBudget(settings, self.base_url, {"Authorization": f"Bearer {self._secret.reveal()}"})
         self.attempts = 0
         self.retries = 0
 
@@ -75,21 +90,38 @@ class ChatClient:
 
     def complete(self, request: ChatRequest, *, label: str | None = None) -> Completion:
         settings = self.settings
+        plan = self.budget.plan(request, label=label)  # may raise ContextWindowError: no call
         started = self._clock()
-        deadline = started + settings.retry_budget_s
+        deadline = started + settings.retry_budget_s * plan.timeout_s / settings.timeout_s
         failure = _Failure("no attempt made", retryable=False)
         attempt = 0
-        while attempt < settings.max_attempts:  # bounded by max_attempts
+        switched_form = False
+        while attempt < settings.max_attempts:  # bounded by max_attempts (plus one form switch)
             remaining = deadline - self._clock()
             if remaining < _MIN_ATTEMPT_S:
-                failure = _Failure(f"retry budget of {settings.retry_budget_s:g}s spent; last: {failure.reason}", False)
+                failure = _Failure(f"retry budget of {deadline - started:g}s spent; last: {failure.reason}", False)
                 break
             attempt += 1
             with self._lock:
                 self.attempts += 1
-            completion, failure = self._attempt(request, min(settings.timeout_s, remaining))
+            form = self._form(request)
+            completion, failure = self._attempt(request, min(plan.timeout_s, remaining), form)
             if completion is not None:
                 return replace(completion, attempts=attempt)
+            auto = request.structured is not None and request.structured[0] == "auto"
+            if failure.refused_form and form == JSON_SCHEMA and auto and not switched_form:
+                FORMS.refused(self._endpoint())
+                log.info("%s refuses response_format json_schema; sending json_object with the schema", self._where())
+                switched_form, attempt = True, attempt - 1  # not a failure of the call: ask again at once
+                continue
+            if failure.refused_form:
+                failure = _Failure(
+                    f"{failure.reason} (the endpoint does not take response_format {form}; "
+                    "try --memeval-structured=auto or off)",
+                    False,
+                )
+            if failure.too_long:
+                raise ContextWindowError(self.scrub(self._message(label, attempt, started, failure)))
             if not failure.retryable or attempt == settings.max_attempts:
                 break
             delay = self._delay(attempt, failure.retry_after)
@@ -101,29 +133,46 @@ class ChatClient:
             with self._lock:
                 self.retries += 1
             self._sleep(delay)
+        raise ResponseError(self.scrub(self._message(label, attempt, started, failure)))
+
+    def _message(self, label: str | None, attempt: int, started: float, failure: _Failure) -> str:
         elapsed = self._clock() - started
         target = f" for {label}" if label else ""
-        message = (
-            f"LLM call{target} to model {settings.model!r} at {self._where()} failed after "
+        return (
+            f"LLM call{target} to model {self.settings.model!r} at {self._where()} failed after "
             f"{attempt} attempt{'s' if attempt != 1 else ''} in {elapsed:.1f}s: {failure.reason}"
         )
-        raise ResponseError(self.scrub(message))
 
-    def _attempt(self, request: ChatRequest, timeout: float) -> tuple[Completion | None, _Failure]:
+    def _form(self, request: ChatRequest) -> str | None:
+        spec = request.structured
+        return None if spec is None else FORMS.form(spec[0], self._endpoint())
+
+    def _endpoint(self) -> str:
+        return self.base_url or "(default)"
+
+    def _attempt(self, request: ChatRequest, timeout: float, form: str | None = None) -> tuple[Completion | None, _Failure]:
         failure: _Failure | None = None
         try:
-            response = self._openai.chat.completions.create(**_arguments(request), timeout=timeout)
+            if self.settings.api == "completions":
+                response = self._openai.completions.create(**_completion_arguments(request), timeout=timeout)
+            else:
+                response = self._openai.chat.completions.create(**_arguments(request, form), timeout=timeout)
         except openai.APITimeoutError:
             failure = _Failure(f"timed out after {timeout:.2f}s", retryable=True)
         except openai.APIConnectionError as exc:
             failure = _Failure(f"connection error ({_cause_name(exc)})", retryable=True)
         except openai.APIStatusError as exc:
             status = exc.status_code
-            retryable = status in RETRYABLE_STATUS or status >= 500
+            message = self.scrub(str(exc.message))
+            refused = form is not None and refuses_schema_form(status, message)
+            too_long = not refused and says_too_long(message)
+            retryable = (status in RETRYABLE_STATUS or status >= 500) and not (refused or too_long)
             failure = _Failure(
-                f"HTTP {status}: {_one_line(self.scrub(str(exc.message)))}",
+                f"HTTP {status}: {_one_line(message)}",
                 retryable,
                 _retry_after(exc.response.headers) if retryable else None,
+                refused_form=refused,
+                too_long=too_long,
             )
         except openai.APIError as exc:  # e.g. a response that fails the client's validation
             failure = _Failure(f"unreadable response ({type(exc).__name__})", retryable=True)
@@ -132,7 +181,9 @@ class ChatClient:
         if failure is not None:
             return None, failure
         try:
-            return _completion(response), _Failure("", False)
+            if self.settings.api == "completions":
+                return _text_completion(response), _Failure("", False)
+            return replace(_completion(response), structured=form), _Failure("", False)
         except (AttributeError, IndexError, TypeError, ValueError) as exc:
             return None, _Failure(f"malformed completion ({type(exc).__name__})", retryable=True)
 
@@ -149,10 +200,11 @@ class ChatClient:
         return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}"  # no userinfo
 
     def close(self) -> None:
+        self.budget.close()
         self._openai.close()
 
 
-def _arguments(request: ChatRequest) -> dict[str, Any]:
+def _arguments(request: ChatRequest, form: str | None = None) -> dict[str, Any]:
     params = request.params
     args: dict[str, Any] = {
         "model": request.model,
@@ -165,9 +217,52 @@ def _arguments(request: ChatRequest) -> dict[str, Any]:
         args["logprobs"] = True
         if params.get("top_logprobs") is not None:
             args["top_logprobs"] = params["top_logprobs"]
+    extra = dict(params.get("extra") or {})
+    if form is not None and request.structured is not None:
+        extra["response_format"] = response_format(form, request.structured[1], request.template)
+    if extra:
+        args["extra_body"] = extra
+    return args
+
+
+def _completion_arguments(request: ChatRequest) -> dict[str, Any]:
+    """/completions: the messages as one plain text; `logprobs` is the number of alternatives."""
+    params = request.params
+    args: dict[str, Any] = {"model": request.model, "prompt": plain_prompt(request.messages), "temperature": params["temperature"]}
+    if params.get("max_tokens") is not None:
+        args["max_tokens"] = params["max_tokens"]
+    if params.get("logprobs"):
+        args["logprobs"] = params.get("top_logprobs") or 0
     if params.get("extra"):
         args["extra_body"] = dict(params["extra"])
     return args
+
+
+def _text_completion(response: Any) -> Completion:
+    choice = response.choices[0]
+    logprobs = None
+    raw = choice.logprobs
+    if raw is not None and raw.tokens is not None:
+        tops = raw.top_logprobs or [None] * len(raw.tokens)
+        logprobs = tuple(
+            TokenLogprob(
+                token,
+                float(logprob),
+                tuple(sorted(((t, float(lp)) for t, lp in (top or {}).items()), key=lambda pair: -pair[1])),
+            )
+            for token, logprob, top in zip(raw.tokens, raw.token_logprobs, tops, strict=True)
+        )
+    text = choice.text
+    if text is not None and not isinstance(text, str):
+        raise TypeError("completion text is not a string")
+    return Completion(text, choice.finish_reason, logprobs, getattr(response, "model", None), _usage(response))
+
+
+def _usage(response: Any) -> dict[str, int]:
+    usage = response.usage
+    if usage is None:
+        return {}
+    return {k: int(v) for k in ("prompt_tokens", "completion_tokens", "total_tokens") if isinstance(v := getattr(usage, k, None), int)}
 
 
 def _completion(response: Any) -> Completion:
@@ -179,14 +274,10 @@ def _completion(response: Any) -> Completion:
             TokenLogprob(t.token, float(t.logprob), tuple((a.token, float(a.logprob)) for a in (t.top_logprobs or ())))
             for t in content_logprobs
         )
-    usage = response.usage
-    counts = {}
-    if usage is not None:
-        counts = {k: int(v) for k in ("prompt_tokens", "completion_tokens", "total_tokens") if isinstance(v := getattr(usage, k, None), int)}
     content = choice.message.content
     if content is not None and not isinstance(content, str):
         raise TypeError("message content is not a string")
-    return Completion(content, choice.finish_reason, logprobs, getattr(response, "model", None), counts)
+    return Completion(content, choice.finish_reason, logprobs, getattr(response, "model", None), _usage(response))
 
 
 def _retry_after(headers: Any) -> float | None:

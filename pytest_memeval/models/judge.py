@@ -18,9 +18,10 @@ from ..types import Answer, Item, Verdict
 from .cache import CallCache
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
+from .responder import answer_schema
 from .settings import LLMSettings
-from .templates import PromptTemplate
 from .strict_json import InvalidOutput, read_object
+from .templates import PromptTemplate
 
 
 class JudgeOutputError(ResponseError):
@@ -33,6 +34,8 @@ class JudgeOutputError(ResponseError):
 
 
 class JudgePrompt(Protocol):
+    """May also have `schema(item) -> dict | None`, the JSON schema of the verdict."""
+
     template: PromptTemplate
 
     def messages(self, item: Item, answer: Answer) -> list[dict[str, str]]: ...
@@ -43,20 +46,26 @@ class JudgePrompt(Protocol):
 
 
 class TemplateJudgePrompt:
-    """A JudgePrompt from a template, a function giving its placeholder values, and a parser."""
+    """A JudgePrompt from a template, a function giving its placeholder values, and a parser;
+    the verdict's schema is the template's (`schema_values` fills its placeholders)."""
 
     def __init__(
         self,
         template: PromptTemplate,
         values: Callable[[Item, Answer], Mapping[str, str]],
         parse: Callable[[str], Verdict],
+        schema_values: Callable[[Item], Mapping[str, Any]] | None = None,
     ) -> None:
         self.template = template
         self._values = values
         self._parse = parse
+        self._schema_values = schema_values
 
     def messages(self, item: Item, answer: Answer) -> list[dict[str, str]]:
         return self.template.render(self._values(item, answer))
+
+    def schema(self, item: Item) -> dict[str, Any] | None:
+        return self.template.schema(self._schema_values(item) if self._schema_values else None)
 
     def parse(self, completion: Completion, item: Item) -> Verdict:
         if completion.content is None or not completion.content.strip():
@@ -114,7 +123,8 @@ class LLMJudge:
         return f"LLMJudge({self.name!r}, template={self.prompt.template.id!r})"
 
     def score(self, item: Item, answer: Answer, *, label: str | None = None) -> Verdict:
-        request = ChatRequest.build(self.settings, self.prompt.messages(item, answer), self.prompt.template.id)
+        schema = answer_schema(self.prompt, item)
+        request = ChatRequest.build(self.settings, self.prompt.messages(item, answer), self.prompt.template.id, schema)
         completion = self.caller.call(request, label=label)
         try:
             verdict = self.prompt.parse(completion, item)

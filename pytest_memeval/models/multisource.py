@@ -9,7 +9,7 @@ as missing-output errors).
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..types import Answer, ItemView, Memory
 from .calls import Completion
@@ -36,6 +36,10 @@ class MultisourcePrompt:
                 "memories": memory_document(memories),
             }
         )
+
+    def schema(self, view: ItemView) -> dict[str, Any] | None:
+        """{"answer": one of the item's labels, "would_skip": a boolean}."""
+        return self.template.schema({"labels": list(view.answer_space)})
 
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view.answer_space, allow_abstain=view.allow_abstain)

@@ -25,13 +25,22 @@ PrefetchRequest = tuple[str, ItemView, Sequence[Memory]]
 
 
 class ResponsePrompt(Protocol):
-    """A suite's prompt: messages from the public view and memories, an Answer from the reply."""
+    """A suite's prompt: messages from the public view and memories, an Answer from the reply.
+
+    A prompt may also have `schema(view) -> dict | None`, the JSON schema of the answer
+    (sent as a structured-output constraint); without it no schema is sent."""
 
     template: PromptTemplate
 
     def messages(self, view: ItemView, memories: Sequence[Memory]) -> list[dict[str, str]]: ...
 
     def parse(self, completion: Completion, view: ItemView) -> Answer: ...
+
+
+def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:
+    """`prompt.schema(subject)` when the prompt declares schemas, else None."""
+    schema = getattr(prompt, "schema", None)
+    return schema(subject) if callable(schema) else None
 
 
 @dataclass
@@ -76,7 +85,8 @@ class LLMResponder:
             return len(self._pending)
 
     def request(self, view: ItemView, memories: Sequence[Memory]) -> ChatRequest:
-        return ChatRequest.build(self.settings, self.prompt.messages(view, memories), self.prompt.template.id)
+        messages = self.prompt.messages(view, memories)
+        return ChatRequest.build(self.settings, messages, self.prompt.template.id, answer_schema(self.prompt, view))
 
     def prefetch(self, requests: Iterable[PrefetchRequest]) -> int:
         """Start the calls for these items in the background; returns how many were submitted."""
@@ -120,6 +130,7 @@ class LLMResponder:
         answer = self.prompt.parse(completion, view)
         detail: dict[str, Any] = dict(answer.detail)
         detail.update(template=self.prompt.template.id, finish_reason=completion.finish_reason, cached=completion.cached)
+        detail["structured"] = completion.structured
         if self.settings.logprobs:
             detail["logprobs"] = "available" if completion.logprobs is not None else "unavailable"
         return Answer(answer.label, answer.abstained, answer.valid, answer.raw, detail)

@@ -8,6 +8,7 @@ built, kept in a `Secret` whose repr hides it, and scrubbed from any text we emi
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,15 @@ from ..errors import ConfigError
 
 CacheMode = Literal["readwrite", "replay", "off"]
 CACHE_MODES: tuple[str, ...] = ("readwrite", "replay", "off")
+#: how a prompt's answer schema is sent (see models/structured.py)
+StructuredMode = Literal["auto", "json_schema", "json_object", "off"]
+STRUCTURED_MODES: tuple[str, ...] = ("auto", "json_schema", "json_object", "off")
+#: chat: /chat/completions; completions: /completions with the messages as plain text (base models)
+Api = Literal["chat", "completions"]
+APIS: tuple[str, ...] = ("chat", "completions")
 
+#: the completions API's key part; the number versions the plain-text rendering of messages
+COMPLETIONS_API = "completions/1"
 #: secrets shorter than this are not scrubbed from text (e.g. vLLM's placeholder "EMPTY")
 _MIN_SCRUBBED = 8
 
@@ -25,7 +34,8 @@ _MIN_SCRUBBED = 8
 @dataclass(frozen=True)
 class LLMSettings:
     """One model's call settings. Fields that change the output are part of the cache key
-    (model, temperature, max_tokens, logprobs, top_logprobs, extra); the others are not."""
+    (model, temperature, max_tokens, logprobs, top_logprobs, extra, api, and structured
+    when a prompt declares a schema); the others are not."""
 
     model: str
     #: None: $OPENAI_BASE_URL, else the openai client's default
@@ -47,6 +57,13 @@ class LLMSettings:
     top_logprobs: int | None = None
     #: extra request fields sent as-is (e.g. {"reasoning_effort": "high"}); part of the key
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: constrain answers to the prompt's JSON schema: auto tries the OpenAI form, then llama-cpp-python's
+    structured: StructuredMode = "auto"
+    api: Api = "chat"
+    #: the endpoint's context window in tokens; None: ask the server, and skip the check if it does not say
+    context_window: int | None = None
+    #: seconds added to timeout_s per 1,000 tokens of prompt and max_tokens (slow local models)
+    timeout_per_1k_tokens_s: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -56,11 +73,17 @@ class LLMSettings:
         if self.max_tokens is not None and self.max_tokens < 1:
             raise ConfigError(f"LLM settings: max_tokens must be >= 1, got {self.max_tokens}")
         for name in ("timeout_s", "retry_budget_s"):
-            if getattr(self, name) <= 0:
-                raise ConfigError(f"LLM settings: {name} must be > 0, got {getattr(self, name)}")
-        for name in ("backoff_s", "backoff_max_s"):
-            if getattr(self, name) < 0:
-                raise ConfigError(f"LLM settings: {name} must be >= 0, got {getattr(self, name)}")
+            if not (getattr(self, name) > 0 and math.isfinite(getattr(self, name))):
+                raise ConfigError(f"LLM settings: {name} must be a finite number > 0, got {getattr(self, name)}")
+        for name in ("backoff_s", "backoff_max_s", "timeout_per_1k_tokens_s"):
+            if not (getattr(self, name) >= 0 and math.isfinite(getattr(self, name))):
+                raise ConfigError(f"LLM settings: {name} must be a finite number >= 0, got {getattr(self, name)}")
+        if self.structured not in STRUCTURED_MODES:
+            raise ConfigError(f"LLM settings: structured {self.structured!r} is not one of {', '.join(STRUCTURED_MODES)}")
+        if self.api not in APIS:
+            raise ConfigError(f"LLM settings: api {self.api!r} is not one of {', '.join(APIS)}")
+        if self.context_window is not None and self.context_window < 1:
+            raise ConfigError(f"LLM settings: context_window must be >= 1, got {self.context_window}")
         for name in ("max_attempts", "concurrency"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"LLM settings: {name} must be >= 1, got {getattr(self, name)}")
@@ -89,7 +112,13 @@ class LLMSettings:
             params["top_logprobs"] = self.top_logprobs
         if self.extra:
             params["extra"] = dict(self.extra)
+        if self.api != "chat":
+            params["api"] = COMPLETIONS_API
         return params
+
+    def attempt_timeout(self, tokens: int) -> float:
+        """The timeout of one attempt whose prompt and answer budget total `tokens`."""
+        return self.timeout_s + self.timeout_per_1k_tokens_s * tokens / 1000
 
 
 class Secret:

@@ -11,20 +11,30 @@ or, for several turns, `[[messages]]` tables with `role` and `content`. Placehol
 escaping. Rendering is strict: every placeholder must be given and nothing else, so a
 typo fails loudly instead of leaving `$qustion` in a prompt. `name@version` goes into the
 cache key of every call made with the template.
+
+The JSON schema of the answer (sent as a structured-output constraint, see structured.py)
+is a `[schema]` table at the end of the file, or `[schemas.<variant>]` tables when the
+answer's form depends on the item (memfail's formats). A string value that is exactly
+`$name` is a placeholder for a value given in code (e.g. `enum = "$labels"`). The schema
+is not part of the rendered messages; when it is sent it is part of the cache key itself,
+so changing it needs no new version.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import ConfigError
 
 ROLES = ("system", "user", "assistant")
+_PLACEHOLDER = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,8 @@ class PromptTemplate:
     messages: tuple[tuple[str, str], ...]  # (role, template text)
     source: str = ""
     description: str = ""
+    #: (variant, schema as canonical JSON); variant "" is the [schema] table
+    schemas: tuple[tuple[str, str], ...] = ()
 
     @property
     def id(self) -> str:
@@ -53,6 +65,19 @@ class PromptTemplate:
             if not isinstance(value, str):
                 raise TypeError(f"template {self.id}: ${name} must be a str, got {type(value).__name__}")
         return [{"role": role, "content": Template(text).substitute(values)} for role, text in self.messages]
+
+    def schema(self, values: Mapping[str, Any] | None = None, variant: str = "") -> dict[str, Any] | None:
+        """The answer's JSON schema with its `$name` placeholders filled from `values`
+        (values it does not use are ignored); None when the template, or this variant,
+        declares none."""
+        declared = dict(self.schemas).get(variant)
+        if declared is None:
+            return None
+        schema, given = json.loads(declared), values or {}
+        missing = sorted(_placeholders(schema) - given.keys())
+        if missing:
+            raise ValueError(f"template {self.id}: schema {variant or '(default)'} needs values for {missing}")
+        return _fill(schema, given)
 
 
 def prompts_dir() -> Path:
@@ -107,7 +132,47 @@ def _from_table(data: Mapping[str, object], path: Path) -> PromptTemplate:
         messages=messages,
         source=text("source", False),
         description=text("description", False),
+        schemas=_schemas(data, path),
     )
+
+
+def _schemas(data: Mapping[str, object], path: Path) -> tuple[tuple[str, str], ...]:
+    found: list[tuple[str, object]] = []
+    if "schema" in data:
+        found.append(("", data["schema"]))
+    variants = data.get("schemas", {})
+    if not isinstance(variants, dict):
+        raise ConfigError(f"prompt template {path}: 'schemas' must be a table of [schemas.<variant>] tables")
+    found += sorted(variants.items())
+    out = []
+    for variant, schema in found:
+        where = f"schemas.{variant}" if variant else "schema"
+        if not isinstance(schema, dict) or "type" not in schema:
+            raise ConfigError(f"prompt template {path}: [{where}] must be a table with a 'type' (a JSON schema)")
+        out.append((variant, json.dumps(schema)))  # in the file's order: a grammar follows it
+    return tuple(out)
+
+
+def _fill(node: Any, values: Mapping[str, Any]) -> Any:
+    if isinstance(node, str):
+        match = _PLACEHOLDER.match(node)
+        return values.get(match.group(1), node) if match else node
+    if isinstance(node, dict):
+        return {key: _fill(value, values) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_fill(value, values) for value in node]
+    return node
+
+
+def _placeholders(node: Any) -> set[str]:
+    if isinstance(node, str):
+        match = _PLACEHOLDER.match(node)
+        return {match.group(1)} if match else set()
+    if isinstance(node, dict):
+        return set().union(*(_placeholders(v) for v in node.values())) if node else set()
+    if isinstance(node, list):
+        return set().union(*(_placeholders(v) for v in node)) if node else set()
+    return set()
 
 
 def _message(entry: object, path: Path) -> tuple[str, str]:

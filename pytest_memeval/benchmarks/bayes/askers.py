@@ -93,7 +93,8 @@ class LLMAsker:
         self.label = label
         base = responder.settings
         self.settings = {
-            LOGPROBS: replace(base, logprobs=True, top_logprobs=TOP_LOGPROBS),
+            # only the first token is read: one is all a probe needs generated
+            LOGPROBS: replace(base, logprobs=True, top_logprobs=TOP_LOGPROBS, max_tokens=1),
             VERBALISED: replace(base, logprobs=False, top_logprobs=None),
         }
         self.readout = LOGPROBS
@@ -103,7 +104,12 @@ class LLMAsker:
         jobs = [(probe, rotation) for probe in probes for rotation in range(len(probe.outcomes))]
         views = [probe.view(rotation, self.readout) for probe, rotation in jobs]
         requests = [
-            ChatRequest.build(self.settings[self.readout], self.prompt.messages(view, memories), self.prompt.template_for(view).id)
+            ChatRequest.build(
+                self.settings[self.readout],
+                self.prompt.messages(view, memories),
+                self.prompt.template_for(view).id,
+                self.prompt.schema(view),
+            )
             for view in views
         ]
         completions = list(self._pool.map(lambda request: self.caller.call(request, label=self.label), requests))

@@ -50,6 +50,16 @@ class BayesPrompt:
         template = self.template_for(view)
         return template.render({name: values[name] for name in template.variables})
 
+    def schema(self, view: ItemView) -> dict[str, Any] | None:
+        """Verbalised: one number per option letter. The log-prob readout sends none: it reads
+        the model's unconstrained next-token distribution."""
+        if view.extra.get("readout", LOGPROBS) == LOGPROBS:
+            return None
+        letters = list(LETTERS[: len(view.extra["options"])])
+        return self.templates[VERBALISED].schema(
+            {"letters": letters, "properties": {letter: {"type": "number"} for letter in letters}}
+        )
+
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         """The option reading as an Answer: `label` is the most likely option's outcome,
         detail holds the per-position probabilities; a log-prob probe answered without

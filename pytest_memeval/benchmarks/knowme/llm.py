@@ -7,7 +7,7 @@ is an invalid answer that keeps the raw text; nothing is coerced.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from ...models.calls import Completion
 from ...models.strict_json import InvalidOutput, read_object
@@ -32,6 +32,9 @@ class KnowmePrompt:
             "answer_format": str(view.extra.get("answer_format") or ANSWER_FORMATS["open"]),
             "memories": memory_document(memories),
         })
+
+    def schema(self, view: ItemView) -> dict[str, Any] | None:
+        return self.template.schema()
 
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view.task)

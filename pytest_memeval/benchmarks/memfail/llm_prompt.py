@@ -59,6 +59,11 @@ class MemfailPrompt:
         values = {"history": "", "memories": memory_list(memories), "question": f"{question}\n\n{self.formats[view.task]}"}
         return self.template.render(values)
 
+    def schema(self, view: ItemView) -> dict[str, Any] | None:
+        """The [schemas.<format>] of the item's answer format (Long-Hop: its option letters)."""
+        letters = list(LETTERS[: len(view.answer_space)])
+        return self.template.schema({"letters": letters}, variant=view.task)
+
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view, allow_unknown=self.variant == "guided")
         if not answer.valid and completion.truncated:

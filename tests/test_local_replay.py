@@ -1,0 +1,98 @@
+"""The committed real-model recording (`make record-local`): replayed offline it gives the
+committed verdicts (no server, no network, no [llm-local] extra); a prompt or schema change
+shows as a replay cache miss and, re-recorded against the real model, as a snapshot diff."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from live import SMOLLM, plugin_args
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / "fixtures" / "llm-local.sqlite"
+SNAPSHOTS = ROOT / "snapshots"
+
+
+def _makefile_runs() -> dict[str, tuple[str, list[str]]]:
+    """Each suite's -k selection and arguments, read from the Makefile that records them."""
+    text = (ROOT / "Makefile").read_text()
+    variables = dict(re.findall(r"^(\w+) \??= (.*)$", text, re.M))
+
+    def expand(value: str) -> str:
+        return re.sub(r"\$\((\w+)\)", lambda m: expand(variables.get(m.group(1), "")), value)
+
+    runs = {}
+    for suite in expand(variables["LOCAL_SUITES"]).split():
+        runs[suite] = (variables[f"LOCAL_SELECT_{suite}"], expand(variables[f"LOCAL_ARGS_{suite}"]).split())
+    return runs
+
+
+def _recorded_suites() -> list[str]:
+    runs = _makefile_runs()
+    return [s for s in runs if (SNAPSHOTS / f"test_{s}").is_dir()] if CACHE.is_file() else []
+
+
+@pytest.mark.parametrize("suite", _recorded_suites() or [pytest.param("none", marks=pytest.mark.skip(reason="no recording committed: make record-local"))])
+def test_the_committed_recording_replays_offline_with_the_same_verdicts(suite: str, suite_pytester: pytest.Pytester) -> None:
+    selection, args = _makefile_runs()[suite]
+    shutil.copytree(SNAPSHOTS / f"test_{suite}", suite_pytester.path / "snapshots" / f"test_{suite}")
+    report = suite_pytester.path / "report.json"
+    result = suite_pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--memsystem=chroma", "--memeval-k=3", "--memeval-snapshot",
+        f"--memeval-cache-file={CACHE}", "--memeval-cache=replay", "--memeval-max-errors=100000",
+        f"--memeval-suite={suite}", "-k", selection, f"--memeval-report={report}", "--snapshot-no-colors",
+        "--memeval-base-url=http://127.0.0.1:9/v1",  # nothing listens there: replay must not call
+        *[a for a in args if not a.startswith("--memeval-local-model")],
+        timeout=600,
+    )
+    records = json.loads(report.read_text())["records"]
+    snapshots = list((suite_pytester.path / "snapshots" / f"test_{suite}").rglob("*.json"))
+    assert len(records) >= len(snapshots) > 0
+    misses = [r["id"] for r in records if "replay cache miss" in r["reason"]]
+    assert misses == [], f"{len(misses)} items were not recorded (re-record with make record-local): {misses[:3]}"
+    assert "differs from its snapshot" not in result.stdout.str(), result.stdout.str()[-3000:]
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # wrong answers are findings
+
+
+EDITED_SCHEMA = """
+import pytest_memeval.models.multisource as multisource
+
+_schema = multisource.MultisourcePrompt.schema
+
+
+def schema(self, view):
+    # an edited answer schema: only the last label of the answer space remains
+    out = _schema(self, view)
+    out["properties"]["answer"]["enum"] = [view.answer_space[-1]]
+    return out
+
+
+multisource.MultisourcePrompt.schema = schema
+"""
+
+
+@pytest.mark.live_model
+@pytest.mark.xdist_group("live_model")
+def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suite_pytester: pytest.Pytester) -> None:
+    common = [
+        "--memsystem=none", "--memeval-suite=multisource", f"--memeval-responder=openai:{SMOLLM}",
+        "--memeval-max-tokens=48", "--memeval-snapshot", "--snapshot-no-colors",
+        f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}", "-k", "stable_121-A1 or stable_121-A3",
+    ]
+    recorded = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common, "--snapshot-update"), timeout=600)
+    assert "2 snapshots generated" in recorded.stdout.str(), recorded.stdout.str()[-2000:]
+    suite_pytester.makeconftest(EDITED_SCHEMA)
+    # replayed, the edited schema makes requests the recording never saw: errors naming the items
+    missed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common, "--memeval-cache=replay"), timeout=600)
+    assert missed.ret == pytest.ExitCode.TESTS_FAILED
+    assert "replay cache miss for s20260321-stable_121-A1" in missed.stdout.str()
+    # recorded against the real model, the new answers show as readable diffs of the verdicts
+    changed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common), timeout=600)
+    output = changed.stdout.str()
+    assert changed.ret == pytest.ExitCode.TESTS_FAILED, output[-3000:]
+    assert "the verdict differs from its snapshot" in output, output[-3000:]
+    assert '+   "answer": "20_or_more",' in output  # A1's last label, where the snapshot has another
