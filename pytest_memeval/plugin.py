@@ -75,7 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
                         f"suite {name} has no items in this selection (size {settings.size}, split "
                         f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
                     )
-        state.settings = attach_local_model(config, settings)  # last: nothing after it can fail
+        state.rebind(attach_local_model(config, settings))  # last: nothing after it can fail
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state

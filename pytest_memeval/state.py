@@ -104,6 +104,12 @@ class RunState:
             self._indexes[name] = self.suite(name).index()
         return self._indexes[name]
 
+    def rebind(self, settings: Settings) -> None:
+        """The same run with new settings (a local model server's address, known only once it
+        is up): suites built so far are rebuilt on next use; their item indexes stay."""
+        self.settings = settings
+        self._suites.clear()
+
     def use_workdir(self, workdir: Path) -> None:
         self.workdir = workdir
         self.embedder = LazyEmbedder(self.settings.embedder, self.settings.cache_dir)
