@@ -46,6 +46,14 @@ class Settings:
     suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: seconds one memory-system call may take before the item is an error
     adapter_timeout_s: float = DEFAULT_ADAPTER_TIMEOUT
+    #: how many times each item runs (--memeval-repeat); repeats of a run are one run
+    repeats: int = 1
+    #: retrieved memories kept in each record (0: none)
+    record_memories: int = 10
+    #: what gates do with a run that covers part of its suite: allow (with a note) or refuse
+    gate_subset: str = "allow"
+    #: seconds between progress lines while contexts are filled (0: none)
+    progress_s: float = 10.0
 
     @property
     def uses_llm(self) -> bool:

@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..repetition import current_repeat
 from .settings import LLMSettings
 
 #: bump when the key's canonical form or the stored completion format changes
@@ -27,20 +28,26 @@ class ChatRequest:
     params: Mapping[str, Any]
     #: "name@version" of the prompt template the messages came from ("" when none)
     template: str = ""
+    #: which repeat of the item asks (--memeval-repeat); 0 leaves the key as it always was
+    repeat: int = 0
 
     @classmethod
     def build(cls, settings: LLMSettings, messages: Sequence[Mapping[str, str]], template: str = "") -> "ChatRequest":
+        """The request, keyed to the repeat of the item being run (see pytest_memeval.repetition)."""
         frozen = tuple({"role": str(m["role"]), "content": str(m["content"])} for m in messages)
-        return cls(settings.model, frozen, settings.output_params(), template)
+        return cls(settings.model, frozen, settings.output_params(), template, current_repeat())
 
     def canonical(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "format": KEY_FORMAT,
             "model": self.model,
             "messages": [dict(m) for m in self.messages],
             "params": dict(self.params),
             "template": self.template,
         }
+        if self.repeat:
+            data["repeat"] = self.repeat
+        return data
 
     def key(self) -> str:
         text = json.dumps(self.canonical(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
