@@ -18,6 +18,7 @@ import pytest
 from . import collection, scheduling
 from .adapter_guard import describe
 from .errors import ConfigError, DataError, MemevalError
+from .extras import check_extras
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     RECORDED_KEY,
     STATE_KEY,
@@ -60,6 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         suites = available_suites()
         settings = read_settings(config, tuple(suites))
+        check_extras(settings)
         state = RunState.from_settings(settings)
         for name in suites:
             _register_suite_markers(config, name, suites[name])

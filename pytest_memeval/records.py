@@ -393,10 +393,13 @@ class RunSummary:
             _metrics(data.get("metrics", {}), where), breakdown, str(data.get("note", "")),
             _mapping(data.get("extra", {}), where), str(data.get("gate_blocker", "")),
         )
-        return cls(key, *(_int(data, name, where) for name in ("n_items", "n_scored", "n_invalid", "n_errors")),
-                   summary=summary, repeats=_int(data, "repeats", where) if "repeats" in data else 1,
-                   subset=Subset.from_json(data.get("subset"), f"{where}: subset"),
-                   flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"))
+        return cls(
+            key, _int(data, "n_items", where), _int(data, "n_scored", where), _int(data, "n_invalid", where),
+            _int(data, "n_errors", where), summary,
+            repeats=_int(data, "repeats", where) if "repeats" in data else 1,
+            subset=Subset.from_json(data.get("subset"), f"{where}: subset"),
+            flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"),
+        )
 
 
 @dataclass(frozen=True)

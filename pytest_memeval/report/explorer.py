@@ -55,7 +55,7 @@ def explorer_data(report: Report) -> dict[str, Any]:
     """Runs, memory texts and items (each with its records, one per run and repeat)."""
     keys = {suite: report.keys_of(suite) for suite in report.suites()}
     runs: dict[Any, int] = {}
-    run_list = []
+    run_list: list[dict[str, str]] = []
     for run in report.runs:
         runs[run.key] = len(run_list)
         run_list.append({"suite": run.key.suite, "label": run.key.label(keys[run.key.suite] or None),

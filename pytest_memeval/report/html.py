@@ -16,13 +16,19 @@ from typing import Mapping, Sequence, Union
 from ..records import SCHEMA, Report
 from .explorer import EXPLORER_SECTION, data_element, script_element, script_hash
 from .figures import Figure
-from .html_tables import comparisons_table, e, flipped_tables, gates_table, runs_table, settings_table
+from .html_tables import (
+    comparisons_table,
+    e,
+    flipped_tables,
+    gates_table,
+    runs_table,
+    settings_table,
+)
 from .report_figures import breakdown_figures, comparison_figure
 from .svg import render_svg
 
 ExtraFigures = Union[Sequence[Figure], Mapping[str, Sequence[Figure]]]
-CSP = (f"default-src 'none'; style-src 'unsafe-inline'; script-src {script_hash()}; "
-       "base-uri 'none'; form-action 'none'")
+CSP = f"default-src 'none'; style-src 'unsafe-inline'; script-src {script_hash()}; base-uri 'none'; form-action 'none'"
 STYLE = """
 :root { color-scheme: light; }
 body { margin: 0; background: #f6f7f9; color: #222; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI',

@@ -9,7 +9,15 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
 from ..record_values import FlippedItem
-from ..records import Comparison, GateVerdict, Metric, PairedMetric, Report, RunSummary, Unpaired
+from ..records import (
+    Comparison,
+    GateVerdict,
+    Metric,
+    PairedMetric,
+    Report,
+    RunSummary,
+    Unpaired,
+)
 from .figures import Estimate, format_number
 from .report_figures import format_p, run_labels
 

@@ -8,9 +8,10 @@ even that is too wide, the runs are split over several tables of the same rows.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import pytest
 
@@ -22,6 +23,8 @@ WIDTH = 100
 MIN_WIDTH = 60
 #: a row label longer than this is shortened
 MAX_LABEL = 34
+#: a column grows to show this much of one part of its run's label on one line
+MAX_HEADER = 32
 #: breakdowns with more cells than this are left to the reports
 MAX_CELLS = 10
 #: a breakdown cell's name is shortened beyond this many characters
@@ -142,14 +145,20 @@ def table_lines(labels: Sequence[str], rows: Sequence[Row], width: int = WIDTH, 
     label_width = min(MAX_LABEL, max(16, width // 3), max([len(r.label) for r in rows] + [8]))
     usable = max(width, MIN_WIDTH) - label_width - 2
 
-    def widths(measure: Callable[[tuple[str, str]], int]) -> list[int]:
-        own = [max([measure(r.cells[i]) for r in rows] + [len(min(_wrap_label(labels[i], 24), key=len, default=""))])
-               for i in range(len(labels))]
+    def widths(stacked: bool, header: int) -> list[int]:
+        # a column is as wide as its cells and as the longest part of its label (up to `header`)
+        def measure(cell: tuple[str, str]) -> int:
+            return max(len(cell[0]), len(cell[1])) if stacked else len(_joined(cell))
+
+        heads = [min(header, max(len(part) for part in label.split(" | "))) for label in labels]
+        own = [max([measure(r.cells[i]) for r in rows] + [heads[i]]) for i in range(len(labels))]
         return own if column_widths else [max(own + [8])] * len(labels)
 
-    beside = widths(lambda c: len(_joined(c)))
-    stacked = sum(w + 2 for w in beside) > usable
-    cell_widths = widths(lambda c: max(len(c[0]), len(c[1]))) if stacked else beside
+    # beside with whole labels, beside with wrapped labels, then the same stacked; else split
+    layouts = [(stacked, header) for stacked in (False, True) for header in (MAX_HEADER, 8)]
+    stacked, header = next((layout for layout in layouts if sum(w + 2 for w in widths(*layout)) <= usable),
+                           layouts[-1])
+    cell_widths = widths(stacked, header)
     lines: list[str] = []
     for number, chosen in enumerate(_chunks(cell_widths, usable)):
         if number:
@@ -179,12 +188,25 @@ def _header(label_width: int, labels: Sequence[str], widths: Sequence[int]) -> l
 
 
 def _wrap_label(label: str, width: int) -> list[str]:
+    """A run label in lines of `width`: broken at ' | ', then after ':', '.' or '/' (a
+    memory system's import path), then anywhere."""
     lines: list[str] = []
     for part in label.split(" | "):
         if lines and len(lines[-1]) + 3 + len(part) <= width:
             lines[-1] += " | " + part
-        else:
-            lines.extend(textwrap.wrap(part, width, break_on_hyphens=False) or [""])
+            continue
+        lines.append("")
+        for piece in re.split(r"(?<=[:./])", part):
+            while len(piece) > width:
+                if lines[-1]:
+                    lines.append("")
+                lines[-1], piece = piece[:width], piece[width:]
+                lines.append("")
+            if len(lines[-1]) + len(piece) > width:
+                lines.append("")
+            lines[-1] += piece
+        if not lines[-1] and len(lines) > 1:
+            lines.pop()
     return lines
 
 
@@ -282,7 +304,7 @@ def _wrap(text: str, first: str, rest: str, width: int = WIDTH) -> list[str]:
 def terminal_width(terminal: pytest.TerminalReporter) -> int:
     try:
         return int(terminal.config.get_terminal_writer().fullwidth)
-    except Exception:  # a reporter without a writer (a plugin replaced it): the default
+    except (AttributeError, ValueError, TypeError):  # a reporter without a writer: the default
         return WIDTH
 
 
