@@ -137,3 +137,36 @@ def test_bad_repeat_settings_are_usage_errors(toy_pytester: pytest.Pytester, arg
 def test_records_of_repeats_round_trip(tmp_path: Path) -> None:
     record = make_record("x", repeat=2)
     assert type(record).from_json(json.loads(json.dumps(record.to_json()))) == record
+
+
+def test_an_llm_run_asks_once_per_repeat_and_replays_each(suite_pytester: pytest.Pytester) -> None:
+    """Each repeat is its own cached call (prefetched per repeat); repeat 0's calls are the
+    calls of a run without repeats, so that run replays from the same cache."""
+    from llm_server import LLMServer, Request
+
+    def first_label(request: Request) -> str:
+        question = request.messages[0]["content"].split("# Survey Question", 1)[1]
+        label = question.split("\n- ", 1)[1].split()[0]
+        return json.dumps({"answer": label, "would_skip": False})
+
+    def run_llm(base_url: str, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+        path = suite_pytester.path / "report.json"
+        path.unlink(missing_ok=True)
+        result = suite_pytester.runpytest_subprocess(
+            "--memsystem=context", "--memeval-suite=multisource", "--memeval-responder=openai:scripted-model",
+            f"--memeval-base-url={base_url}", f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}",
+            f"--memeval-report={path}", "-p", "no:cacheprovider", "-k", "stable_121-A",
+            "--memeval-max-errors=100", *args,
+        )
+        return result, json.loads(path.read_text()) if path.exists() else {}
+
+    with LLMServer(first_label) as server:
+        _, recorded = run_llm(server.base_url, "--memeval-repeat=2")
+        items = {r["id"] for r in recorded["records"]}
+        assert len(items) > 1 and server.count == len(recorded["records"]) == 2 * len(items)  # one call per repeat
+    offline = "http://127.0.0.1:9/v1"
+    _, replayed = run_llm(offline, "--memeval-repeat=2", "--memeval-cache=replay")
+    assert [(r["id"], r["repeat"], r["answer"]) for r in replayed["records"]] == \
+        [(r["id"], r["repeat"], r["answer"]) for r in recorded["records"]]
+    _, single = run_llm(offline, "--memeval-cache=replay")  # no repeats: the repeat-0 entries
+    assert len(single["records"]) == len(items) and all(r["status"] == "scored" for r in single["records"])
