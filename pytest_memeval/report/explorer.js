@@ -7,7 +7,7 @@
   if (!source || !root) return;
   const data = JSON.parse(source.textContent);
   const $ = (id) => document.getElementById(id);
-  const PAGE = 200;
+  const PAGE = 50;
   let limit = PAGE;
 
   function el(tag, attrs, ...children) {
@@ -88,7 +88,7 @@
       const link = el("a", { href: "#item=" + encodeURIComponent(keyOf(item)), class: "item-link", text: item.id });
       return el("tr", {}, el("td", {}, link, item.flaky ? el("span", { class: "badge flaky", text: "flaky" }) : null),
         el("td", { text: item.suite }), el("td", { text: item.task }), badges(item),
-        el("td", { class: "question", text: item.question }));
+        el("td", { class: "question", title: item.question, text: item.question }));
     }));
     $("more").hidden = found.length <= limit;
   }

@@ -50,7 +50,7 @@ table { border-collapse: collapse; background: #fff; margin: 8px 0; font-size: 1
 th, td { padding: 5px 10px; border-bottom: 1px solid #e5e7eb; text-align: left; vertical-align: top; }
 th { background: #eef0f3; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.question { min-width: 24em; }
+td.question { max-width: 48em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .ci { color: #6b7280; font-size: 12px; }
 tr.sig td.diff { font-weight: 700; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 700; font-size: 12px;
