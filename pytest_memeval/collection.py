@@ -18,6 +18,7 @@ from .benchmarks.base import IndexEntry
 ITEM_ARG = "memeval_item_id"
 SYSTEM_ARG = "memeval_memsystem"
 K_ARG = "memeval_k"
+REPEAT_ARG = "memeval_repeat"
 #: the mark carrying an item's context id (scheduling and prefetching group by it)
 CONTEXT_MARK = "memeval_context"
 
@@ -43,9 +44,12 @@ def _mark(name: str, *args: str) -> pytest.MarkDecorator:
 
 
 def parametrize(
-    metafunc: pytest.Metafunc, suite: str, entries: Sequence[IndexEntry], memsystems: Sequence[str], ks: Sequence[int]
+    metafunc: pytest.Metafunc, suite: str, entries: Sequence[IndexEntry], memsystems: Sequence[str],
+    ks: Sequence[int], repeats: int = 1,
 ) -> None:
-    """One test per item (and per system and depth when several are given), grouped by context."""
+    """One test per item (and per system, depth and repeat when there are several), grouped
+    by context; repeats are the innermost axis (ids end in -r0, -r1, ...), so an item's
+    repeats run one after another."""
     suite_mark = _mark(suite)
     params = [
         pytest.param(
@@ -60,3 +64,5 @@ def parametrize(
         metafunc.parametrize(SYSTEM_ARG, list(memsystems), ids=list(memsystems))
     if len(ks) > 1:
         metafunc.parametrize(K_ARG, list(ks), ids=[f"k{k}" for k in ks])
+    if repeats > 1:
+        metafunc.parametrize(REPEAT_ARG, list(range(repeats)), ids=[f"r{r}" for r in range(repeats)])

@@ -5,18 +5,23 @@ come through `evaluate_record`, so every way of running an item makes the same r
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Iterator, Sequence
 
 from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import Suite
 from .errors import MemevalError
 from .prefetch import Prefetcher
 from .protocols import Judge, MemorySystem, ResponseModel
+from .record_values import RecordedMemory
 from .records import Record, RunKey
+from .repetition import repeat_scope
 from .runner import ContextFiller, Outcome, answer_error, conclude, error_record, namespace_for, retrieve, run_item
 from .state import RunState
-from .types import Item
+from .types import Item, Memory
+
+#: memories kept per record unless --memeval-record-memories says otherwise
+DEFAULT_RECORDED_MEMORIES = 10
 
 
 @dataclass(frozen=True)
@@ -29,11 +34,14 @@ class Components:
     responder: ResponseModel
     judge: Judge
     prefetcher: Prefetcher
+    #: how many retrieved memories each record keeps (0: none)
+    record_memories: int = DEFAULT_RECORDED_MEMORIES
 
     @classmethod
     def of_state(cls, state: RunState, prefetcher: Prefetcher, suite_ref: str, system_name: str) -> "Components":
         suite = state.suite(suite_ref)
-        return cls(suite, suite_ref, state.filler(system_name), state.responder(suite), state.judge(suite), prefetcher)
+        return cls(suite, suite_ref, state.filler(system_name), state.responder(suite), state.judge(suite), prefetcher,
+                   state.settings.record_memories)
 
     @classmethod
     def offline(cls, suite: Suite, system: MemorySystem, system_name: str, responder: ResponseModel) -> "Components":
@@ -45,8 +53,12 @@ class Components:
 ComponentsFactory = Callable[[], Components]
 
 
-def evaluate(parts: Components, item: Item, key: RunKey) -> Outcome:
-    """Raises a MemevalError (one line) when anything on the item's way fails."""
+def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Outcome:
+    """Raises a MemevalError (one line) when anything on the item's way fails.
+
+    Repeats of an item share its filled context; each repeat retrieves, answers and is
+    judged again, its model calls keyed by the repeat (see `repetition`).
+    """
     suite, filler = parts.suite, parts.filler
     if suite.interactive:
         # The suite writes and probes in its own order; the namespace is the item's alone.
@@ -54,32 +66,43 @@ def evaluate(parts: Components, item: Item, key: RunKey) -> Outcome:
         memory.reset()
         started = time.perf_counter()
         try:
-            answer = suite.interact(item, memory, parts.responder, key.k)
+            with repeat_scope(repeat):
+                answer = suite.interact(item, memory, parts.responder, key.k)
         except Exception as exc:
             raise answer_error(key.responder, item, exc) from exc
         seconds = time.perf_counter() - started - memory.retrieve_seconds
-        outcome = conclude(key, parts.suite_ref, item, answer, seconds, memory.totals(), memory, parts.judge)
+        with repeat_scope(repeat):
+            outcome = conclude(key, parts.suite_ref, item, answer, seconds, memory.totals(), memory, parts.judge)
         memory.reset()
         return outcome
     memory = filler.bind(namespace_for(suite.name, item.context_id))
-    if filler.ensure(memory, lambda: suite.context(item.context_id)):
+    if filler.ensure(memory, lambda: suite.context(item.context_id), f"{suite.name} {item.context_id}"):
         parts.prefetcher.start((parts.suite_ref, item.context_id), suite.item, memory, parts.responder, key.k)
-    retrieval = parts.prefetcher.take(key.memsystem, key.k, item.id) or retrieve(item, memory, key.k)
-    return run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
+    with repeat_scope(repeat):
+        retrieval = parts.prefetcher.take(key.memsystem, key.k, item.id, repeat) or retrieve(item, memory, key.k)
+        return run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
 
 
-def evaluate_record(build: ComponentsFactory, suite_ref: str, item_id: str, key: RunKey) -> tuple[Record, Outcome | None]:
+def evaluate_record(
+    build: ComponentsFactory, suite_ref: str, item_id: str, key: RunKey, repeat: int = 0,
+) -> tuple[Record, Outcome | None]:
     """The item's record whatever happens: an error record (one line) when any step fails,
     building the memory system or the item included; the outcome when it was answered."""
     item: Item | None = None
     try:
         parts = build()
         item = parts.suite.item(item_id)
-        outcome = evaluate(parts, item, key)
+        outcome = evaluate(parts, item, key, repeat)
     except Exception as exc:  # every failure on the item's way is its error, in one line
         message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
-        return error_record(key, suite_ref, item_id, message, item), None
-    return outcome.record, outcome
+        return replace(error_record(key, suite_ref, item_id, message, item), repeat=repeat), None
+    record = replace(outcome.record, repeat=repeat, memories=recorded(outcome.memories, parts.record_memories))
+    return record, replace(outcome, record=record)
+
+
+def recorded(memories: Sequence[Memory], limit: int) -> tuple[RecordedMemory, ...]:
+    """The first `limit` memories as a record keeps them (text shortened, id, score)."""
+    return tuple(RecordedMemory.of(m.text, m.id, m.score) for m in memories[:limit])
 
 
 def evaluate_items(parts: Components, item_ids: Iterable[str], key: RunKey) -> Iterator[Record]:

@@ -67,6 +67,12 @@ def memeval_k(request: pytest.FixtureRequest) -> int:
 
 
 @pytest.fixture
+def memeval_repeat() -> int:
+    """Which repeat of the item this test is (parametrized r0..rN-1 by --memeval-repeat N)."""
+    return 0
+
+
+@pytest.fixture
 def memeval_result(
     request: pytest.FixtureRequest,
     memeval_state: RunState,
@@ -74,6 +80,7 @@ def memeval_result(
     memeval_item_id: str,
     memeval_memsystem: str,
     memeval_k: int,
+    memeval_repeat: int,
 ) -> Outcome:
     """Fill the context, retrieve, answer and judge; the record goes to the session report."""
     marker = request.node.get_closest_marker("memeval")
@@ -83,9 +90,10 @@ def memeval_result(
     key = memeval_state.run_key(suite, memeval_memsystem, memeval_k)
     record, outcome = evaluate_record(
         lambda: Components.of_state(memeval_state, memeval_prefetcher, suite_ref, memeval_memsystem),
-        suite_ref, memeval_item_id, key,
+        suite_ref, memeval_item_id, key, memeval_repeat,
     )
     attach(request.node, record)
+    memeval_state.progress.item_done()
     if outcome is None:
         pytest.fail(record.reason, pytrace=False)
     if memeval_state.settings.snapshot:

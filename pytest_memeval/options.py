@@ -22,6 +22,7 @@ from .settings import Settings
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
 EMBEDDERS = ("minilm", "hashing")
+GATE_SUBSET = ("allow", "refuse")
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -167,6 +168,34 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption("--memeval-html", metavar="PATH", help="write a self-contained HTML report here")
     group.addoption(
+        "--memeval-repeat",
+        default="1",
+        metavar="N",
+        help="run each item N times (ids end in -r0 .. -rN-1) to measure how often verdicts change between "
+        "repeats (sampling responders and judges, nondeterministic systems); LLM calls are cached per "
+        "repeat (default: 1)",
+    )
+    group.addoption(
+        "--memeval-record-memories",
+        default="10",
+        metavar="N",
+        help="retrieved memories kept in each item's record for the reports, best first (0: none; default: 10)",
+    )
+    group.addoption(
+        "--memeval-gate-subset",
+        default="allow",
+        metavar="MODE",
+        help="gates on a run that covers part of its suite (-k, -m, --lf, --deselect): allow (the verdict "
+        "says so) or refuse (the gate fails) (default: allow)",
+    )
+    group.addoption(
+        "--memeval-progress",
+        default="10",
+        metavar="SECONDS",
+        help="print a progress line (items, texts embedded per second, ETA) at most this often while "
+        "contexts are filled; 0 turns it off (default: 10)",
+    )
+    group.addoption(
         "--memeval-bootstrap",
         default="2000",
         metavar="B",
@@ -217,7 +246,22 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         adapter_timeout_s=positive_float("--memeval-adapter-timeout", opt("memeval_adapter_timeout")),
         local_models=local_models,
         local_n_ctx=local_n_ctx,
+        repeats=_repeats(opt("memeval_repeat"), bool(opt("memeval_snapshot"))),
+        record_memories=integer("--memeval-record-memories", opt("memeval_record_memories"), 0),
+        gate_subset=choice("--memeval-gate-subset", opt("memeval_gate_subset"), GATE_SUBSET),
+        progress_s=_seconds_or_off("--memeval-progress", opt("memeval_progress")),
     )
+
+
+def _repeats(raw: str, snapshot: bool) -> int:
+    repeats = integer("--memeval-repeat", raw, 1)
+    if repeats > 1 and snapshot:
+        raise ConfigError("--memeval-repeat: a snapshot keeps one verdict per item; drop --memeval-snapshot to repeat")
+    return repeats
+
+
+def _seconds_or_off(option: str, raw: str) -> float:
+    return 0.0 if raw.strip() in ("0", "0.0") else positive_float(option, raw)
 
 
 def _suites(raw: str | None, available: tuple[str, ...]) -> tuple[str, ...]:

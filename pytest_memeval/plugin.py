@@ -7,6 +7,9 @@ aggregation of records into the reports and the exit status.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Generator
 
@@ -15,6 +18,7 @@ import pytest
 from . import collection, scheduling
 from .adapter_guard import describe
 from .errors import ConfigError, DataError, MemevalError
+from .extras import check_extras
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     RECORDED_KEY,
     STATE_KEY,
@@ -23,13 +27,16 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     memeval_k,
     memeval_memsystem,
     memeval_prefetcher,
+    memeval_repeat,
     memeval_result,
     memeval_state,
 )
 from .local_session import attach_local_model
 from .options import add_options, read_settings
+from .progress import PROGRESS_DIR, ProgressTracker
 from .registry import available_suites, load_object
 from .report.collector import SESSION_ERRORS, RecordCollector
+from .report.progress_display import ProgressDisplay
 from .report.session_report import SessionReport
 from .runner import error_record
 from .settings_checks import check_against_suites, check_before_run
@@ -39,6 +46,7 @@ COLLECTOR_NAME = "memeval-collector"
 REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
+PROGRESS_DIR_KEY = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -54,6 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         suites = available_suites()
         settings = read_settings(config, tuple(suites))
+        check_extras(settings)
         state = RunState.from_settings(settings)
         for name in suites:
             _register_suite_markers(config, name, suites[name])
@@ -83,13 +92,32 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
+        if settings.active and settings.progress_s > 0:
+            _register_progress(config, state)
+    elif PROGRESS_DIR in config.workerinput:  # type: ignore[attr-defined]
+        worker = config.workerinput["workerid"]  # type: ignore[attr-defined]
+        state.progress = ProgressTracker(worker, Path(config.workerinput[PROGRESS_DIR]) / f"{worker}.json")  # type: ignore[attr-defined]
     if settings.active and config.args_source != pytest.Config.ArgsSource.ARGS:
         config.args = [str(collection.bundled_suites_dir())]
+
+
+def _register_progress(config: pytest.Config, state: RunState) -> None:
+    """Progress lines: from the workers' files under xdist, from this process otherwise."""
+    interval = state.settings.progress_s
+    if getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None):
+        directory = config.stash[PROGRESS_DIR_KEY] = tempfile.mkdtemp(prefix="memeval-progress-")
+        display = ProgressDisplay.from_directory(config, interval, directory)
+    else:
+        display = ProgressDisplay(config, interval, lambda: [state.progress.snapshot()], threaded=False)
+        state.progress.listener = display.maybe_print
+    config.pluginmanager.register(display, "memeval-progress")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     if GROUPS_DIR_KEY in config.stash:
         scheduling.remove_groups_dir(config.stash[GROUPS_DIR_KEY])
+    if PROGRESS_DIR_KEY in config.stash:
+        shutil.rmtree(config.stash[PROGRESS_DIR_KEY], ignore_errors=True)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -119,7 +147,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         entries = state.index(marker.args[0])
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
-    collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks)
+    collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks,
+                           state.settings.repeats)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -139,10 +168,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller hook: tell each worker where its group table goes."""
+    """xdist controller hook: tell each worker where its group table and progress file go."""
     config = node.config
     if GROUPS_DIR_KEY in config.stash:
         node.workerinput[scheduling.GROUPS_DIR] = config.stash[GROUPS_DIR_KEY]
+    if PROGRESS_DIR_KEY in config.stash:
+        node.workerinput[PROGRESS_DIR] = config.stash[PROGRESS_DIR_KEY]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -175,12 +206,13 @@ def _fallback_record(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     item_id = callspec.params[collection.ITEM_ARG]
     system = callspec.params.get(collection.SYSTEM_ARG, state.settings.memsystems[0])
     k = callspec.params.get(collection.K_ARG, state.settings.k)
+    repeat = callspec.params.get(collection.REPEAT_ARG, 0)
     reason = describe(call.excinfo.value) if call.excinfo is not None else "failed outside the plugin"
     try:
         key = state.run_key(state.suite(marker.args[0]), system, k)
     except Exception:  # the suite itself cannot be built: there is no run to count it in
         return None
-    return error_record(key, marker.args[0], item_id, f"{item_id}: {reason}")
+    return replace(error_record(key, marker.args[0], item_id, f"{item_id}: {reason}"), repeat=repeat)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -201,6 +233,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         report = SessionReport.build(
             state.settings, state.suite, collector.by_run(), state.baseline,
             [*collector.session_errors, *state.session_errors], collector.snapshot_changes,
+            lambda suite_ref: _suite_size(state, suite_ref),
         )
         report.write_files(state.suite)
     except MemevalError as exc:
@@ -216,6 +249,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
     if REPORT_KEY in config.stash:
         config.stash[REPORT_KEY].write_terminal(terminalreporter)
+
+
+def _suite_size(state: RunState, suite_ref: str) -> int | None:
+    """Items of the suite in this run's selection of data (None when it cannot be indexed here)."""
+    try:
+        return len(state.index(suite_ref))
+    except Exception:  # the items ran, so their records count; only the subset note is lost
+        return None
 
 
 def _index(state: RunState, name: str) -> Any:

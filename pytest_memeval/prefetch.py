@@ -4,6 +4,8 @@ When a worker fills a context, it retrieves the memories of every selected item 
 context and hands them to the responder's `prefetch` (the LLM responder starts its calls
 in a bounded thread pool). Each test then takes its retrieval and its answer, which is
 usually ready. Offline responders have no `prefetch` and nothing changes for them.
+With --memeval-repeat, each selected repeat of an item retrieves and asks on its own,
+its calls keyed by the repeat.
 """
 
 from __future__ import annotations
@@ -13,34 +15,37 @@ from typing import Callable, Sequence
 
 import pytest
 
-from .collection import CONTEXT_MARK, ITEM_ARG
+from .collection import CONTEXT_MARK, ITEM_ARG, REPEAT_ARG
 from .protocols import ResponseModel
+from .repetition import repeat_scope
 from .runner import BoundMemory, Retrieval, retrieve
 from .types import Item
 
 ContextKey = tuple[str, str]  # (suite as the test names it, context id)
+Selected = tuple[str, int]  # (item id, repeat)
 
 
-def items_by_context(items: Sequence[pytest.Item]) -> dict[ContextKey, list[str]]:
-    """The selected item ids of each context, in run order (one entry per item, not per system)."""
-    grouped: dict[ContextKey, list[str]] = defaultdict(list)
+def items_by_context(items: Sequence[pytest.Item]) -> dict[ContextKey, list[Selected]]:
+    """The selected (item id, repeat) of each context, in run order (one entry per item
+    and repeat, not per system)."""
+    grouped: dict[ContextKey, list[Selected]] = defaultdict(list)
     for item in items:
         suite = item.get_closest_marker("memeval")
         group = item.get_closest_marker(CONTEXT_MARK)
         callspec = getattr(item, "callspec", None)
         if suite is None or group is None or callspec is None or ITEM_ARG not in callspec.params:
             continue
-        ids = grouped[(suite.args[0], group.args[0])]
-        item_id = callspec.params[ITEM_ARG]
-        if item_id not in ids:
-            ids.append(item_id)
+        selected = grouped[(suite.args[0], group.args[0])]
+        entry = (callspec.params[ITEM_ARG], callspec.params.get(REPEAT_ARG, 0))
+        if entry not in selected:
+            selected.append(entry)
     return dict(grouped)
 
 
 class Prefetcher:
-    def __init__(self, contexts: dict[ContextKey, list[str]]) -> None:
+    def __init__(self, contexts: dict[ContextKey, list[Selected]]) -> None:
         self.contexts = contexts
-        self._retrievals: dict[tuple[str, str], Retrieval] = {}
+        self._retrievals: dict[tuple[str, int, str, int], Retrieval] = {}
 
     def start(
         self, key: ContextKey, build_item: Callable[[str], Item], memory: BoundMemory, responder: ResponseModel, k: int
@@ -49,13 +54,20 @@ class Prefetcher:
         prefetch = getattr(responder, "prefetch", None)
         if prefetch is None:
             return 0
-        requests = []
-        for item_id in self.contexts.get(key, []):
-            item = build_item(item_id)
-            retrieval = retrieve(item, memory, k)
-            self._retrievals[(memory.system_name, k, item_id)] = retrieval
-            requests.append((item_id, item.view, retrieval.memories))
-        return int(prefetch(requests))
+        by_repeat: dict[int, list[str]] = defaultdict(list)
+        for item_id, repeat in self.contexts.get(key, []):
+            by_repeat[repeat].append(item_id)
+        submitted = 0
+        for repeat, item_ids in sorted(by_repeat.items()):
+            with repeat_scope(repeat):  # the requests are built (and keyed) here
+                requests = []
+                for item_id in item_ids:
+                    item = build_item(item_id)
+                    retrieval = retrieve(item, memory, k)
+                    self._retrievals[(memory.system_name, k, item_id, repeat)] = retrieval
+                    requests.append((item_id, item.view, retrieval.memories))
+                submitted += int(prefetch(requests))
+        return submitted
 
-    def take(self, system_name: str, k: int, item_id: str) -> Retrieval | None:
-        return self._retrievals.pop((system_name, k, item_id), None)
+    def take(self, system_name: str, k: int, item_id: str, repeat: int = 0) -> Retrieval | None:
+        return self._retrievals.pop((system_name, k, item_id, repeat), None)

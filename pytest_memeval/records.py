@@ -5,9 +5,11 @@
     RunKey        what makes a run: suite, memory system, responder, judge, k; its `label`
     Metric        a value with its confidence interval, n and minimum detectable effect
     SuiteSummary  what a suite's `summarize` returns for one run's scored records
-    RunSummary    a run's counts plus its suite summary
+    RunSummary    a run's counts plus its suite summary (and, where they apply, the subset
+                  of the suite it covered and the flakiness of its repeats)
     PairedMetric  one metric of a paired comparison
-    Comparison    two runs of a suite (or a run and its baseline), item by item
+    Comparison    two runs of a suite (or a run and its baseline), item by item, with
+                  the items whose verdict flipped
     GateVerdict   one CI gate on one run
     Report        all of the above: the JSON report, schema memeval-report/2
 
@@ -22,6 +24,19 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar
 
+from .record_values import (
+    FlippedItem,
+    RecordedMemory,
+    SchemaError,
+    Subset,
+    flipped_from_json,
+    memories_from_json,
+)
+from .record_values import integer as _int
+from .record_values import mapping as _mapping
+from .record_values import number as _number
+from .record_values import string as _str
+
 SCHEMA = "memeval-report/2"
 Status = Literal["scored", "invalid", "error"]
 STATUSES: tuple[Status, ...] = ("scored", "invalid", "error")
@@ -29,10 +44,6 @@ Source = Literal["run", "baseline"]
 DETERMINISTIC = "deterministic"
 
 T = TypeVar("T")
-
-
-class SchemaError(ValueError):
-    """Data that do not fit the report schema; the message is one line naming the field."""
 
 
 @dataclass(frozen=True, order=True)
@@ -90,6 +101,11 @@ class Record:
     - scored: the judge decided (`correct`, `score`, `detail`);
     - invalid: the response model answered outside the schema (`raw` keeps its text);
     - error: something on the item's way failed; `reason` is one line saying what.
+
+    What a reviewer needs to diagnose a miss is kept too: the public `question`, the
+    `memories` the system returned (the first --memeval-record-memories of them), the
+    answer, and the judge's verdict, `judge_reason` and `detail`. `repeat` numbers the
+    item's repeats (--memeval-repeat); repeats of one item share its id.
     """
 
     id: str
@@ -116,6 +132,14 @@ class Record:
     answer_detail: Mapping[str, Any] = field(default_factory=dict)
     #: an invalid answer's text
     raw: str = ""
+    #: the item's public question (ItemView.question): what the system was asked
+    question: str = ""
+    #: what the memory system returned, best first, capped by --memeval-record-memories
+    memories: tuple[RecordedMemory, ...] = ()
+    #: the judge's own words on the verdict
+    judge_reason: str = ""
+    #: which repeat of the item this is (0 without --memeval-repeat)
+    repeat: int = 0
     #: what ingestion did to the item's namespace, from adapters that say (mem0: memories added)
     ingest: Mapping[str, Any] = field(default_factory=dict)
 
@@ -138,6 +162,7 @@ class Record:
         for f in fields(self)[2:]:
             value = getattr(self, f.name)
             data[f.name] = dict(value) if isinstance(value, Mapping) else value
+        data["memories"] = [m.to_json() for m in self.memories]
         return data
 
     @classmethod
@@ -154,6 +179,7 @@ class Record:
         values = dict(data, key=RunKey.from_json(data["key"], f"{where}: key"))
         for name in ("strata", "detail", "answer_detail", "ingest"):
             values[name] = _mapping(values.get(name, {}), f"{where}: {name}")
+        values["memories"] = memories_from_json(values.get("memories", []), where)
         try:
             return cls(**values)
         except TypeError as exc:
@@ -236,8 +262,53 @@ EMPTY_SUMMARY = SuiteSummary(metrics={})
 
 
 @dataclass(frozen=True)
+class Flakiness:
+    """How the repeats of a run's items agreed (--memeval-repeat N, N > 1).
+
+    Over the `n_items` items scored in more than one repeat: `flaky` changed verdict
+    between repeats; `agreement` is the mean share of repeat pairs with the same verdict;
+    `pass_all` (pass^N) the share correct in every repeat, `pass_any` (pass@N) in at least
+    one. Intervals resample clusters, so an item's repeats stay inside its cluster.
+    `flaky_ids` names the first flaky items.
+    """
+
+    repeats: int
+    n_items: int
+    flaky: int
+    agreement: Metric
+    pass_all: Metric
+    pass_any: Metric
+    flaky_ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repeats": self.repeats, "n_items": self.n_items, "flaky": self.flaky,
+            "agreement": self.agreement.to_json(), "pass_all": self.pass_all.to_json(),
+            "pass_any": self.pass_any.to_json(), "flaky_ids": list(self.flaky_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> "Flakiness | None":
+        if data is None:
+            return None
+        data = _mapping(data, where)
+        ids = data.get("flaky_ids", [])
+        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+            raise SchemaError(f"{where}: flaky_ids must be a list of strings")
+        agreement, pass_all, pass_any = (Metric.from_json(data.get(name), f"{where}: {name}")
+                                         for name in ("agreement", "pass_all", "pass_any"))
+        return cls(_int(data, "repeats", where), _int(data, "n_items", where), _int(data, "flaky", where),
+                   agreement, pass_all, pass_any, tuple(ids))
+
+
+@dataclass(frozen=True)
 class RunSummary:
-    """One run: how its items ended, and its suite's summary of the scored ones."""
+    """One run: how its items ended, and its suite's summary of the scored ones.
+
+    With --memeval-repeat each item ran `repeats` times: `n_items` counts records (items
+    x repeats) and `flakiness` says how the repeats agreed. `subset` is set when the
+    selection (-k, -m, --lf, --deselect) left part of the suite out.
+    """
 
     key: RunKey
     n_items: int
@@ -245,6 +316,9 @@ class RunSummary:
     n_invalid: int
     n_errors: int
     summary: SuiteSummary = EMPTY_SUMMARY
+    repeats: int = 1
+    subset: Subset | None = None
+    flakiness: Flakiness | None = None
 
     def __post_init__(self) -> None:
         if self.n_items != self.n_scored + self.n_invalid + self.n_errors:
@@ -273,10 +347,20 @@ class RunSummary:
     def gate_blocker(self) -> str:
         return self.summary.gate_blocker
 
+    @property
+    def n_distinct(self) -> int:
+        """Items of the suite the run covered (records without repeats)."""
+        return self.n_items // max(1, self.repeats) if self.subset is None else self.subset.n
+
     @classmethod
-    def of(cls, key: RunKey, records: Sequence[Record], summary: SuiteSummary = EMPTY_SUMMARY) -> "RunSummary":
+    def of(
+        cls, key: RunKey, records: Sequence[Record], summary: SuiteSummary = EMPTY_SUMMARY,
+        subset: Subset | None = None, flakiness: Flakiness | None = None,
+    ) -> "RunSummary":
         counts = {status: sum(r.status == status for r in records) for status in STATUSES}
-        return cls(key, len(records), counts["scored"], counts["invalid"], counts["error"], summary)
+        repeats = len({r.repeat for r in records}) or 1
+        return cls(key, len(records), counts["scored"], counts["invalid"], counts["error"], summary,
+                   repeats, subset, flakiness)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -293,6 +377,9 @@ class RunSummary:
             "note": self.note,
             "extra": dict(self.extra),
             "gate_blocker": self.gate_blocker,
+            "repeats": self.repeats,
+            "subset": self.subset.to_json() if self.subset is not None else None,
+            "flakiness": self.flakiness.to_json() if self.flakiness is not None else None,
         }
 
     @classmethod
@@ -308,8 +395,13 @@ class RunSummary:
             _metrics(data.get("metrics", {}), where), breakdown, str(data.get("note", "")),
             _mapping(data.get("extra", {}), where), str(data.get("gate_blocker", "")),
         )
-        return cls(key, *(_int(data, name, where) for name in ("n_items", "n_scored", "n_invalid", "n_errors")),
-                   summary=summary)
+        return cls(
+            key, _int(data, "n_items", where), _int(data, "n_scored", where), _int(data, "n_invalid", where),
+            _int(data, "n_errors", where), summary,
+            repeats=_int(data, "repeats", where) if "repeats" in data else 1,
+            subset=Subset.from_json(data.get("subset"), f"{where}: subset"),
+            flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"),
+        )
 
 
 @dataclass(frozen=True)
@@ -373,6 +465,8 @@ class Comparison:
     metrics: Mapping[str, PairedMetric]
     only_a: Unpaired = Unpaired()
     only_b: Unpaired = Unpaired()
+    #: items whose verdict differs between a and b (by the share of repeats judged correct)
+    flipped: tuple[FlippedItem, ...] = ()
 
     def labels(self, among: Iterable[RunKey] | None = None) -> tuple[str, str]:
         """Names of the two sides; a baseline side says so."""
@@ -390,6 +484,7 @@ class Comparison:
             "only_a": {"count": self.only_a.count, "ids": list(self.only_a.ids)},
             "only_b": {"count": self.only_b.count, "ids": list(self.only_b.ids)},
             "metrics": {name: m.to_json() for name, m in self.metrics.items()},
+            "flipped": [f.to_json() for f in self.flipped],
         }
 
     @classmethod
@@ -412,6 +507,7 @@ class Comparison:
             {name: PairedMetric.from_json(m, f"{where}: {name}") for name, m in _mapping(data.get("metrics", {}), where).items()},
             unpaired["only_a"],
             unpaired["only_b"],
+            flipped_from_json(data.get("flipped", []), where),
         )
 
 
@@ -512,37 +608,10 @@ def finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _mapping(data: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise SchemaError(f"{where}: expected an object, got {type(data).__name__}")
-    return data
-
-
 def _list(data: Mapping[str, Any], name: str) -> list[Any]:
     value = data.get(name, [])
     if not isinstance(value, list):
         raise SchemaError(f"report: {name} must be a list")
-    return value
-
-
-def _str(data: Mapping[str, Any], name: str, where: str) -> str:
-    value = data.get(name)
-    if not isinstance(value, str):
-        raise SchemaError(f"{where}: {name} must be a string, got {value!r}")
-    return value
-
-
-def _int(data: Mapping[str, Any], name: str, where: str) -> int:
-    value = data.get(name)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise SchemaError(f"{where}: {name} must be an integer, got {value!r}")
-    return value
-
-
-def _number(data: Mapping[str, Any], name: str, where: str) -> float | None:
-    value = data.get(name)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        raise SchemaError(f"{where}: {name} must be a number, got {value!r}")
     return value
 
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 from .adapter_guard import AdapterGuard, describe
 from .errors import AdapterError, MemevalError, ResponseError
 from .memory.tokens import count_tokens
+from .progress import ProgressTracker
 from .protocols import Judge, MemorySystem, ResponseModel
 from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
@@ -129,21 +130,30 @@ class ContextFiller:
     system: MemorySystem
     filled: "OrderedDict[str, None]" = field(default_factory=OrderedDict)
     ingest_seconds: float = 0.0
+    #: told about each fill, session by session (the terminal's progress line)
+    progress: ProgressTracker | None = None
 
     def bind(self, namespace: str) -> BoundMemory:
         return BoundMemory(self.guard, self.system, namespace)
 
-    def ensure(self, memory: BoundMemory, build_context: Callable[[], Context]) -> bool:
-        """Fill the memory's namespace unless it is filled; True when it was filled now."""
+    def ensure(self, memory: BoundMemory, build_context: Callable[[], Context], label: str = "") -> bool:
+        """Fill the memory's namespace unless it is filled; True when it was filled now.
+        `label` names the context in progress lines."""
         namespace = memory.namespace
         if namespace in self.filled:
             self.filled.move_to_end(namespace)
             return False
         context = build_context()
         started = time.perf_counter()
+        if self.progress is not None:
+            self.progress.fill_started(label or context.id, len(context.sessions))
         memory.reset()
         for session in context.sessions:
             memory.ingest(session)
+            if self.progress is not None:
+                self.progress.session_ingested()
+        if self.progress is not None:
+            self.progress.fill_finished()
         self.ingest_seconds += time.perf_counter() - started
         self.filled[namespace] = None
         while len(self.filled) > FILLED_NAMESPACES_KEPT:
@@ -222,6 +232,8 @@ def conclude(
         detail=dict(verdict.detail),
         answer_detail=dict(answer.detail),
         raw="" if answer.valid else answer.raw,
+        question=item.view.question,
+        judge_reason=verdict.reason if answer.valid else "",
         ingest=memory.ingest_stats() or {},
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
@@ -240,6 +252,7 @@ def error_record(key: RunKey, suite_ref: str, item_id: str, message: str, item: 
         strata=dict(item.strata) if item is not None else {},
         reason=message,
         gold=item.gold if item is not None else None,
+        question=item.view.question if item is not None else "",
     )
 
 

@@ -50,6 +50,14 @@ class Settings:
     #: --memeval-local-model: models a loopback llama.cpp server serves for this run
     local_models: tuple[ModelSpec, ...] = ()
     local_n_ctx: int = DEFAULT_N_CTX
+    #: how many times each item runs (--memeval-repeat); repeats of a run are one run
+    repeats: int = 1
+    #: retrieved memories kept in each record (0: none)
+    record_memories: int = 10
+    #: what gates do with a run that covers part of its suite: allow (with a note) or refuse
+    gate_subset: str = "allow"
+    #: seconds between progress lines while contexts are filled (0: none)
+    progress_s: float = 10.0
 
     @property
     def uses_llm(self) -> bool:

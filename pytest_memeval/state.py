@@ -15,6 +15,7 @@ from .benchmarks.base import IndexEntry, Suite, SuiteOptions
 from .errors import ConfigError
 from .memory.resources import LazyEmbedder, Resources
 from .models.settings import LLMSettings
+from .progress import ProgressTracker, tracked_embedder
 from .records import DETERMINISTIC, RunKey
 from .settings import Settings
 from .protocols import Judge, MemorySystem, ResponseModel
@@ -83,6 +84,8 @@ class RunState:
     session_errors: list[str] = field(default_factory=list)
     #: records of --memeval-baseline, read on the controller only
     baseline: list[dict[str, Any]] | None = None
+    #: this process's fills and embeddings, for the terminal's progress line
+    progress: ProgressTracker = field(default_factory=ProgressTracker)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "RunState":
@@ -128,12 +131,12 @@ class RunState:
             guard = self.guard(system_name)
             workdir = self.workdir / _safe_dirname(system_name)
             workdir.mkdir(parents=True, exist_ok=True)
-            resources = Resources(workdir, self.embedder.get, self.settings.embedder)
+            resources = Resources(workdir, tracked_embedder(self.embedder.get, self.progress), self.settings.embedder)
             settings = self.adapter_settings(system_name)
             resolved = self.memsystems[system_name]
             system = guard.construct(lambda: build_memsystem(resolved, settings, resources))
             self._systems[system_name] = system
-            self._fillers[system_name] = ContextFiller(guard, system)
+            self._fillers[system_name] = ContextFiller(guard, system, progress=self.progress)
         return self._fillers[system_name]
 
     def run_key(self, suite: Suite, system_name: str, k: int) -> RunKey:

@@ -117,3 +117,15 @@ class PeeksAtResources(ContextMemory):
 
             json.dump(seen, log)
         return cls()
+
+
+class ForgetsEveryOtherTime(ContextMemory):
+    """Returns nothing on every second retrieval: repeated items change verdict (flaky)."""
+
+    def __init__(self, token_budget: int = 32_000) -> None:
+        super().__init__(token_budget)
+        self.calls = 0
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        self.calls += 1
+        return [] if self.calls % 2 == 0 else super().retrieve(namespace, query, k)

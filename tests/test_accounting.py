@@ -8,6 +8,7 @@ gates pass, and nothing may print a traceback.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -154,13 +155,14 @@ def test_a_two_depth_run_labels_every_table_series_and_figure_with_k(suite_pytes
         "--memeval-k=10,60", "-k", "stable_121 or stable_122", f"--memeval-html={html}",
     )
     output = result.stdout.str()
-    assert "multisource | chroma | reader | k=10" in output and "multisource | chroma | reader | k=60" in output
-    assert "chroma | reader | k=10  minus  chroma | reader | k=60" in output
+    # side by side, each column named by what differs between the runs: the depth
+    assert re.search(r"^ +chroma \| k=10 +chroma \| k=60$", output, re.M), output
+    assert "multisource: chroma | k=10  minus  chroma | k=60" in output
     assert {run["label"] for run in data["runs"]} == {"chroma | reader | k=10", "chroma | reader | k=60"}
     page = html.read_text()
     # figure series and table rows name each depth: never two series called just "chroma"
     assert "chroma | k=10</text>" in page and "chroma | k=60</text>" in page  # figure legends
-    assert "<td>chroma | k=10</td>" in page and "<td>chroma | k=60</td>" in page  # table rows
+    assert "<th>chroma | k=10</th>" in page and "<th>chroma | k=60</th>" in page  # table rows
     assert ">chroma</text>" not in page
 
 

@@ -9,7 +9,15 @@ import pytest
 
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.gate_syntax import Gate, parse_gate
-from pytest_memeval.records import Comparison, Metric, PairedMetric, Report, RunKey, RunSummary, SuiteSummary
+from pytest_memeval.records import (
+    Comparison,
+    Metric,
+    PairedMetric,
+    Report,
+    RunKey,
+    RunSummary,
+    SuiteSummary,
+)
 from pytest_memeval.report.gates import evaluate
 
 
@@ -129,7 +137,7 @@ def test_systems_of_one_run_are_compared_pairwise(toy_pytester: pytest.Pytester)
     # 12 items won in 4 people (clusters) of 3: the smallest two-sided p four clusters allow,
     # 2 / 2**4, not the 2 / 2**12 of item-level McNemar.
     assert cell["p_value"] == 2 / 16 and cell["p_holm"] == cell["p_value"] and cell["ci"] == [-1.0, 1.0]
-    result.stdout.fnmatch_lines(["*toy: context | reader | k=10  minus  none | reader | k=10  (12 paired items)*"])
+    result.stdout.fnmatch_lines(["*toy: context  minus  none  (12 paired items)*"])
 
 
 def test_baseline_pairs_by_id_and_names_unpaired_items(toy_pytester: pytest.Pytester) -> None:
@@ -141,7 +149,7 @@ def test_baseline_pairs_by_id_and_names_unpaired_items(toy_pytester: pytest.Pyte
     assert comparison["source"] == "baseline" and comparison["n_paired"] == 6
     assert comparison["only_a"] == {"count": 3, "ids": ["dev-city", "dev-colour", "dev-pet"]}
     assert comparison["only_b"]["count"] == 3
-    result.stdout.fnmatch_lines(["*3 items scored only in context | reader | k=10: dev-city, dev-colour, dev-pet*"])
+    result.stdout.fnmatch_lines(["*3 items scored only in context: dev-city, dev-colour, dev-pet*"])
 
 
 @pytest.mark.parametrize(
@@ -168,30 +176,38 @@ def test_missing_baseline_file(toy_pytester: pytest.Pytester, tmp_path: Path) ->
     result.stderr.fnmatch_lines(["ERROR: --memeval-baseline: * is not a file"])
 
 
-def test_terminal_summary_fits_in_100_columns() -> None:
-    from pytest_memeval.report.terminal import WIDTH, comparison_lines, gate_lines, run_lines
-
+@pytest.mark.parametrize("width", [60, 80, 100, 160])
+def test_terminal_summary_fits_the_terminal_width_with_runs_side_by_side(width: int) -> None:
     from pytest_memeval.records import Cell, Unpaired
+    from pytest_memeval.report.terminal import comparison_lines, gate_lines, suite_lines
 
     estimate = Metric(0.80879, (0.800926, 0.817133))
     key = RunKey("multisource", "mypackage.memory:LongAdapterName", "openai:qwen3-235b", k=15)
+    other = RunKey("multisource", "chroma", "openai:qwen3-235b", k=15)
     cells = {f"{t} x stated_vs_revealed": Cell(480, {"accuracy": estimate}) for t in "ABCDEFG"}
     summary = SuiteSummary({"accuracy": estimate, "selective_accuracy": estimate, "f05": estimate},
-                           {"type_x_difficulty": cells})
-    run = RunSummary(key, 34560, 34545, 3, 12, summary)
+                           {"type_x_difficulty": cells}, note="a note " * 30)
+    runs = (RunSummary(key, 34560, 34545, 3, 12, summary), RunSummary(other, 34560, 34560, 0, 0, summary))
     cell = PairedMetric(0.5, 0.7, -0.2364, (-0.273, -0.199), 0.0005, "paired_cluster_bootstrap", 0.081, p_holm=0.002)
     comparison = Comparison("multisource", key, RunKey("multisource", "chroma"), "baseline", 8640,
                             {"selective_accuracy": cell}, Unpaired(40, ("s20260321-stated_123-Ctrl2",) * 20))
     gate = evaluate(parse_gate("multisource.selective_accuracy:no-regression=0.02"), [], [comparison])[0]
-    lines = run_lines(run) + comparison_lines(comparison) + gate_lines(gate)
-    assert max(len(line) for line in lines) <= WIDTH, max(lines, key=len)
+    report = Report({}, runs, ())
+    table = suite_lines(report, "multisource", width)
+    lines = table + comparison_lines(comparison, width) + gate_lines(gate, width)
+    assert max(len(line) for line in lines) <= width, max(lines, key=len)
+    # one table: the metrics once, both runs beside each other (or stacked tables when narrow)
+    assert sum(line.lstrip().startswith("selective_accuracy") for line in table) == 1
+    assert any(line.strip().startswith("mypackage.") for line in table[:3])  # broken where it reads well
+    assert width < 80 or any("LongAdapterName" in line for line in table[:4])
+    assert "chroma" in table[1]
 
 
 def test_a_run_note_and_a_descriptive_cell_are_shown() -> None:
-    from pytest_memeval.report.terminal import comparison_lines, run_lines
+    from pytest_memeval.report.terminal import comparison_lines, suite_lines
 
     run = RunSummary(KEY, 3, 3, 0, 0, SuiteSummary({}, note="scores from the approximate offline judge"))
-    assert "  note: scores from the approximate offline judge" in run_lines(run)
+    assert "  note: scores from the approximate offline judge" in suite_lines(Report({}, (run,), ()), KEY.suite)
     cell = PairedMetric(None, None, 0.2, (0.1, 0.3), None, "descriptive")
     comparison = Comparison("s", KEY, RunKey("s", "b"), "run", 3, {"jaccard": cell})
     (line,) = [text for text in comparison_lines(comparison) if "jaccard" in text]

@@ -1,5 +1,6 @@
-"""The --memeval-html page: figure specs, SVG, page structure, escaping, determinism, and a
-real headless browser (Debian's chromium) that must render every figure and fetch nothing."""
+"""The --memeval-html page: figure specs, SVG, page structure, escaping, determinism, the
+item explorer's data, and a real headless browser (Debian's chromium) that must render
+every figure, fetch nothing, and let a reader find an item and open it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import zlib
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -20,11 +22,13 @@ from xml.etree import ElementTree
 
 import pytest
 
+from pytest_memeval.record_values import RecordedMemory
 from pytest_memeval.records import Report, RunKey, RunSummary
 from pytest_memeval.report.figures import (
     BarChart, DotPlot, Figure, ForestPlot, LineChart, LineSeries, ReferenceLine, Series, StackedBarChart,
     figure_from_json, figure_to_json,
 )
+from pytest_memeval.report.explorer import DATA_ID, explorer_data, script, script_hash, stage
 from pytest_memeval.report.html import CSP, render_html, write_html
 from pytest_memeval.report.report_figures import comparison_figure
 from pytest_memeval.report.svg import render_svg
@@ -187,8 +191,13 @@ def test_page_has_every_section_and_figure(page: str) -> None:
     assert len(svgs) == EXPECTED_FIGURES
     ids = [attrs["id"] for attrs in svgs]
     assert ids == [f"fig-{i}" for i in range(1, EXPECTED_FIGURES + 1)]
-    section_ids = {attrs.get("id") for tag, attrs in tags if tag == "section"}
-    assert {"settings", "gates", "suite-1-multisource", "suite-2-memfail", "suite-figures"} <= section_ids
+    section_ids = {attrs.get("id") for tag, attrs in tags if tag in ("section", "details")}
+    assert {"settings", "gates", "suite-1-multisource", "suite-2-memfail", "suite-figures", "items"} <= section_ids
+    # each suite folds; its figures and breakdowns are folded shut, so the page opens short
+    suites = [attrs for tag, attrs in tags if tag == "details" and "suite" in (attrs.get("class") or "")]
+    assert len(suites) == 2 and all("open" in attrs for attrs in suites)
+    folded = [attrs for tag, attrs in tags if tag == "details" and not attrs.get("class")]
+    assert folded and not any("open" in attrs for attrs in folded)
     titles = [html.unescape(t) for t in re.findall(r'<title id="fig-\d+-title">([^<]*)</title>', page)]
     assert len(titles) == EXPECTED_FIGURES
     assert titles[-5:] == [figure.title for figure in extra_figures()]
@@ -211,16 +220,63 @@ def test_page_shows_the_numbers(page: str) -> None:
 
 
 def test_page_escapes_hostile_strings(page: str) -> None:
-    assert "<script" not in page.lower()
+    assert "<script>alert" not in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    scripts = [attrs for tag, attrs in parse(page) if tag == "script"]
+    assert scripts == [{"type": "application/json", "id": DATA_ID}, {}]  # the data, then the explorer
+    assert page.count("<script") == 2 and page.count("</script>") == 2
     for tag, attrs in parse(page):
-        assert tag not in ("script", "img", "iframe", "object", "embed", "link", "base")
+        assert tag not in ("img", "iframe", "object", "embed", "link", "base")
         assert not [name for name in attrs if name.startswith("on")], (tag, attrs)
+
+
+def test_explorer_data_cannot_close_its_element() -> None:
+    hostile = "</script><script>alert(1)</script>\u2028&amp;"
+    report = make_report()
+    record = replace(report.records[0], question=hostile, answer=hostile, judge_reason=hostile,
+                     memories=(RecordedMemory.of(hostile, "m1", 0.5),))
+    page = render_html(replace(report, records=(record, *report.records[1:])))
+    opening = f'<script type="application/json" id="{DATA_ID}">'
+    start = page.index(opening) + len(opening)
+    text = page[start:page.index("</script>", start)]
+    assert "<" not in text and ">" not in text and "&" not in text
+    data = json.loads(text)
+    item = next(i for i in data["items"] if i["id"] == record.id)
+    assert item["question"] == hostile and item["records"][0]["answer"] == hostile
+    assert data["texts"][item["records"][0]["memories"][0][0]] == hostile
+
+
+def test_explorer_data_holds_what_a_reviewer_needs() -> None:
+    report = make_report()
+    memories = (RecordedMemory.of("The capital is Oslo.", "c-1", 0.91), RecordedMemory.of("x" * 1500, None, None))
+    record = replace(report.records[0], question="What is the capital?", answer="Lima", correct=False,
+                     judge_reason="expected Oslo", memories=memories, n_memories=12)
+    data = explorer_data(replace(report, records=(record, *report.records[1:])))
+    item = next(i for i in data["items"] if i["id"] == record.id and i["suite"] == record.key.suite)
+    assert item["question"] == "What is the capital?"
+    runs = {data["runs"][r["run"]]["label"] for r in item["records"]}
+    assert runs == {"context", "chroma"}  # both systems of the run on the same item
+    mine = next(r for r in item["records"] if data["runs"][r["run"]]["label"] == "context")
+    assert (mine["answer"], mine["correct"], mine["judge"], mine["stage"]) == ("Lima", False, "expected Oslo",
+                                                                             "wrong answer")
+    assert [data["texts"][m[0]] for m in mine["memories"]][0] == "The capital is Oslo."
+    assert mine["memories"][1][3] == 1500 and len(data["texts"][mine["memories"][1][0]]) == 1000
+    assert mine["n_memories"] == 12
+
+
+def test_a_failure_stage_comes_from_the_judge_or_the_status() -> None:
+    record = make_report().records[0]
+    assert stage(replace(record, correct=True)) == "passed"
+    assert stage(replace(record, correct=False, detail={"stage": "retrieval"})) == "retrieval"
+    assert stage(replace(record, correct=False, abstained=True)) == "abstained"
+    assert stage(replace(record, status="error", correct=None, reason="boom")) == "error"
 
 
 def test_page_loads_nothing(page: str) -> None:
     assert f'<meta http-equiv="Content-Security-Policy" content="{CSP}">' in page
-    assert "default-src 'none'" in CSP and "script-src" not in CSP
+    assert "default-src 'none'" in CSP and f"script-src {script_hash()};" in CSP  # the explorer only
+    assert "unsafe" not in CSP.replace("style-src 'unsafe-inline'", "")
+    assert f"<script>{script()}</script>" in page
     assert not re.search(r"https?:|//[a-z0-9]|\burl\((?!#)|@import", page, re.IGNORECASE)
     for tag, attrs in parse(page):
         assert "src" not in attrs and "srcset" not in attrs
@@ -272,6 +328,7 @@ const found = {violations: [], svgs: [], overflow: []};
 document.addEventListener('securitypolicyviolation',
                           e => found.violations.push(e.violatedDirective + ' ' + e.blockedURI));
 window.addEventListener('load', () => {
+  for (const details of document.querySelectorAll('details')) details.open = true;
   for (const svg of document.querySelectorAll('svg')) {
     const box = svg.getBoundingClientRect();
     found.svgs.push([svg.id, box.width, box.height, svg.querySelectorAll('rect, line, circle, polyline').length]);
@@ -314,19 +371,22 @@ def run_browser(profile: Path, *args: str, timeout: float = 90) -> str:
     return out
 
 
-def with_check(page: str, extra_body: str = "") -> str:
-    """The page with CHECK inlined, allowed by its hash: the policy still forbids everything else."""
-    digest = base64.b64encode(hashlib.sha256(CHECK.encode()).digest()).decode()
-    page = page.replace(CSP, f"{CSP}; script-src 'sha256-{digest}'", 1)
-    page = page.replace("</title>", f"</title><script>{CHECK}</script>", 1)
+def with_check(page: str, extra_body: str = "", check: str = CHECK) -> str:
+    """The page with a check script inlined, allowed by its hash beside the explorer's: the
+    policy still forbids everything else."""
+    digest = base64.b64encode(hashlib.sha256(check.encode()).digest()).decode()
+    page = page.replace(f"script-src {script_hash()}", f"script-src {script_hash()} 'sha256-{digest}'", 1)
+    page = page.replace("</title>", f"</title><script>{check}</script>", 1)
     return page.replace("</main>", f"{extra_body}</main>", 1)
 
 
-def measured(tmp_path: Path, page: str) -> dict[str, Any]:
+def measured(tmp_path: Path, page: str, url_suffix: str = "") -> dict[str, Any]:
     path = tmp_path / "check.html"
     path.write_text(page, encoding="utf-8")
-    dom = run_browser(tmp_path / "profile", "--dump-dom", path.as_uri())
+    dom = run_browser(tmp_path / "profile", "--dump-dom", path.as_uri() + url_suffix)
     match = re.search(r'<pre id="memeval-check">(.*?)</pre>', dom, re.DOTALL)
+    if not match:
+        (tmp_path / "dumped.html").write_text(dom, encoding="utf-8")
     assert match, f"the check did not run; dumped DOM starts: {dom[:300]!r}"
     return json.loads(html.unescape(match.group(1)))
 
@@ -358,10 +418,75 @@ def test_browser_screenshot_is_not_blank(tmp_path: Path, page: str) -> None:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == WINDOW
     # A blank page filters to a handful of byte values; text, bars and lines give hundreds.
+    assert distinct_bytes(data) > 64
+
+
+#: drives the explorer like a reader: search an id, open the first match, read what is shown;
+#: then puts the opened item at the top of the page (a headless screenshot shows the top)
+EXPLORE = """
+window.addEventListener('load', () => {
+  const found = {};
+  const search = document.getElementById('q');
+  search.value = 'ada-city';
+  search.dispatchEvent(new Event('input'));
+  found.rows = [...document.querySelectorAll('#list tbody tr')].map(row => row.cells[0].textContent);
+  found.count = document.getElementById('count').textContent;
+  document.querySelector('#list tbody a.item-link').click();
+  const detail = document.getElementById('detail');
+  found.hidden = detail.hidden;
+  found.title = detail.querySelector('h3').textContent;
+  found.sides = [...detail.querySelectorAll('.side')].map(side => ({
+    run: side.querySelector('h4').textContent,
+    verdicts: [...side.querySelectorAll('.record > div > .badge')].map(b => b.textContent),
+    memories: [...side.querySelectorAll('.memory')].map(m => m.textContent),
+    text: side.innerText,
+  }));
+  found.question = detail.querySelector('.field').textContent;
+  document.querySelector('main').prepend(detail);
+  window.scrollTo(0, 0);
+  const out = document.createElement('pre');
+  out.id = 'memeval-check';
+  out.textContent = JSON.stringify(found);
+  document.body.append(out);
+});
+"""
+
+
+def run_two_systems(toy_pytester: pytest.Pytester) -> str:
+    """The HTML page of a real two-system run (toy suite, context against none)."""
+    html_path = toy_pytester.path / "report.html"
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", f"--memeval-html={html_path}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]  # none answers nothing
+    return html_path.read_text(encoding="utf-8")
+
+
+@needs_browser
+def test_browser_finds_an_item_opens_it_and_shows_memories_and_verdicts(
+    toy_pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    page = with_check(run_two_systems(toy_pytester), check=EXPLORE)
+    found = measured(tmp_path, page)
+    assert found["rows"] == ["ada-city"] and found["count"] == "1 of 12 items"
+    assert not found["hidden"] and found["title"] == "ada-city"
+    assert found["question"] == "question: What is the city of ada?"
+    context, none = found["sides"]
+    assert (context["run"], none["run"]) == ("context", "none")  # side by side on the same item
+    assert context["verdicts"] == ["passed"] and none["verdicts"] == ["failed (abstained)"]
+    assert "The city of ada is lima." in context["memories"]
+    assert "answer: lima" in context["text"] and none["memories"] == []
+    shot = tmp_path / "item.png"
+    path = tmp_path / "item.html"
+    path.write_text(page, encoding="utf-8")
+    run_browser(tmp_path / "profile-shot", f"--screenshot={shot}", path.as_uri())
+    assert distinct_bytes(shot.read_bytes()) > 64  # the opened item is drawn, not a blank page
+
+
+def distinct_bytes(png: bytes) -> int:
+    """How many byte values the image data holds: a blank page has a handful, text hundreds."""
     chunks, offset = [], 8
-    while offset < len(data):
-        length, kind = int.from_bytes(data[offset:offset + 4], "big"), data[offset + 4:offset + 8]
+    while offset < len(png):
+        length, kind = int.from_bytes(png[offset:offset + 4], "big"), png[offset + 4:offset + 8]
         if kind == b"IDAT":
-            chunks.append(data[offset + 8:offset + 8 + length])
+            chunks.append(png[offset + 8:offset + 8 + length])
         offset += 12 + length
-    assert len(set(zlib.decompress(b"".join(chunks)))) > 64
+    return len(set(zlib.decompress(b"".join(chunks))))

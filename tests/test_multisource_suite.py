@@ -90,7 +90,7 @@ def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester)
     result.stdout.fnmatch_lines(["*test_multisource[[]s20260324-stable_131-A1[]]", "108 tests collected*"])
     outcome = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={REFERENCE}", "-q")
     assert outcome.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    outcome.stdout.fnmatch_lines(["multisource | context | reader | k=10  n=108"])
+    outcome.stdout.fnmatch_lines(["multisource", "*context", "  items *108"])
 
 
 @needs_reference

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from ..repetition import current_repeat
 from .settings import LLMSettings
 
 #: bump when the key's canonical form or the stored completion format changes
@@ -28,6 +29,8 @@ class ChatRequest:
     params: Mapping[str, Any]
     #: "name@version" of the prompt template the messages came from ("" when none)
     template: str = ""
+    #: which repeat of the item asks (--memeval-repeat); 0 leaves the key as it always was
+    repeat: int = 0
 
     @classmethod
     def build(
@@ -37,7 +40,8 @@ class ChatRequest:
         template: str = "",
         schema: Mapping[str, Any] | None = None,
     ) -> "ChatRequest":
-        """`schema`: the answer's JSON schema, sent unless structured output is off (the
+        """The request, keyed to the repeat of the item being run (see pytest_memeval.repetition).
+        `schema`: the answer's JSON schema, sent unless structured output is off (the
         completions API has no response_format, so it is not sent there either)."""
         frozen = tuple({"role": str(m["role"]), "content": str(m["content"])} for m in messages)
         params = settings.output_params()
@@ -45,7 +49,7 @@ class ChatRequest:
             # as text, in its own key order: a server's grammar follows the properties' order
             text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
             params["structured"] = {"mode": settings.structured, "schema": text}
-        return cls(settings.model, frozen, params, template)
+        return cls(settings.model, frozen, params, template, current_repeat())
 
     @property
     def structured(self) -> tuple[str, dict[str, Any]] | None:
@@ -58,13 +62,16 @@ class ChatRequest:
         return "\n".join(m["content"] for m in self.messages)
 
     def canonical(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "format": KEY_FORMAT,
             "model": self.model,
             "messages": [dict(m) for m in self.messages],
             "params": dict(self.params),
             "template": self.template,
         }
+        if self.repeat:
+            data["repeat"] = self.repeat
+        return data
 
     def key(self) -> str:
         text = json.dumps(self.canonical(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))

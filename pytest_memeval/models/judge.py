@@ -8,6 +8,7 @@ returns every judge's parsed verdict or failure; its combined verdict needs at l
 
 from __future__ import annotations
 
+import contextvars
 import statistics
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -184,7 +185,9 @@ class JudgePanel:
 
     def verdicts(self, item: Item, answer: Answer, *, label: str | None = None) -> dict[str, Verdict | JudgeFailure]:
         """Each judge's verdict, or its failure to give a readable one; transport errors raise."""
-        futures = {j.name: self._pool.submit(j.score, item, answer, label=label) for j in self.judges}
+        # each call runs in a copy of this context, so the item's repeat keys its cache entry
+        futures = {j.name: self._pool.submit(contextvars.copy_context().run, j.score, item, answer, label=label)
+                   for j in self.judges}
         out: dict[str, Verdict | JudgeFailure] = {}
         for name, future in futures.items():
             try:

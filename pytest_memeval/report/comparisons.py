@@ -1,17 +1,20 @@
 """Paired comparisons: every pair of runs of a suite in one session, and each run against
 its baseline.
 
-Records are paired by item id. Items scored on one side only (missing, errored or
-invalid on the other) are counted and named, never silently dropped. All p-values of one
-session form one family for the Holm correction.
+Records are paired by item id (and repeat, with --memeval-repeat). Items scored on one
+side only (missing, errored or invalid on the other) are counted and named, never
+silently dropped. All p-values of one session form one family for the Holm correction.
+Items whose verdict differs between the sides are listed as flipped.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import replace
 from itertools import combinations
 from typing import Callable, Mapping, Sequence
 
+from ..record_values import FlippedItem
 from ..records import Comparison, PairedMetric, Record, RunKey, Source, Unpaired, p_value_cells, with_holm
 
 CompareFn = Callable[[Sequence[Record], Sequence[Record]], Mapping[str, PairedMetric]]
@@ -19,8 +22,32 @@ CompareFn = Callable[[Sequence[Record], Sequence[Record]], Mapping[str, PairedMe
 NAMED_IDS = 20
 
 
-def scored_by_id(records: Sequence[Record]) -> dict[str, Record]:
-    return {r.id: r for r in records if r.is_scored}
+PairKey = tuple[str, int]  # (item id, repeat)
+
+
+def scored_by_id(records: Sequence[Record]) -> dict[PairKey, Record]:
+    return {(r.id, r.repeat): r for r in records if r.is_scored}
+
+
+def named(key: PairKey) -> str:
+    """An item as an unpaired list names it: its id, and its repeat beyond the first."""
+    item_id, repeat = key
+    return f"{item_id} r{repeat}" if repeat else item_id
+
+
+def flipped_items(a: Sequence[Record], b: Sequence[Record]) -> tuple[FlippedItem, ...]:
+    """Items (paired records) whose share of repeats judged correct differs between a and
+    b, those worse in a first, then by id."""
+    shares = []
+    for side in (a, b):
+        verdicts: dict[str, list[bool]] = defaultdict(list)
+        for record in side:
+            if record.correct is not None:
+                verdicts[record.id].append(bool(record.correct))
+        shares.append({i: sum(v) / len(v) for i, v in verdicts.items()})
+    flips = [FlippedItem(i, shares[0][i], shares[1][i])
+             for i in sorted(shares[0].keys() & shares[1].keys()) if shares[0][i] != shares[1][i]]
+    return tuple(sorted(flips, key=lambda f: (not f.worse_in_a, f.id)))
 
 
 def compare_runs(
@@ -50,8 +77,9 @@ def compare_runs(
         source=source,
         n_paired=len(common),
         metrics=metrics,
-        only_a=Unpaired(len(only_a), tuple(only_a[:NAMED_IDS])),
-        only_b=Unpaired(len(only_b), tuple(only_b[:NAMED_IDS])),
+        only_a=Unpaired(len(only_a), tuple(map(named, only_a[:NAMED_IDS]))),
+        only_b=Unpaired(len(only_b), tuple(map(named, only_b[:NAMED_IDS]))),
+        flipped=flipped_items([by_id_a[i] for i in common], [by_id_b[i] for i in common]),
     )
 
 

@@ -120,17 +120,30 @@ class ForestPlot:
         _set(self, "value_range", _range(self.value_range))
 
 
+#: line styles a series may ask for
+DASHES = ("", "dotted", "dashed")
+
+
 @dataclass(frozen=True)
 class LineSeries:
-    """Points joined in the given order; a reference series is drawn dashed and grey."""
+    """Points joined in the given order; a reference series is drawn dashed and grey.
+
+    `color` (a palette index) lets series that belong together share a colour (a curve
+    and its reference); `dash` ("dotted" or "dashed") tells runs apart within a colour.
+    A series of one point is drawn as a marker.
+    """
 
     name: str
     points: tuple[tuple[float, float], ...]
     markers: bool = False
     reference: bool = False
+    color: int | None = None
+    dash: str = ""
 
     def __post_init__(self) -> None:
         _set(self, "points", tuple((float(x), float(y)) for x, y in self.points))
+        if self.dash not in DASHES:
+            raise ValueError(f"LineSeries dash must be one of {DASHES}, not {self.dash!r}")
 
 
 @dataclass(frozen=True)

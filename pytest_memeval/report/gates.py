@@ -2,6 +2,8 @@
 
 Each verdict is printed with the smallest effect the run could detect, so a gate that
 cannot fail on this much data is visible as toothless. Values are compared unrounded.
+A run that covers part of its suite (-k, -m, --lf, --deselect) says so in the verdict;
+with --memeval-gate-subset=refuse its gates fail.
 """
 
 from __future__ import annotations
@@ -22,15 +24,35 @@ _OPS: Mapping[str, Callable[[float, float], bool]] = {
 _MDE_FACTOR = 1.959964 + 0.841621
 
 
-def evaluate(gate: Gate, runs: Sequence[RunSummary], comparisons: Sequence[Comparison]) -> list[GateVerdict]:
+def evaluate(
+    gate: Gate, runs: Sequence[RunSummary], comparisons: Sequence[Comparison], refuse_subsets: bool = False,
+) -> list[GateVerdict]:
     """One verdict per run the gate applies to; a gate that matches nothing fails."""
     if gate.needs_baseline:
-        return _no_regression(gate, comparisons)
-    matching = [r for r in runs if r.key.suite == gate.suite and gate.system in (None, r.key.memsystem)]
-    if not matching:
-        ran = ", ".join(sorted({f"{r.key.suite}[{r.key.memsystem}]" for r in runs})) or "none"
-        return [GateVerdict(gate.expression, False, f"no run of this suite and system in the session (runs: {ran})")]
-    return [_threshold(gate, run) for run in matching]
+        verdicts = _no_regression(gate, comparisons)
+        keys = [c.a for c in comparisons if c.source == "baseline" and c.suite == gate.suite
+                and gate.system in (None, c.a.memsystem)]
+    else:
+        matching = [r for r in runs if r.key.suite == gate.suite and gate.system in (None, r.key.memsystem)]
+        if not matching:
+            ran = ", ".join(sorted({f"{r.key.suite}[{r.key.memsystem}]" for r in runs})) or "none"
+            return [GateVerdict(gate.expression, False, f"no run of this suite and system in the session (runs: {ran})")]
+        verdicts, keys = [_threshold(gate, run) for run in matching], [run.key for run in matching]
+    if len(keys) != len(verdicts):  # no comparison matched: the one verdict says so
+        return verdicts
+    by_key = {run.key: run for run in runs}
+    return [_on_subset(v, by_key.get(key), refuse_subsets) for v, key in zip(verdicts, keys)]
+
+
+def _on_subset(verdict: GateVerdict, run: RunSummary | None, refuse: bool) -> GateVerdict:
+    """The verdict says when its run covered part of the suite; refusing, it fails."""
+    if run is None or run.subset is None:
+        return verdict
+    if refuse:
+        detail = (f"{run.key.label()}: refused, the run covers a {run.subset.text()} "
+                  "(--memeval-gate-subset=refuse); run the whole suite")
+        return GateVerdict(verdict.expression, False, detail, verdict.mde)
+    return GateVerdict(verdict.expression, verdict.passed, f"{verdict.detail} [{run.subset.text()}]", verdict.mde)
 
 
 def _threshold(gate: Gate, run: RunSummary) -> GateVerdict:

@@ -72,17 +72,20 @@ def _with_count(cell: str, entries: Sequence[Cell | None]) -> str:
 def comparison_figure(report: Report, suite: str) -> ForestPlot | None:
     """All paired differences (A minus B) of one suite, metric by metric."""
     keys = report.keys_of(suite)
+    comparisons = [c for c in report.comparisons if c.suite == suite]
+    pairs = {c.labels(keys or None) for c in comparisons}
     rows = []
-    for comparison in report.comparisons:
-        if comparison.suite != suite:
-            continue
+    for comparison in comparisons:
         a, b = comparison.labels(keys or None)
         for metric, cell in comparison.metrics.items():
-            rows.append(Difference(f"{metric}: {a} \u2212 {b}", cell.difference, cell.ci[0], cell.ci[1], _note(cell)))
+            # one pair of runs: its names go in the title, the rows keep short labels
+            label = metric if len(pairs) == 1 else f"{metric}: {a} \u2212 {b}"
+            rows.append(Difference(label, cell.difference, cell.ci[0], cell.ci[1], _note(cell)))
     if all(row.value is None for row in rows):
         return None
+    heading = f"{suite}: paired differences" + (f", {a} \u2212 {b}" if len(pairs) == 1 else "")
     return ForestPlot(
-        title=f"{suite}: paired differences",
+        title=heading,
         rows=tuple(rows),
         value_label="difference (A \u2212 B)",
         caption="Each row is a paired difference between two runs on the items both scored, "

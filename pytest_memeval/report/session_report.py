@@ -16,15 +16,19 @@ import pytest
 from ..adapter_guard import describe
 from ..benchmarks.base import Suite
 from ..benchmarks.unreadable import count_unreadable, unreadable_note
+from ..record_values import Subset
 from ..records import Comparison, Record, Report, RunKey, RunSummary
 from ..settings import Settings
 from .baseline import baseline_for
 from .comparisons import apply_holm, compare_runs, pairs_within_session
+from .flakiness import flakiness
 from .gates import evaluate
 from .html import write_html
 from .terminal import write_summary
 
 SuiteLookup = Callable[[str], Suite]
+#: how many items a suite (as the test names it) has in this run's size, split and seeds
+SuiteSize = Callable[[str], "int | None"]
 
 
 @dataclass
@@ -44,17 +48,24 @@ class SessionReport:
         baseline: Sequence[Record] | None = None,
         session_errors: Sequence[str] = (),
         snapshot_changes: Sequence[str] = (),
+        suite_size: SuiteSize | None = None,
     ) -> "SessionReport":
+        grouped = {key: sorted(records, key=lambda r: (r.id, r.repeat)) for key, records in grouped.items()}
         refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
         errors = list(session_errors)
-        runs = tuple(_summarize(suite(refs[key]), key, records, errors) for key, records in grouped.items())
+        runs = tuple(
+            _summarize(suite(refs[key]), key, records, errors, _subset(records, refs[key], suite_size),
+                       settings.bootstrap)
+            for key, records in grouped.items()
+        )
         records = tuple(r for group in grouped.values() for r in group)
         try:
             comparisons = tuple(_comparisons(settings, suite, grouped, refs, baseline))
         except Exception as exc:  # a suite's statistics failing must not hide the summary
             errors.append(f"paired comparisons failed: {describe(exc)}")
             comparisons = ()
-        gates = tuple(v for gate in settings.gates for v in evaluate(gate, runs, comparisons))
+        gates = tuple(v for gate in settings.gates
+                      for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse"))
         report = Report(settings_json(settings), runs, records, comparisons, gates, tuple(errors), _plugin_version())
         return cls(settings, report, sorted(snapshot_changes))
 
@@ -118,22 +129,33 @@ class SessionReport:
             terminal.write_line(f"memeval html: {self.settings.html}")
 
 
-def _summarize(suite: Suite, key: RunKey, records: list[Record], errors: list[str]) -> RunSummary:
-    """Counts plus the suite's own metrics, computed on the items that were scored; a
+def _summarize(
+    suite: Suite, key: RunKey, records: list[Record], errors: list[str], subset: Subset | None, n_resamples: int,
+) -> RunSummary:
+    """Counts plus the suite's own metrics, computed on the items that were scored (every
+    repeat of them: their intervals resample clusters, which hold an item's repeats); a
     suite whose summary fails keeps its counts, and the failure is a session error."""
     scored = [r for r in records if r.is_scored]
+    flaky = flakiness(records, n_resamples)
     if not scored:
-        return RunSummary.of(key, records)
+        return RunSummary.of(key, records, subset=subset, flakiness=flaky)
     try:
         summary = suite.summarize(scored)
     except Exception as exc:
         errors.append(f"summary of {key.suite} | {key.label()} failed: {describe(exc)}")
-        return RunSummary.of(key, records)
+        return RunSummary.of(key, records, subset=subset, flakiness=flaky)
     unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
     if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates
         note = "; ".join(filter(None, [summary.note, unreadable]))
         summary = replace(summary, note=note, gate_blocker=unreadable)
-    return RunSummary.of(key, records, summary)
+    return RunSummary.of(key, records, summary, subset, flaky)
+
+
+def _subset(records: Sequence[Record], suite_ref: str, suite_size: SuiteSize | None) -> Subset | None:
+    """Set when the run covered fewer distinct items than its suite has."""
+    size = suite_size(suite_ref) if suite_size is not None else None
+    covered = len({r.id for r in records})
+    return Subset(covered, size) if size is not None and covered < size else None
 
 
 def _comparisons(
@@ -180,6 +202,9 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "max_errors": settings.max_errors,
         "adapter_timeout_s": settings.adapter_timeout_s,
         "html": str(settings.html) if settings.html else None,
+        "repeat": settings.repeats,
+        "record_memories": settings.record_memories,
+        "gate_subset": settings.gate_subset,
     }
 
 

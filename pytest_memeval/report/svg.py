@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from html import escape
 from typing import Sequence
 
-from .figures import BarChart, DotPlot, Estimate, Figure, ForestPlot, LineChart, Series, StackedBarChart, format_number
+from .figures import (
+    BarChart, DotPlot, Estimate, Figure, ForestPlot, LineChart, LineSeries, Series, StackedBarChart, format_number,
+)
 from .svg_layout import (
     INK, MUTED, PAD, REFERENCE, X_AXIS_HEIGHT, X_LABEL_HEIGHT, LegendEntry, Linear, Ticks, color, document, ink_on,
     el, fit, legend, nice_ticks, num, text, text_width, tick_label_width, title_block, tooltip, value_ticks,
@@ -301,11 +303,22 @@ def _dot_plot(fig: DotPlot, eid: str) -> tuple[float, float, str]:
     return frame.total_width, frame.total_height, head + "".join(parts)
 
 
+def _line_style(series: LineSeries, automatic: dict[str, str]) -> tuple[str, str | None, str]:
+    """(stroke, dash array, legend mark) of a series: its own colour and dash when it names
+    them; otherwise the next palette colour, and a reference dashed grey."""
+    if series.color is not None:
+        stroke = color(series.color)
+    else:
+        stroke = REFERENCE if series.reference else automatic[series.name]
+    dash = series.dash or ("dashed" if series.reference else "")
+    return stroke, {"dashed": "6 4", "dotted": "1.5 3"}.get(dash), dash or "line"
+
+
 def _line_chart(fig: LineChart, eid: str) -> tuple[float, float, str]:
-    plain = [s for s in fig.series if not s.reference]
+    plain = [s for s in fig.series if not s.reference and s.color is None]
     colors = {s.name: color(i) for i, s in enumerate(plain)}
-    entries = [LegendEntry(s.name, colors.get(s.name, REFERENCE), "dashed" if s.reference else "line")
-               for s in fig.series]
+    styles = {s.name: _line_style(s, colors) for s in fig.series}
+    entries = [LegendEntry(s.name, styles[s.name][0], styles[s.name][2]) for s in fig.series]
     x_ticks = value_ticks([p[0] for s in fig.series for p in s.points], fig.x_range,
                           include=[r.value for r in fig.reference_lines if r.axis == "x"], target=6)
     y_ticks = value_ticks([p[1] for s in fig.series for p in s.points], fig.y_range,
@@ -325,16 +338,18 @@ def _line_chart(fig: LineChart, eid: str) -> tuple[float, float, str]:
         parts.append(_reference_line(line.value, line.axis, line.label, xs, ys))
     marks = []
     for series in fig.series:
-        stroke = REFERENCE if series.reference else colors[series.name]
+        stroke, dash, _ = styles[series.name]
         points = " ".join(f"{num(xs(x))},{num(ys(y))}" for x, y in series.points)
-        marks.append(el("polyline", {"points": points, "fill": "none", "stroke": stroke, "stroke-width": 2.2,
-                                     "stroke-dasharray": "6 4" if series.reference else None,
-                                     "stroke-linejoin": "round"}, tooltip(series.name)))
-        if series.markers:
+        marks.append(el("polyline", {"points": points, "fill": "none", "stroke": stroke,
+                                     "stroke-width": 1.6 if series.reference else 2.2,
+                                     "stroke-dasharray": dash, "stroke-linejoin": "round"}, tooltip(series.name)))
+        if series.markers or len(series.points) == 1:  # one point draws no line: mark it
             for x, y in series.points:
                 marks.append(el("circle", {"cx": xs(x), "cy": ys(y), "r": 3.2, "fill": stroke},
                                 tooltip(f"{series.name}: ({format_number(x)}, {format_number(y)})")))
     parts.append(el("g", {"clip-path": f"url(#{clip})"}, *marks))
+    if not any(series.points for series in fig.series):
+        parts.append(text((left + right) / 2, (top + bottom) / 2, "no points to draw", anchor="middle", fill=MUTED))
     return float(WIDTH), height, head + "".join(parts)
 
 

@@ -213,7 +213,7 @@ def tick_label_width(ticks: Ticks) -> float:
 class LegendEntry:
     name: str
     color: str
-    #: "box" (bars, segments), "line", "dashed" or "dot"
+    #: "box" (bars, segments), "line", "dashed", "dotted" or "dot"
     mark: str = "box"
 
 
@@ -238,7 +238,7 @@ def _legend_mark(entry: LegendEntry, x: float, y: float) -> str:
         return el("rect", {"x": float(x), "y": y - 6.0, "width": 14, "height": 12, "fill": entry.color})
     if entry.mark == "dot":
         return el("circle", {"cx": x + 7.0, "cy": float(y), "r": 4.5, "fill": entry.color})
-    dash = "5 3" if entry.mark == "dashed" else None
+    dash = {"dashed": "5 3", "dotted": "1.5 2.5"}.get(entry.mark)
     return el("line", {"x1": float(x), "x2": x + 16.0, "y1": float(y), "y2": float(y), "stroke": entry.color,
                        "stroke-width": 2.5, "stroke-dasharray": dash})
 

@@ -42,20 +42,29 @@ def _of(records: Sequence[Record], task: str, condition: str) -> list[Record]:
     return [r for r in records if r.task == task and r.strata["condition"] == condition]
 
 
+#: line styles that tell runs apart within one true bias's colour (the reference is dashed)
+RUN_DASHES = ("", "dotted")
+
+
 def _coin_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineChart:
+    """One colour per true bias, shared by its Bayesian reference (dashed, thinner); runs
+    differ by line style (the first solid, the second dotted)."""
     series = []
-    for label, records in sorted(runs.items()):
-        for theta_label, theta in _thetas():
+    for index, (label, records) in enumerate(sorted(runs.items())):
+        for colour, (theta_label, theta) in enumerate(_thetas()):
             chosen = [r for r in records if r.strata["truth"] == theta_label]
             if chosen:
-                series.append(LineSeries(f"{label}, theta={theta}", _mean_curve(chosen, lambda r: _column(r, "p_heads"))))
+                series.append(LineSeries(f"{label}, theta={theta}", _mean_curve(chosen, lambda r: _column(r, "p_heads")),
+                                         color=colour, dash=RUN_DASHES[index % len(RUN_DASHES)]))
     # the reference depends on the flips only, which every run of a condition shares
     first = next((records for _, records in sorted(runs.items()) if records), [])
     references = []
-    for theta_label, theta in _thetas():
+    for colour, (theta_label, theta) in enumerate(_thetas()):
         chosen = [r for r in first if r.strata["truth"] == theta_label]
         if chosen:
-            references.append(LineSeries(f"Bayes, theta={theta}", _mean_curve(chosen, _coin_reference), reference=True))
+            references.append(LineSeries(f"Bayes, theta={theta}", _mean_curve(chosen, _coin_reference), reference=True,
+                                         color=colour))
+    styles = "; ".join(f"{style}: {label}" for style, label in zip(("solid", "dotted"), sorted(runs)))
     return LineChart(
         title=f"bayes coin | {condition}: p(heads) vs the Bayesian posterior mean",
         series=tuple(series + references),
@@ -63,7 +72,8 @@ def _coin_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineCha
         y_label="p(heads)",
         y_range=(0.0, 1.0),
         reference_lines=tuple(ReferenceLine(theta, "y", f"theta={theta}") for _, theta in _thetas()),
-        caption="Solid: the belief rebuilt from memory, mean over trials; dashed: the exact posterior mean of all flips so far.",
+        caption=f"One colour per true bias (theta). The belief rebuilt from memory, mean over trials ({styles}); "
+                "dashed, thinner: the exact posterior mean of all flips so far (Bayes).",
     )
 
 

@@ -1,0 +1,201 @@
+"""The tables of the HTML page: settings, gates, a suite's runs side by side, paired
+comparisons and the items that flipped. Every string from the report is escaped."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any, Mapping, Sequence
+from urllib.parse import quote
+
+from ..record_values import FlippedItem
+from ..records import (
+    Comparison,
+    GateVerdict,
+    Metric,
+    PairedMetric,
+    Report,
+    RunSummary,
+    Unpaired,
+)
+from .figures import Estimate, format_number
+from .report_figures import format_p, run_labels
+
+DASH = "\u2014"
+FAIL_BADGE = '<span class="badge fail">FAIL</span>'
+
+
+def e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def table(rows: str, caption: str = "") -> str:
+    """A table that scrolls sideways on a narrow screen instead of widening the page."""
+    head = f"<caption>{e(caption)}</caption>" if caption else ""
+    return f'<div class="scroll"><table>{head}{rows}</table></div>'
+
+
+def item_link(suite: str, item_id: str) -> str:
+    """A link that opens the item in the explorer."""
+    return f'<a class="item-link" href="#item={e(quote(f"{suite}/{item_id}", safe=""))}">{e(item_id)}</a>'
+
+
+def settings_table(report: Report) -> str:
+    rows = "".join(f"<tr><th>{e(key)}</th><td>{e(_setting(value))}</td></tr>" for key, value in report.settings.items())
+    return table(rows) if rows else ""
+
+
+def _setting(value: Any) -> str:
+    if value is None:
+        return DASH
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value) or DASH
+    if isinstance(value, Mapping):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def gates_table(gates: Sequence[GateVerdict]) -> str:
+    rows = []
+    for gate in gates:
+        verdict = '<span class="badge pass">PASS</span>' if gate.passed else FAIL_BADGE
+        mde = e(format_number(gate.mde)) if gate.mde is not None else DASH
+        rows.append(f"<tr><td>{verdict}</td><td><code>{e(gate.expression)}</code></td>"
+                    f'<td>{e(gate.detail)}</td><td class="num">{mde}</td></tr>')
+    return table("<tr><th>verdict</th><th>gate</th><th>detail</th><th>MDE</th></tr>" + "".join(rows))
+
+
+def runs_table(report: Report, suite: str) -> str:
+    """Metrics as rows and the suite's runs as columns (it stays narrow with many metrics)."""
+    runs = report.runs_of(suite)
+    if not runs:
+        return '<p class="note">No runs of this suite in the report (comparisons only).</p>'
+    labels = run_labels(runs)
+    head = "<tr><th></th>" + "".join(f'<th scope="col">{e(label)}</th>' for label in labels) + "</tr>"
+    rows = [_count_row("items", runs, _items), _count_row("scored", runs, lambda r: str(r.n_scored))]
+    for name, attribute in (("errors", "n_errors"), ("invalid", "n_invalid")):
+        if any(getattr(r, attribute) for r in runs):
+            rows.append(_count_row(name, runs, lambda r, a=attribute: str(getattr(r, a))))
+    if any(r.subset for r in runs):
+        rows.append(_count_row("subset", runs, lambda r: f"{r.subset.n} of {r.subset.of}" if r.subset else "all"))
+    for metric in dict.fromkeys(m for r in runs for m in r.metrics):
+        rows.append(f"<tr><th>{e(metric)}</th>" + "".join(_estimate_cell(r.metrics.get(metric)) for r in runs) + "</tr>")
+    if any(r.flakiness for r in runs):
+        rows.extend(_flakiness_rows(runs))
+    scalars = list(dict.fromkeys(k for r in runs for k, v in r.extra.items()
+                                 if isinstance(v, (int, float)) and not isinstance(v, bool)))
+    for name in scalars:
+        rows.append(f"<tr><th>{e(name)}</th>" + "".join(f'<td class="num">{e(_scalar(r.extra.get(name)))}</td>'
+                                                       for r in runs) + "</tr>")
+    notes = dict.fromkeys(text for run in runs for text in (run.note, run.gate_blocker) if text)
+    caption = "".join(f'<p class="note">{e(note)}</p>' for note in notes)
+    return table(head + "".join(rows)) + caption
+
+
+def _items(run: RunSummary) -> str:
+    return f"{run.n_distinct} \u00d7 {run.repeats} repeats" if run.repeats > 1 else str(run.n_items)
+
+
+def _count_row(name: str, runs: Sequence[RunSummary], value: Any) -> str:
+    return f"<tr><th>{e(name)}</th>" + "".join(f'<td class="num">{e(value(r))}</td>' for r in runs) + "</tr>"
+
+
+def _flakiness_rows(runs: Sequence[RunSummary]) -> list[str]:
+    repeats = max(r.flakiness.repeats for r in runs if r.flakiness)
+    rows = [_count_row("flaky items", runs, lambda r: f"{r.flakiness.flaky} of {r.flakiness.n_items}"
+                       if r.flakiness else DASH)]
+    for label, name in (("repeat agreement", "agreement"), (f"pass^{repeats} (all correct)", "pass_all"),
+                        (f"pass@{repeats} (any correct)", "pass_any")):
+        rows.append(f"<tr><th>{e(label)}</th>" + "".join(
+            _estimate_cell(getattr(r.flakiness, name)) if r.flakiness else f"<td>{DASH}</td>" for r in runs) + "</tr>")
+    return rows
+
+
+def _scalar(value: Any) -> str:
+    return DASH if value is None else format_number(value) if isinstance(value, float) else str(value)
+
+
+def _estimate_cell(estimate: Metric | None) -> str:
+    """The value, with its interval in a smaller grey line under it."""
+    coerced = Estimate.coerce(estimate)
+    if coerced is None or coerced.value is None:
+        return '<td class="num">n/a</td>'
+    ci = (f'<br><span class="ci">[{format_number(coerced.lo)}, {format_number(coerced.hi)}]</span>'
+          if coerced.lo is not None and coerced.hi is not None else "")
+    return f'<td class="num">{format_number(coerced.value)}{ci}</td>'
+
+
+def comparisons_table(report: Report, comparisons: Sequence[Comparison]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in ("A", "B", "source", "paired", "only A", "only B", "flipped", "metric",
+                                             "A \u2212 B [CI]", "p", "Holm p", "test", "MDE"))
+    keys = report.keys_of(comparisons[0].suite) or None
+    rows = []
+    for comparison in comparisons:
+        metrics: list[tuple[str, PairedMetric | None]] = list(comparison.metrics.items()) or [("", None)]
+        span = f' rowspan="{len(metrics)}"' if len(metrics) > 1 else ""
+        label_a, label_b = comparison.labels(keys)
+        shared = (f"<td{span}>{e(label_a)}</td><td{span}>{e(label_b)}</td>"
+                  f"<td{span}>{e(comparison.source)}</td>"
+                  f'<td class="num"{span}>{e(comparison.n_paired)}</td>'
+                  + "".join(f'<td class="num"{span}>{_only(o)}</td>' for o in (comparison.only_a, comparison.only_b))
+                  + f'<td class="num"{span}>{len(comparison.flipped)}</td>')
+        for index, (metric, cell) in enumerate(metrics):
+            lead = shared if index == 0 else ""
+            if cell is None:
+                rows.append(f'<tr>{lead}<td colspan="6" class="note">no items scored by both</td></tr>')
+                continue
+            sig = ' class="sig"' if cell.p_holm is not None and cell.p_holm < 0.05 else ""
+            rows.append(f"<tr{sig}>{lead}<td>{e(metric)}</td>{_difference_cell(cell)}"
+                        f'<td class="num">{_p(cell.p_value)}</td><td class="num">{_p(cell.p_holm)}</td>'
+                        f'<td>{e(cell.test)}</td><td class="num">{e(_scalar(cell.mde))}</td></tr>')
+    note = '<p class="note">Bold: Holm-adjusted p &lt; 0.05. A \u2212 B on the items both runs scored.</p>'
+    return table(f"<tr>{head}</tr>{''.join(rows)}") + note
+
+
+def _only(side: Unpaired) -> str:
+    """The count, with the named ids (up to the report's limit) as a tooltip."""
+    hint = f' title="{e(", ".join(side.ids))}"' if side.ids else ""
+    return f"<span{hint}>{e(side.count)}</span>"
+
+
+def _difference_cell(cell: PairedMetric) -> str:
+    if cell.difference is None:
+        return '<td class="num diff">n/a</td>'
+    low, high = cell.ci
+    interval = (f' <span class="ci">[{format_number(low)}, {format_number(high)}]</span>'
+                if low is not None and high is not None else "")
+    return f'<td class="num diff">{cell.difference:+.3f}{interval}</td>'
+
+
+def _p(p: float | None) -> str:
+    return DASH if p is None else e(format_p(p))
+
+
+def flipped_tables(report: Report) -> str:
+    """Per comparison with flips: the items whose verdict differs, worse in A first."""
+    parts = []
+    for comparison in report.comparisons:
+        if not comparison.flipped:
+            continue
+        label_a, label_b = comparison.labels(report.keys_of(comparison.suite) or None)
+        worse = sum(f.worse_in_a for f in comparison.flipped)
+        title = (f"{comparison.suite}: {label_a} against {label_b}: {worse} worse in {label_a}, "
+                 f"{len(comparison.flipped) - worse} better")
+        head = f"<tr><th>item</th><th>{e(label_a)}</th><th>{e(label_b)}</th><th></th></tr>"
+        rows = "".join(_flip_row(comparison.suite, flip, label_a) for flip in comparison.flipped)
+        parts.append(f'<details class="flips"><summary>{e(title)}</summary>{table(head + rows)}</details>')
+    return "".join(parts)
+
+
+def _flip_row(suite: str, flip: FlippedItem, label_a: str) -> str:
+    direction, badge = ("worse", "fail") if flip.worse_in_a else ("better", "pass")
+    return (f"<tr><td>{item_link(suite, flip.id)}</td><td class=\"num\">{_share(flip.a)}</td>"
+            f'<td class="num">{_share(flip.b)}</td>'
+            f'<td><span class="badge {badge}">{direction} in {e(label_a)}</span></td></tr>')
+
+
+def _share(value: float) -> str:
+    """A verdict (correct, wrong) or, over repeats, the share judged correct."""
+    if value in (0.0, 1.0):
+        return "\u2713" if value == 1.0 else "\u2717"
+    return f"{value:.2f} correct"

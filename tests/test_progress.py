@@ -1,0 +1,95 @@
+"""Progress lines while contexts are filled and texts embedded: visible in the terminal of a
+chroma run, with and without xdist, without breaking pytest's own output."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from pytest_memeval.progress import (
+    Progress,
+    ProgressTracker,
+    TrackedEmbedder,
+    read_progress,
+)
+from pytest_memeval.report.progress_display import ProgressDisplay, _duration
+
+LINE = re.compile(r"^memeval progress \S+: \d+/\d+ items")
+
+
+def progress_lines(output: str) -> list[str]:
+    return [line for line in output.splitlines() if LINE.match(line)]
+
+
+def test_a_chroma_run_under_xdist_shows_progress_per_worker(suite_pytester: pytest.Pytester) -> None:
+    result = suite_pytester.runpytest_subprocess(
+        "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-suite=memfail", "-n", "2",
+        "--memeval-progress=0.3", "-p", "no:cacheprovider", timeout=600,
+    )
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-3000:]
+    output = result.stdout.str()
+    lines = progress_lines(output)
+    assert lines, output[:3000]
+    assert re.search(r"^  gw[01]: \d+ items, (filling memfail s42-\S+ \(session \d+ of \d+\)|\d+ contexts filled)",
+                     output, re.MULTILINE), output[:3000]
+    assert re.search(r"texts/s", output)
+    assert "[100%]" in output and "memeval summary" in output  # pytest's output goes on around them
+    for line in output.splitlines():
+        assert "memeval progress" not in line or line.startswith("memeval progress"), line  # own lines only
+
+
+def test_a_run_without_xdist_prints_between_sessions_not_into_captured_output(toy_pytester: pytest.Pytester) -> None:
+    result = toy_pytester.runpytest(
+        "test_toy.py", "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-progress=0.001"
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
+    output = result.stdout.str()
+    assert progress_lines(output), output
+    result.stdout.fnmatch_lines(["  main: * items, filling toy *(session * of 1)*"])
+    assert "Captured stdout" not in output and "12 passed" in output
+
+
+def test_progress_is_off_with_zero(toy_pytester: pytest.Pytester) -> None:
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "--memeval-progress=0")
+    assert result.ret == pytest.ExitCode.OK and not progress_lines(result.stdout.str())
+
+
+def test_a_worker_writes_its_progress_and_the_controller_reads_it(tmp_path: Any) -> None:
+    tracker = ProgressTracker("gw3", tmp_path / "gw3.json")
+    tracker.fill_started("memfail s42-update", 16)
+    tracker.session_ingested()
+    (read,) = read_progress(str(tmp_path))
+    assert (read.worker, read.filling, read.sessions_total) == ("gw3", "memfail s42-update", 16)
+    tracker.fill_finished()
+    assert read_progress(str(tmp_path))[0].contexts_filled == 1
+
+
+def test_the_tracked_embedder_counts_texts_and_cache_misses() -> None:
+    class Cached:
+        name, dim, misses = "e", 2, 0
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            self.misses += 1  # one of them was new
+            return [[0.0, 1.0] for _ in texts]
+
+    tracker = ProgressTracker()
+    embedder = TrackedEmbedder(Cached(), tracker)
+    assert embedder.embed(["a", "b", "c"]) == [[0.0, 1.0]] * 3 and embedder.name == "e"
+    snapshot = tracker.snapshot()
+    assert (snapshot.texts, snapshot.texts_new) == (3, 1)
+
+
+def test_a_progress_line_names_items_eta_and_rates() -> None:
+    display = ProgressDisplay(None, 10.0, list)  # type: ignore[arg-type]
+    display.total, display.done = 200, 50
+    display._started, display._last_time = 0.0, 90.0
+    busy = Progress("gw0", items_done=30, filling="multisource p-7", sessions_done=2, sessions_total=5, texts=400)
+    idle = Progress("gw1", items_done=20, contexts_filled=4)
+    lines = display.lines({"gw0": busy, "gw1": idle}, [busy], now=100.0)
+    assert lines == [
+        "memeval progress 1m40s: 50/200 items, ETA 5m00s; embedding 40 texts/s (0 new so far)",
+        "  gw0: 30 items, filling multisource p-7 (session 2 of 5), 40 texts/s",
+    ]
+    assert _duration(7300) == "2h01m"
