@@ -7,8 +7,9 @@ aggregation of records into the reports and the exit status.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any, Generator
+from typing import Any
 
 import pytest
 
@@ -25,16 +26,19 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     memeval_prefetcher,
     memeval_result,
     memeval_state,
+    teardown_properties,
 )
 from .options import add_options, read_settings
 from .registry import available_suites, load_object
 from .report.collector import SESSION_ERRORS, RecordCollector
+from .report.failures import WrongAnswerSummary, mark_wrong_answer
 from .report.session_report import SessionReport
 from .runner import error_record
 from .settings_checks import check_against_suites, check_before_run
 from .state import RunState
 
 COLLECTOR_NAME = "memeval-collector"
+WRONG_ANSWERS_NAME = "memeval-wrong-answers"
 REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
@@ -79,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE_KEY] = state
     if controller:
         config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
+        config.pluginmanager.register(WrongAnswerSummary(), WRONG_ANSWERS_NAME)
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
     if settings.active and config.args_source != pytest.Config.ArgsSource.ARGS:
@@ -154,13 +159,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """A memeval item that fails before its record exists (a fixture, a plugin) still ends
-    as an error record: no item leaves the denominator."""
+    as an error record: no item leaves the denominator. The record travels once, on the
+    teardown report; a wrong answer's report is made cheap to ship and to summarise."""
     report = yield
     if report.failed and not item.stash.get(RECORDED_KEY, False) and item.get_closest_marker("memeval"):
         record = _fallback_record(item, call)
         if record is not None:
             attach(item, record)
-            report.user_properties = list(item.user_properties)
+    if report.when == "teardown":
+        properties = teardown_properties(item)
+        if properties is not None:
+            report.user_properties = properties
+    mark_wrong_answer(report, call)
     return report
 
 
@@ -210,6 +220,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    wrong: WrongAnswerSummary | None = config.pluginmanager.get_plugin(WRONG_ANSWERS_NAME)
+    collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+    if wrong is not None and collector is not None:
+        wrong.write(terminalreporter, collector.records)
     if REPORT_ERROR_KEY in config.stash:
         terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
     if REPORT_KEY in config.stash:
