@@ -81,6 +81,8 @@ def pytest_configure(config: pytest.Config) -> None:
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
+    if settings.active and controller and scheduling.is_distributed(config) and not config.option.collectonly:
+        warm_shared_caches(state)
     if controller:
         config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
         config.pluginmanager.register(WrongAnswerSummary(), WRONG_ANSWERS_NAME)
@@ -135,7 +137,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     def by_params() -> dict[str, str]:
         indexes = {name: state.index(name) for name in settings.suites}
-        return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks)
+        return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks, _splits_by_k(state))
 
     return scheduling.make_scheduler(config, log, config.stash[GROUPS_DIR_KEY], by_params)
 
@@ -153,7 +155,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """On an xdist worker, before it reports its collection: the node id -> group table."""
     config = session.config
     if hasattr(config, "workerinput") and STATE_KEY in config.stash and config.stash[STATE_KEY].settings.active:
-        scheduling.write_groups(config, session.items, config.stash[STATE_KEY].settings.memsystems[0])
+        state = config.stash[STATE_KEY]
+        scheduling.write_groups(config, session.items, state.settings.memsystems[0], _splits_by_k(state))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -228,6 +231,23 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
     if REPORT_KEY in config.stash:
         config.stash[REPORT_KEY].write_terminal(terminalreporter)
+
+
+def warm_shared_caches(state: RunState) -> None:
+    """Before xdist starts its workers: build once, on the controller, what every worker
+    would otherwise build for itself on a cold cache (the offline readers: multisource
+    fits one NBF model per seed and caches it on disk with an atomic write)."""
+    if state.settings.responder != "reader":
+        return
+    for name in state.settings.suites:
+        try:
+            state.responder(state.suite(name))
+        except Exception:  # noqa: BLE001 - each item of the suite reports it in one line, as without warming
+            pass
+
+
+def _splits_by_k(state: RunState) -> scheduling.SplitsByK:
+    return lambda suite_ref: bool(getattr(state.suite(suite_ref), "splits_by_k", True))
 
 
 def _index(state: RunState, name: str) -> Any:
