@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
+from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .models.settings import LLMSettings
 
 
@@ -46,6 +47,8 @@ class Settings:
     suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     #: seconds one memory-system call may take before the item is an error
     adapter_timeout_s: float = DEFAULT_ADAPTER_TIMEOUT
+    #: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
+    embedding_batch: int = DEFAULT_EMBEDDING_BATCH
 
     @property
     def uses_llm(self) -> bool:
