@@ -116,6 +116,28 @@ def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: C
             params = nodeid[nodeid.find("[") + 1 : -1] if nodeid.endswith("]") else ""
             return self.params.get(params, nodeid)
 
+        # xdist's LoadScopeScheduling finds each node id with list.index when it hands out
+        # a scope, and recounts every scope a worker ever had on each report: both grow
+        # with the run (O(items^2) on the controller). Positions come from one table here,
+        # and a finished scope leaves the worker's books.
+        _positions: dict[str, int] | None = None
+
+        def _assign_work_unit(self, node: Any) -> None:
+            scope, work_unit = self.workqueue.popitem(last=False)
+            self.assigned_work.setdefault(node, {})[scope] = work_unit
+            if self._positions is None:
+                self._positions = {nodeid: i for i, nodeid in enumerate(self.collection)}
+            node.send_runtest_some([self._positions[nodeid] for nodeid, done in work_unit.items() if not done])
+
+        def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
+            nodeid = self.registered_collections[node][item_index]
+            scope = self._split_scope(nodeid)
+            assigned = self.assigned_work[node]
+            assigned[scope][nodeid] = True
+            if all(assigned[scope].values()):
+                del assigned[scope]
+            self._reschedule(node)
+
     return ContextScheduling(config, log)
 
 
