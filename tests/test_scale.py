@@ -315,6 +315,6 @@ def test_metrics_are_identical_with_and_without_workers_over_two_depths(toy_pyte
         return json.loads(report.read_text())
 
     serial, parallel = run(), run(*WORKERS)
-    strip = lambda records: [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in records]  # noqa: E731
+    strip = lambda records: [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in records]
     assert serial["runs"] == parallel["runs"] and len(serial["runs"]) == 4
     assert strip(serial["records"]) == strip(parallel["records"])
