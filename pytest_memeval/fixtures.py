@@ -7,7 +7,6 @@ happens, the item's record (scored, invalid or error) goes to the session report
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Iterator
 
@@ -16,7 +15,8 @@ import pytest
 from .evaluation import Components, evaluate_record
 from .prefetch import Prefetcher, items_by_context
 from .records import Record
-from .report.collector import RECORD_PROPERTY
+from .report.collector import RECORD_PROPERTY, record_to_wire
+from .report.failures import WrongAnswer, summary_line
 from .runner import Outcome, failure_message
 from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState
@@ -24,6 +24,8 @@ from .state import RunState
 STATE_KEY = pytest.StashKey[RunState]()
 #: set on a memeval item once its record is attached (the catch-all hook checks it)
 RECORDED_KEY = pytest.StashKey[bool]()
+#: the item's record, shipped once, on its teardown report (`teardown_properties`)
+RECORD_KEY = pytest.StashKey[Record]()
 
 
 def run_state(config: pytest.Config) -> RunState:
@@ -116,7 +118,7 @@ def check(outcome: Outcome) -> None:
     if diff is not None:
         pytest.fail(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", pytrace=False)
     if not outcome.verdict.correct:
-        pytest.fail(failure_message(outcome), pytrace=False)
+        raise WrongAnswer(failure_message(outcome), summary_line(outcome))
 
 
 #: record fields also shown as separate JUnit XML properties, for CI viewers
@@ -124,13 +126,24 @@ JUNIT_FIELDS = ("status", "answer", "abstained", "correct", "score", "reason")
 
 
 def attach(node: pytest.Item, record: Record) -> None:
-    """The record travels on the test report (xdist ships user_properties to the controller);
-    a few fields are repeated as readable properties for JUnit XML."""
-    properties = node.user_properties
-    properties.append((RECORD_PROPERTY, json.dumps(record.to_json(), sort_keys=True)))
-    properties.append(("memeval_memsystem", record.key.memsystem))
-    properties.append(("memeval_k", record.key.k))
-    properties.extend(
-        (f"memeval_{name}", getattr(record, name)) for name in JUNIT_FIELDS if getattr(record, name) not in (None, "")
-    )
+    """Keep the item's record until its teardown report, the one report the controller
+    reads (setup and call reports no longer carry it)."""
+    node.stash[RECORD_KEY] = record
     node.stash[RECORDED_KEY] = True
+
+
+def teardown_properties(item: pytest.Item) -> list[tuple[str, object]] | None:
+    """The teardown report's user properties: the item's own, the record in its compact
+    wire form, and with --junitxml a few fields repeated as readable JUnit properties.
+    None for an item without a record."""
+    record = item.stash.get(RECORD_KEY, None)
+    if record is None:
+        return None
+    properties: list[tuple[str, object]] = [*item.user_properties, (RECORD_PROPERTY, record_to_wire(record))]
+    if getattr(item.config.option, "xmlpath", None):
+        properties.append(("memeval_memsystem", record.key.memsystem))
+        properties.append(("memeval_k", record.key.k))
+        properties.extend(
+            (f"memeval_{name}", getattr(record, name)) for name in JUNIT_FIELDS if getattr(record, name) not in (None, "")
+        )
+    return properties

@@ -16,7 +16,17 @@ from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .errors import ConfigError
 from .gate_syntax import Gate, parse_gate
 from .llm_options import add_llm_options, llm_settings, local_model_specs
-from .option_values import cache_dir, choice, integer, names, positive_float, readable_dir, readable_file, writable_file
+from .memory.embedders import DEFAULT_EMBEDDING_BATCH
+from .option_values import (
+    cache_dir,
+    choice,
+    integer,
+    names,
+    positive_float,
+    readable_dir,
+    readable_file,
+    writable_file,
+)
 from .settings import Settings
 
 SIZES = ("smoke", "small", "full")
@@ -136,6 +146,12 @@ def add_options(parser: pytest.Parser) -> None:
         "hashing (fast, dependency-free) (default: minilm)",
     )
     group.addoption(
+        "--memeval-embedding-batch",
+        default=str(DEFAULT_EMBEDDING_BATCH),
+        metavar="N",
+        help=f"texts per forward pass of the minilm embedder (default: {DEFAULT_EMBEDDING_BATCH})",
+    )
+    group.addoption(
         "--memeval-cache-dir",
         metavar="DIR",
         help="cache for embeddings, item indexes and fitted readers "
@@ -232,6 +248,7 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         report=writable_file("--memeval-report", opt("memeval_report")),
         data_dir=readable_dir("--memeval-data", opt("memeval_data")),
         embedder=choice("--memeval-embedder", opt("memeval_embedder"), EMBEDDERS),
+        embedding_batch=integer("--memeval-embedding-batch", opt("memeval_embedding_batch"), 1),
         cache_dir=cache,
         bootstrap=integer("--memeval-bootstrap", opt("memeval_bootstrap"), 1),
         memsystem_config=_memsystem_config(opt("memsystem_config"), memsystems),

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Generator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Generator
+from typing import Any
 
 import pytest
 
@@ -30,12 +31,14 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     memeval_repeat,
     memeval_result,
     memeval_state,
+    teardown_properties,
 )
 from .local_session import attach_local_model
 from .options import add_options, read_settings
 from .progress import PROGRESS_DIR, ProgressTracker
 from .registry import available_suites, load_object
 from .report.collector import SESSION_ERRORS, RecordCollector
+from .report.failures import WrongAnswerSummary, mark_wrong_answer
 from .report.progress_display import ProgressDisplay
 from .report.session_report import SessionReport
 from .runner import error_record
@@ -43,6 +46,7 @@ from .settings_checks import check_against_suites, check_before_run
 from .state import RunState
 
 COLLECTOR_NAME = "memeval-collector"
+WRONG_ANSWERS_NAME = "memeval-wrong-answers"
 REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
@@ -88,8 +92,11 @@ def pytest_configure(config: pytest.Config) -> None:
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
+    if settings.active and controller and scheduling.is_distributed(config) and not config.option.collectonly:
+        warm_shared_caches(state)
     if controller:
         config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
+        config.pluginmanager.register(WrongAnswerSummary(), WRONG_ANSWERS_NAME)
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
         if settings.active and settings.progress_s > 0:
@@ -161,7 +168,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
     def by_params() -> dict[str, str]:
         indexes = {name: state.index(name) for name in settings.suites}
-        return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks)
+        return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks, _splits_by_k(state))
 
     return scheduling.make_scheduler(config, log, config.stash[GROUPS_DIR_KEY], by_params)
 
@@ -181,19 +188,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """On an xdist worker, before it reports its collection: the node id -> group table."""
     config = session.config
     if hasattr(config, "workerinput") and STATE_KEY in config.stash and config.stash[STATE_KEY].settings.active:
-        scheduling.write_groups(config, session.items, config.stash[STATE_KEY].settings.memsystems[0])
+        state = config.stash[STATE_KEY]
+        scheduling.write_groups(config, session.items, state.settings.memsystems[0], _splits_by_k(state))
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """A memeval item that fails before its record exists (a fixture, a plugin) still ends
-    as an error record: no item leaves the denominator."""
+    as an error record: no item leaves the denominator. The record travels once, on the
+    teardown report; a wrong answer's report is made cheap to ship and to summarise."""
     report = yield
     if report.failed and not item.stash.get(RECORDED_KEY, False) and item.get_closest_marker("memeval"):
         record = _fallback_record(item, call)
         if record is not None:
             attach(item, record)
-            report.user_properties = list(item.user_properties)
+    if report.when == "teardown":
+        properties = teardown_properties(item)
+        if properties is not None:
+            report.user_properties = properties
+    mark_wrong_answer(report, call)
     return report
 
 
@@ -245,6 +258,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    wrong: WrongAnswerSummary | None = config.pluginmanager.get_plugin(WRONG_ANSWERS_NAME)
+    collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+    if wrong is not None and collector is not None:
+        wrong.write(terminalreporter, collector.records)
     if REPORT_ERROR_KEY in config.stash:
         terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
     if REPORT_KEY in config.stash:
@@ -257,6 +274,23 @@ def _suite_size(state: RunState, suite_ref: str) -> int | None:
         return len(state.index(suite_ref))
     except Exception:  # the items ran, so their records count; only the subset note is lost
         return None
+
+
+def warm_shared_caches(state: RunState) -> None:
+    """Before xdist starts its workers: build once, on the controller, what every worker
+    would otherwise build for itself on a cold cache (the offline readers: multisource
+    fits one NBF model per seed and caches it on disk with an atomic write)."""
+    if state.settings.responder != "reader":
+        return
+    for name in state.settings.suites:
+        try:
+            state.responder(state.suite(name))
+        except Exception:  # noqa: BLE001 - each item of the suite reports it in one line, as without warming
+            pass
+
+
+def _splits_by_k(state: RunState) -> scheduling.SplitsByK:
+    return lambda suite_ref: bool(getattr(state.suite(suite_ref), "splits_by_k", True))
 
 
 def _index(state: RunState, name: str) -> Any:

@@ -13,6 +13,7 @@ import inspect
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from .adapter_guard import AdapterGuard, describe
@@ -118,8 +119,13 @@ def _checked_tokens(system_name: str, memories: Any, k: int | None) -> int:
                 f"memsystem {system_name!r} returned a Memory whose text is {type(memory.text).__name__} "
                 f"at position {index}"
             )
-        tokens += count_tokens(memory.text)
+        tokens += _tokens_of(memory.text)
     return tokens
+
+
+#: A store that ignores the query (the `context` ceiling) returns the same texts to every
+#: item of a context: each distinct text is counted once per process.
+_tokens_of = lru_cache(maxsize=1 << 16)(count_tokens)
 
 
 @dataclass
@@ -265,9 +271,14 @@ def answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalErro
 
 def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Answer:
     """Responders that take a `label` (the LLM path) name the item in their errors."""
-    if "label" in inspect.signature(responder.answer).parameters:
+    if _takes_label(getattr(responder.answer, "__func__", responder.answer)):
         return responder.answer(item.view, memories, label=item.id)  # type: ignore[call-arg]
     return responder.answer(item.view, memories)
+
+
+@lru_cache(maxsize=64)
+def _takes_label(answer: Callable[..., Answer]) -> bool:
+    return "label" in inspect.signature(answer).parameters
 
 
 def failure_message(outcome: Outcome) -> str:

@@ -1,7 +1,9 @@
 """Keeping each context on one xdist worker without touching pytest's node ids.
 
 A context (a persona, a dataset) is filled into a memory system once per worker, so all
-items of one (suite, context, memory system) should run on the same worker. xdist's own
+items of one (suite, context, memory system) should run on the same worker; with several
+depths (--memeval-k) each depth is a group of its own, so a context is filled once per
+depth, unless the suite keeps its depths on one store (`Suite.splits_by_k`, memfail). xdist's own
 `loadgroup` needs an '@group' suffix on node ids, which breaks pasting ids back into
 pytest, `--lf` and JUnit. Instead the plugin supplies a scheduler through xdist's
 `pytest_xdist_make_scheduler` hook: a `LoadScopeScheduling` whose scope of a node id is
@@ -26,16 +28,20 @@ from typing import Any, Callable, Mapping, Sequence
 import pytest
 
 from .benchmarks.base import IndexEntry
-from .collection import CONTEXT_MARK, ITEM_ARG, SYSTEM_ARG
+from .collection import CONTEXT_MARK, ITEM_ARG, K_ARG, SYSTEM_ARG
 
 GROUPS_DIR = "memeval_groups_dir"
 GROUPED_MODES = ("load", "loadgroup")
 
 
+def is_distributed(config: pytest.Config) -> bool:
+    """On the controller: whether xdist workers will run the tests."""
+    return bool(getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None))
+
+
 def uses_context_scheduler(config: pytest.Config) -> bool:
     """On the controller: whether this xdist run schedules by context."""
-    distributed = getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None)
-    return bool(distributed) and config.getvalue("dist") in GROUPED_MODES
+    return is_distributed(config) and config.getvalue("dist") in GROUPED_MODES
 
 
 def contexts_stay_together(config: pytest.Config) -> bool:
@@ -52,24 +58,34 @@ def remove_groups_dir(path: str) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def group_of(item: pytest.Item, default_system: str) -> str | None:
-    """'suite_ref::context::system' for a memeval item, None for any other test."""
+SplitsByK = Callable[[str], bool]
+
+
+def group_name(suite_ref: str, context: str, system: str, k: int | None) -> str:
+    """'suite_ref::context::system', plus '::k<k>' when the suite's depths run apart."""
+    return f"{suite_ref}::{context}::{system}" + (f"::k{k}" if k is not None else "")
+
+
+def group_of(item: pytest.Item, default_system: str, splits_by_k: SplitsByK) -> str | None:
+    """The group of a memeval item (its suite, context, memory system, and its depth where
+    several are run and the suite allows it), None for any other test."""
     suite = item.get_closest_marker("memeval")
     context = item.get_closest_marker(CONTEXT_MARK)
     callspec = getattr(item, "callspec", None)
     if suite is None or context is None or callspec is None or ITEM_ARG not in callspec.params:
         return None
     system = callspec.params.get(SYSTEM_ARG, default_system)
-    return f"{suite.args[0]}::{context.args[0]}::{system}"
+    k = callspec.params.get(K_ARG) if splits_by_k(suite.args[0]) else None
+    return group_name(suite.args[0], context.args[0], system, k)
 
 
-def write_groups(config: pytest.Config, items: Sequence[pytest.Item], default_system: str) -> None:
+def write_groups(config: pytest.Config, items: Sequence[pytest.Item], default_system: str, splits_by_k: SplitsByK) -> None:
     """On a worker, after collection: the table the controller's scheduler reads."""
     workerinput = getattr(config, "workerinput", {})
     directory = workerinput.get(GROUPS_DIR)
     if directory is None:
         return
-    groups = {item.nodeid: group for item in items if (group := group_of(item, default_system)) is not None}
+    groups = {item.nodeid: group for item in items if (group := group_of(item, default_system, splits_by_k)) is not None}
     target = Path(directory) / f"{workerinput['workerid']}.json"
     partial = target.with_suffix(".part")
     partial.write_text(json.dumps(groups), encoding="utf-8")
@@ -100,19 +116,44 @@ def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: C
             params = nodeid[nodeid.find("[") + 1 : -1] if nodeid.endswith("]") else ""
             return self.params.get(params, nodeid)
 
+        # xdist's LoadScopeScheduling finds each node id with list.index when it hands out
+        # a scope, and recounts every scope a worker ever had on each report: both grow
+        # with the run (O(items^2) on the controller). Positions come from one table here,
+        # and a finished scope leaves the worker's books.
+        _positions: dict[str, int] | None = None
+
+        def _assign_work_unit(self, node: Any) -> None:
+            scope, work_unit = self.workqueue.popitem(last=False)
+            self.assigned_work.setdefault(node, {})[scope] = work_unit
+            if self._positions is None:
+                self._positions = {nodeid: i for i, nodeid in enumerate(self.collection)}
+            node.send_runtest_some([self._positions[nodeid] for nodeid, done in work_unit.items() if not done])
+
+        def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
+            nodeid = self.registered_collections[node][item_index]
+            scope = self._split_scope(nodeid)
+            assigned = self.assigned_work[node]
+            assigned[scope][nodeid] = True
+            if all(assigned[scope].values()):
+                del assigned[scope]
+            self._reschedule(node)
+
     return ContextScheduling(config, log)
 
 
-def groups_by_params(entries: Mapping[str, Sequence[IndexEntry]], systems: Sequence[str], ks: Sequence[int]) -> dict[str, str]:
+def groups_by_params(
+    entries: Mapping[str, Sequence[IndexEntry]], systems: Sequence[str], ks: Sequence[int], splits_by_k: SplitsByK
+) -> dict[str, str]:
     """Each parameter id pytest gives a memeval item of these suites -> its group (the ids
     are built as collection.parametrize builds them: item, then system, then k)."""
     table = {}
     for suite_ref, index in entries.items():
+        split = len(ks) > 1 and splits_by_k(suite_ref)
         for entry in index:
             for system in systems:
                 for k in ks:
                     parts = [entry.id, *([system] if len(systems) > 1 else []), *([f"k{k}"] if len(ks) > 1 else [])]
-                    table["-".join(parts)] = f"{suite_ref}::{entry.context_id}::{system}"
+                    table["-".join(parts)] = group_name(suite_ref, entry.context_id, system, k if split else None)
     return table
 
 

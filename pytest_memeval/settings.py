@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
 from .local_model import DEFAULT_N_CTX, ModelSpec
+from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .models.settings import LLMSettings
 
 
@@ -58,6 +59,8 @@ class Settings:
     gate_subset: str = "allow"
     #: seconds between progress lines while contexts are filled (0: none)
     progress_s: float = 10.0
+    #: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
+    embedding_batch: int = DEFAULT_EMBEDDING_BATCH
 
     @property
     def uses_llm(self) -> bool:

@@ -115,7 +115,7 @@ class RunState:
 
     def use_workdir(self, workdir: Path) -> None:
         self.workdir = workdir
-        self.embedder = LazyEmbedder(self.settings.embedder, self.settings.cache_dir)
+        self.embedder = LazyEmbedder(self.settings.embedder, self.settings.cache_dir, self.settings.embedding_batch)
 
     def guard(self, system_name: str) -> AdapterGuard:
         if system_name not in self._guards:

@@ -37,6 +37,8 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-bootstrap=many"], "--memeval-bootstrap: 'many' is not an integer"),
     (["--memsystem=context", "--memeval-max-errors=-1"], "--memeval-max-errors: must be at least 0"),
     (["--memsystem=context", "--memeval-embedder=bert"], "--memeval-embedder: 'bert' is not one of minilm, hashing"),
+    (["--memsystem=context", "--memeval-embedding-batch=0"], "--memeval-embedding-batch: must be at least 1, got 0"),
+    (["--memsystem=context", "--memeval-embedding-batch=big"], "--memeval-embedding-batch: 'big' is not an integer"),
     # suite settings
     (["--memsystem=context", "--memeval-suite-option=bayes.probe_every"], "is not of the form SUITE.KEY=VALUE"),
     (["--memsystem=context", "--memeval-suite-option=nosuite.x=1"], "--memeval-suite-option: unknown suite 'nosuite'"),

@@ -29,7 +29,12 @@ def test_outcomes_and_failure_message(toy_pytester: pytest.Pytester) -> None:
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=none", "-q", "-k", "ada-colour")
     result.assert_outcomes(failed=1, deselected=11)
     result.stdout.fnmatch_lines(
-        ["*ada-colour: answered None, expected 'red' (abstained)", "*question: What is the colour of ada?", "*memories retrieved: 0"]
+        ["*memeval: 1 wrong answer*", "WRONG test_toy.py::test_toy[ada-colour] - answered None, expected 'red' (abstained)"]
+    )
+    assert "question:" not in result.stdout.str()
+    verbose = toy_pytester.runpytest("test_toy.py", "--memsystem=none", "-v", "-k", "ada-colour")
+    verbose.stdout.fnmatch_lines(
+        ["WRONG test_toy.py::test_toy[[]ada-colour] - *", "    question: What is the colour of ada?", "    memories retrieved: 0"]
     )
 
 

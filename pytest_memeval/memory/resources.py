@@ -10,22 +10,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .embedders import Embedder, make_embedder
+from .embedders import DEFAULT_EMBEDDING_BATCH, Embedder, make_embedder
 from .embedding_cache import CachedEmbedder
 
 
 class LazyEmbedder:
-    """The run's embedder behind the on-disk embedding cache, created on first use (a fully
-    cached run never loads the model's weights before the first miss)."""
+    """The run's embedder behind the on-disk embedding cache, created on first use; the
+    minilm weights load on the first cache miss, so a fully cached run never loads them."""
 
-    def __init__(self, name: str, cache_dir: Path) -> None:
+    def __init__(self, name: str, cache_dir: Path, batch_size: int = DEFAULT_EMBEDDING_BATCH) -> None:
         self.name = name
+        self.batch_size = batch_size
         self._cache_file = cache_dir / "embeddings.sqlite"
         self._embedder: CachedEmbedder | None = None
 
     def get(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = CachedEmbedder(make_embedder(self.name), self._cache_file)
+            self._embedder = CachedEmbedder(make_embedder(self.name, self.batch_size), self._cache_file)
         return self._embedder
 
     def close(self) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import MISSING, fields
+from functools import lru_cache
 from typing import Any
 
 import pytest
@@ -33,9 +35,9 @@ class RecordCollector:
             return
         for name, value in report.user_properties:
             if name == RECORD_PROPERTY:
-                self.records.append(Record.from_json(json.loads(value)))
+                self.records.append(record_from_wire(str(value)))
             elif name == SNAPSHOT_CHANGED:
-                self.snapshot_changes.append(value)
+                self.snapshot_changes.append(str(value))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -53,6 +55,30 @@ class RecordCollector:
         for record in self.records:
             groups[record.key].append(record)
         return {key: sorted(groups[key], key=lambda r: r.id) for key in sorted(groups)}
+
+
+def record_to_wire(record: Record) -> str:
+    """The record as the teardown report carries it: `Record.to_json()` without the fields
+    that hold their default value, as compact JSON (whatever fields Record gains travel too)."""
+    defaults = _record_defaults()
+    data = {name: value for name, value in record.to_json().items() if name not in defaults or value != defaults[name]}
+    return json.dumps(data, separators=(",", ":"))
+
+
+def record_from_wire(text: str) -> Record:
+    return Record.from_json(json.loads(text))
+
+
+@lru_cache(maxsize=1)
+def _record_defaults() -> dict[str, Any]:
+    """Each optional field of Record and its default, as `to_json` writes it."""
+    defaults: dict[str, Any] = {}
+    for f in fields(Record):
+        if f.default is not MISSING:
+            defaults[f.name] = f.default
+        elif f.default_factory is not MISSING:
+            defaults[f.name] = f.default_factory()
+    return defaults
 
 
 def _is_crash(report: pytest.TestReport) -> bool:

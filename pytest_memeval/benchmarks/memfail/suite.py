@@ -41,6 +41,9 @@ class MemfailSuite(Suite):
     markers = marker_descriptions()
     metric_names = METRIC_NAMES
     reads_data_dir = True  # the release's datasets/ CSV files
+    # a dataset is one store shared by all its questions, filled once per memory system
+    # (with an LLM responder, by a conversation that is not replayed): every k reads it
+    splits_by_k = False
     parameters = {
         "prompt": f"the answer prompt: {' or '.join(TEMPLATES)} (default {DEFAULT_VARIANT}: the paper's D.2 graded "
         "turn; guided adds our abstention instructions, not comparable with the paper)",

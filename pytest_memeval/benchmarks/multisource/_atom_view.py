@@ -39,7 +39,8 @@ class View:
 
 def g(d: Any, *keys: str, default: Any = None) -> Any:
     for k in keys:
-        if not isinstance(d, Mapping):
+        # records are plain dicts: the exact type test spares the ABC check on the hot path
+        if type(d) is not dict and not isinstance(d, Mapping):
             return default
         d = d.get(k)
     return default if d is None else d

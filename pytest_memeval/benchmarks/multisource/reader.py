@@ -19,16 +19,25 @@ Variants (``--memeval-suite-option multisource.reader=NAME``):
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from ...errors import ConfigError
 from ...types import Answer, ItemView, Memory
 from ..unreadable import mark
-from .atoms import source_atoms
+from ._atom_view import View
+from ._common import NUM_DAYS
+from .atoms import RULES, source_atoms
 from .catalog import Catalog, _read_json, _write_json, seed_of_item
 from .generator import public_sources
-from .nbf import NBFModel, calibrate_selective, calibrate_temperature, calibrate_theta, fit_nbf
-from ._common import NUM_DAYS
+from .nbf import (
+    NBFModel,
+    calibrate_selective,
+    calibrate_temperature,
+    calibrate_theta,
+    fit_nbf,
+)
 from .parse import DAILY_SOURCES, ParsedSources, parse_records
 from .questions import QUESTIONS
 
@@ -44,6 +53,9 @@ DEFAULT_READER = "nbf-skip"
 #: the question's window. NBF was fitted on complete sources; from a handful of retrieved
 #: days an extrapolated count is mostly noise that NBF would trust as much as a full month.
 MIN_WINDOW_COVERAGE = 0.5
+#: how many distinct retrieval results the reader keeps parsed (the items of one persona
+#: run one after another and, from a store that ignores the query, get the same memories)
+PARSED_KEPT = 8
 
 
 def reader_setting(raw: str | None) -> str:
@@ -61,6 +73,26 @@ def sparse_sources(parsed: ParsedSources, window_days: int) -> set[str]:
     return {name for name in DAILY_SOURCES if len(window.intersection(parsed.days(name))) < needed}
 
 
+@dataclass
+class Evidence:
+    """One retrieval result read once: its per-source view, and which daily sources are
+    too sparse for a question window (computed per window length on first use)."""
+
+    parsed: ParsedSources
+    view: View
+    _sparse: dict[int, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> "Evidence":
+        parsed = parse_records(texts)
+        return cls(parsed, View(parsed))
+
+    def sparse(self, window_days: int) -> set[str]:
+        if window_days not in self._sparse:
+            self._sparse[window_days] = sparse_sources(self.parsed, window_days)
+        return self._sparse[window_days]
+
+
 class MultisourceReader:
     """Answers with the model of the item's seed (``models`` maps seed -> fitted NBF)."""
 
@@ -69,6 +101,19 @@ class MultisourceReader:
             raise ValueError("the multisource reader needs at least one fitted model")
         self.models = dict(models)
         self.variant = variant
+        self._evidence: OrderedDict[tuple[str, ...], Evidence] = OrderedDict()
+
+    def evidence(self, memories: Sequence[Memory]) -> Evidence:
+        """The parsed memories, read once per distinct retrieval result."""
+        texts = tuple(m.text for m in memories)
+        found = self._evidence.get(texts)
+        if found is not None:
+            self._evidence.move_to_end(texts)
+            return found
+        found = self._evidence[texts] = Evidence.of(texts)
+        while len(self._evidence) > PARSED_KEPT:
+            self._evidence.popitem(last=False)
+        return found
 
     def model_for(self, label: str | None) -> NBFModel:
         """The item's seed's model. The runner names the item (``label``); the seed is the
@@ -83,9 +128,10 @@ class MultisourceReader:
         return self.models[seed]
 
     def answer(self, view: ItemView, memories: Sequence[Memory], label: str | None = None) -> Answer:
-        parsed = parse_records([m.text for m in memories])
-        atoms = dict(source_atoms(parsed)[view.task])
-        for name in sparse_sources(parsed, QUESTIONS[view.task].window_days):
+        evidence = self.evidence(memories)
+        # only the item's own question is read (source_atoms would compute all 18)
+        atoms = dict(RULES[view.task](evidence.view))
+        for name in evidence.sparse(QUESTIONS[view.task].window_days):
             atoms[name] = None
         prediction = self.model_for(label).predict(view.task, atoms)
         return Answer(
@@ -99,7 +145,7 @@ class MultisourceReader:
                     "atoms": dict(sorted(atoms.items())),
                 },
                 memories,
-                records_read(parsed),
+                records_read(evidence.parsed),
             ),
         )
 
