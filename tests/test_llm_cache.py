@@ -232,7 +232,7 @@ KILLED_WRITER = textwrap.dedent(
 
 
 @pytest.mark.parametrize("kill_after", [1, 40, 300])
-def test_sigkill_loses_no_completed_entry(tmp_path: Path, kill_after: int):
+def test_sigkill_loses_no_completed_entry_even_in_the_main_file_alone(tmp_path: Path, kill_after: int):
     path = tmp_path / "killed.sqlite"
     child = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
     assert child.stdout is not None
@@ -250,11 +250,15 @@ def test_sigkill_loses_no_completed_entry(tmp_path: Path, kill_after: int):
     reported += [line for line in rest.split("\n") if len(line) == 64]  # whole lines only
     assert child.returncode == -signal.SIGKILL
     assert len(reported) >= kill_after
-    with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        stored = {row[0] for row in db.execute("SELECT key FROM calls")}
-    assert set(reported) <= stored
-    assert len(stored) - len(reported) <= 1  # at most the entry committed but not yet printed
+    committed = tmp_path / "committed" / "killed.sqlite"  # what git gets: the main file, no -wal
+    committed.parent.mkdir()
+    committed.write_bytes(path.read_bytes())
+    for copy in (path, committed):
+        with sqlite3.connect(copy) as db:
+            assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            stored = {row[0] for row in db.execute("SELECT key FROM calls")}
+        assert set(reported) <= stored, copy
+        assert len(stored) - len(reported) <= 1  # at most the entry committed but not yet printed
 
 
 REPLAY_WITHOUT_OPENAI = textwrap.dedent(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import pickle
 import time
@@ -182,6 +183,31 @@ def test_an_echoed_key_in_content_is_scrubbed(tmp_path):
         completion = caller.call(ChatRequest.build(settings, MESSAGES))
         caller.close()
     assert SECRET not in (completion.content or "") and "<redacted>" in (completion.content or "")
+
+
+def _echo_everywhere(request) -> Reply:
+    """A hostile server: the key in every text field of a completion, log-prob tokens included."""
+    key = request.headers["authorization"]
+    token = {"token": key, "logprob": -0.1, "bytes": None, "top_logprobs": [{"token": key, "logprob": -0.1, "bytes": None}]}
+    body = {
+        "id": "c", "object": "chat.completion", "created": 0, "model": f"model-{key}",
+        "choices": [{"index": 0, "finish_reason": f"stop {key}", "logprobs": {"content": [token]},
+                     "message": {"role": "assistant", "content": f"answer {key}"}}],
+    }
+    return Reply(body=json.dumps(body).encode())
+
+
+def test_an_echoed_key_in_any_field_reaches_neither_the_cache_nor_the_caller(tmp_path):
+    cache = tmp_path / "c.sqlite"
+    with LLMServer(_echo_everywhere) as server:
+        settings = settings_for(server, cache_mode="readwrite", cache_path=cache)
+        caller = ModelCaller(settings)
+        completion = caller.call(ChatRequest.build(settings, MESSAGES))
+        caller.close()
+    assert SECRET not in repr(completion) and "<redacted>" in (completion.model or "")
+    assert completion.logprobs is not None and completion.logprobs[0].token.endswith("<redacted>")
+    stored = b"".join(path.read_bytes() for path in tmp_path.iterdir())  # the file, and any WAL left
+    assert SECRET.encode() not in stored and b"<redacted>" in stored
 
 
 def test_nothing_holding_settings_shows_or_pickles_the_key():

@@ -6,8 +6,9 @@ request) and the completion as JSON. WAL mode lets workers read while one writes
 entry is its own transaction, so a run killed with SIGKILL keeps every entry it finished
 and leaves a valid file. synchronous=NORMAL is enough for that: in WAL mode a committed
 transaction is in the OS's hands once `put` returns; only a power cut could lose the last
-few entries, never corrupt the file. On close the WAL is checkpointed into the main file,
-so `fixtures/<name>.sqlite` alone can be committed (ignore the -wal and -shm files).
+few entries, never corrupt the file. The WAL is checkpointed into the main file after every
+entry and again on close, so `fixtures/<name>.sqlite` alone can be committed (ignore the
+-wal and -shm files), even after a run that was killed.
 """
 
 from __future__ import annotations
@@ -57,6 +58,9 @@ class CallCache:
             else:
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
+                # merge the WAL into the main file after every entry: a killed run leaves a main
+                # file that holds every finished entry, so committing the .sqlite alone is enough
+                self._db.execute("PRAGMA wal_autocheckpoint=1")
                 with self._transaction():
                     for statement in _SCHEMA:
                         self._db.execute(statement)

@@ -7,7 +7,7 @@ API key nor a reachable server.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ResponseError
@@ -81,9 +81,8 @@ class ModelCaller:
         except ResponseError:
             self._count(failures=1)
             raise
-        if completion.content is not None:
-            # a server that echoes the key must not get it into the cache or the report
-            completion = replace(completion, content=client.scrub(completion.content))
+        # a server that echoes the key must not get it into the cache or the report
+        completion = completion.scrubbed(client.scrub)
         if self.cache is not None:
             self.cache.put(request, completion, key)
         return completion

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Mapping, Sequence
 
 from ..repetition import current_repeat
 from .settings import LLMSettings
@@ -124,6 +124,19 @@ class Completion:
             "usage": dict(self.usage),
             "structured": self.structured,
         }
+
+    def scrubbed(self, scrub: Callable[[str], str]) -> "Completion":
+        """Every text the server sent, passed through `scrub` (a server may echo the API key in
+        any field, not only the content: the model name, the finish reason, log-prob tokens)."""
+
+        def text(value: str | None) -> str | None:
+            return None if value is None else scrub(value)
+
+        logprobs = None if self.logprobs is None else tuple(
+            TokenLogprob(scrub(t.token), t.logprob, tuple((scrub(alt), lp) for alt, lp in t.top)) for t in self.logprobs
+        )
+        return replace(self, content=text(self.content), finish_reason=text(self.finish_reason), logprobs=logprobs,
+                       model=text(self.model), structured=text(self.structured))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Completion":
