@@ -30,9 +30,21 @@ ALPHA = 0.05
 
 def run_suite(args: argparse.Namespace, report: Path) -> float:
     command = [
-        sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN", "--tb=no", "--no-header",
-        f"--memsystem={args.memsystems}", "--memeval-suite=behavior", f"--memeval-size={args.size}",
-        f"--memeval-embedder={args.embedder}", f"--memeval-report={report}", f"--memeval-seed={args.seed}",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-rN",
+        "--tb=no",
+        "--no-header",
+        f"--memsystem={args.memsystems}",
+        "--memeval-suite=behavior",
+        f"--memeval-size={args.size}",
+        f"--memeval-embedder={args.embedder}",
+        f"--memeval-report={report}",
+        f"--memeval-seed={args.seed}",
     ]
     if args.workers:
         command += ["-n", str(args.workers)]
@@ -103,13 +115,17 @@ def main() -> int:
             reported = test is not None and test.get("p_value") is not None
             checks.append((f"{run['memsystem']}: {treatment} - {baseline} reported with its test", reported))
             if reported:
-                print(f"  {run['memsystem']:<8} {baseline} {m[baseline]['value']:.3f} -> {treatment} {m[treatment]['value']:.3f}")
+                print(
+                    f"  {run['memsystem']:<8} {baseline} {m[baseline]['value']:.3f} -> {treatment} {m[treatment]['value']:.3f}"
+                )
                 print(line(f"{treatment}-{baseline}", test))
     overlaps = [c for c in report["comparisons"] if c["suite"] == "behavior" and "C1" in c["metrics"]]
     for comparison in overlaps:
         cells = comparison["metrics"]
         jaccards = ", ".join(
-            f"{name} {cells[name]['topk_jaccard']:.3f}" for name in ("C1", "C1_native") if cells.get(name, {}).get("topk_jaccard") is not None
+            f"{name} {cells[name]['topk_jaccard']:.3f}"
+            for name in ("C1", "C1_native")
+            if cells.get(name, {}).get("topk_jaccard") is not None
         )
         if jaccards:
             print(f"  top-k Jaccard {comparison['a']['memsystem']} ~ {comparison['b']['memsystem']}: {jaccards}")

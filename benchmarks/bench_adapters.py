@@ -21,16 +21,17 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.memory.resources import Resources  # noqa: E402
-from pytest_memeval.registry import build_memsystem, check_settings, resolve_memsystem  # noqa: E402
-from pytest_memeval.types import Message  # noqa: E402
+from pytest_memeval.memory.resources import Resources
+from pytest_memeval.registry import build_memsystem, check_settings, resolve_memsystem
+from pytest_memeval.types import Message
 
 WORDS = (
     "morning walk coffee meeting report garden dinner train ticket doctor sleep steps heart rate "
@@ -42,7 +43,10 @@ def make_sessions(n_sessions: int, per_session: int = 4, seed: int = 0) -> list[
     rng = random.Random(seed)
     return [
         tuple(
-            Message("user" if m % 2 == 0 else "assistant", f"Day {s}, note {m}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 60))) + ".")
+            Message(
+                "user" if m % 2 == 0 else "assistant",
+                f"Day {s}, note {m}: " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 60))) + ".",
+            )
             for m in range(per_session)
         )
         for s in range(n_sessions + 1)
@@ -51,7 +55,11 @@ def make_sessions(n_sessions: int, per_session: int = 4, seed: int = 0) -> list[
 
 def summary(values: Sequence[float]) -> dict[str, float]:
     array = np.asarray(values) * 1000
-    return {"p50_ms": round(float(np.percentile(array, 50)), 1), "p95_ms": round(float(np.percentile(array, 95)), 1), "n": len(values)}
+    return {
+        "p50_ms": round(float(np.percentile(array, 50)), 1),
+        "p95_ms": round(float(np.percentile(array, 95)), 1),
+        "n": len(values),
+    }
 
 
 def bench(name: str, settings: dict[str, Any], n_sessions: int, n_queries: int, embedder: str) -> dict[str, Any]:
@@ -97,14 +105,19 @@ def bench(name: str, settings: dict[str, Any], n_sessions: int, n_queries: int, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memsystem", required=True, help="one or more names, comma-separated")
-    parser.add_argument("--config", type=Path, help="TOML with one table of settings per system (as --memsystem-config)")
+    parser.add_argument(
+        "--config", type=Path, help="TOML with one table of settings per system (as --memsystem-config)"
+    )
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--embedder", default="minilm", choices=("minilm", "hashing"))
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     config = tomllib.loads(args.config.read_text()) if args.config else {}
-    results = [bench(name, dict(config.get(name, {})), args.sessions, args.queries, args.embedder) for name in args.memsystem.split(",")]
+    results = [
+        bench(name, dict(config.get(name, {})), args.sessions, args.queries, args.embedder)
+        for name in args.memsystem.split(",")
+    ]
     text = json.dumps(results, indent=2)
     print(text)
     if args.json:

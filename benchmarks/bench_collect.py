@@ -56,10 +56,20 @@ def main() -> None:
         suite_dir.mkdir()
         (bare_dir / "test_bare.py").write_text(BARE_TEST)
         env = dict(os.environ, MEMEVAL_CACHE_DIR=str(root / "cache"), PYTHONDONTWRITEBYTECODE="1")
-        suite_args = ["--collect-only", "-q", "-p", "no:cacheprovider", "--memsystem=none", "--memeval-size=full", "--memeval-suite=multisource"]
+        suite_args = [
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--memsystem=none",
+            "--memeval-size=full",
+            "--memeval-suite=multisource",
+        ]
 
         cold, cold_line = timed(suite_args, suite_dir, env)  # fills the cache
-        bare, bare_line = median_of(repeat, ["--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:memeval"], bare_dir, env)
+        bare, bare_line = median_of(
+            repeat, ["--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:memeval"], bare_dir, env
+        )
         warm, warm_line = median_of(repeat, suite_args, suite_dir, env)
 
     print(f"bare pytest, {ITEMS} trivial parameters: {bare:6.2f} s  ({bare_line})")

@@ -60,17 +60,21 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer
 
     texts = texts_of(options.texts)
-    print(f"{len(texts)} multisource memories, mean {np.mean([len(t) for t in texts]):.0f} characters; "
-          f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} cores")
+    print(
+        f"{len(texts)} multisource memories, mean {np.mean([len(t) for t in texts]):.0f} characters; "
+        f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} cores"
+    )
     raw = SentenceTransformer(minilm_path(), device="cpu")
     ours = MiniLMEmbedder()
     ours.embed(texts[:2])  # load the weights outside the timings
     by_batch: dict[int, np.ndarray] = {}
     print(f"{'batch':>5} {'raw ST texts/s':>15} {'plugin texts/s':>15} {'cold cache texts/s':>19} {'max |diff|':>11}")
     for batch in (int(b) for b in options.batch.split(",")):
+
         def encode(texts: Sequence[str], batch: int = batch) -> np.ndarray:
-            return raw.encode(list(texts), batch_size=batch, normalize_embeddings=True, convert_to_numpy=True,
-                              show_progress_bar=False)
+            return raw.encode(
+                list(texts), batch_size=batch, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
 
         raw_rate, raw_vectors = rate(encode, texts, options.repeat)
         ours.batch_size = batch
@@ -82,8 +86,10 @@ def main() -> None:
                 cold_rates.append(rate(cached.embed, texts, 1)[0])
                 cached.close()
         by_batch[batch] = our_vectors
-        print(f"{batch:>5} {raw_rate:>15.0f} {our_rate:>15.0f} {statistics.median(cold_rates):>19.0f} "
-              f"{float(np.abs(our_vectors - raw_vectors).max()):>11.2e}")
+        print(
+            f"{batch:>5} {raw_rate:>15.0f} {our_rate:>15.0f} {statistics.median(cold_rates):>19.0f} "
+            f"{float(np.abs(our_vectors - raw_vectors).max()):>11.2e}"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         CachedEmbedder(ours, Path(tmp) / "e.sqlite").embed(texts)
         fresh = MiniLMEmbedder()

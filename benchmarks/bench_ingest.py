@@ -21,17 +21,17 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.memory.chroma import ChromaMemory  # noqa: E402
-from pytest_memeval.memory.embedders import make_embedder  # noqa: E402
-from pytest_memeval.types import Message  # noqa: E402
+from pytest_memeval.memory.chroma import ChromaMemory
+from pytest_memeval.memory.embedders import make_embedder
+from pytest_memeval.types import Message
 
 WORDS = (
     "morning walk coffee meeting report garden dinner train ticket doctor sleep steps heart rate "
@@ -77,12 +77,16 @@ def bench_chroma(sessions: list[tuple[Message, ...]], embedder_name: str, repeat
 
     def raw(path: Path) -> tuple[float, float]:
         client = chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
-        collection = client.get_or_create_collection("raw", embedding_function=None, configuration={"hnsw": {"space": "cosine"}})
+        collection = client.get_or_create_collection(
+            "raw", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+        )
         clock = Clock()
         done = 0
         for session in sessions:
             docs = [m.content for m in session]
-            collection.add(ids=[f"{done + i:08d}" for i in range(len(docs))], embeddings=lookup.embed(docs), documents=docs)
+            collection.add(
+                ids=[f"{done + i:08d}" for i in range(len(docs))], embeddings=lookup.embed(docs), documents=docs
+            )
             done += len(docs)
         return clock.read()
 

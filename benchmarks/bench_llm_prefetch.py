@@ -15,16 +15,16 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from llm_server import LLMServer  # noqa: E402
+from llm_server import LLMServer
 
-from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt  # noqa: E402
-from pytest_memeval.types import Answer, ItemView, Memory  # noqa: E402
+from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt
+from pytest_memeval.types import Answer, ItemView, Memory
 
 REPLY = '{"answer": "10_to_19", "would_skip": false}'
 SPACE = ("fewer_than_10", "10_to_19", "20_or_more")
@@ -39,7 +39,10 @@ def contexts(n_contexts: int, n_items: int, k: int = 10) -> list[Context]:
         items = []
         for i in range(n_items):
             view = replace(base, question=f"Persona {c}, question {i}: in the past 30 days, how many nights ...?")
-            memories = [Memory(f"[{c}/{i}/{j}] " + "the person slept about seven hours and planned to exercise " * 3) for j in range(k)]
+            memories = [
+                Memory(f"[{c}/{i}/{j}] " + "the person slept about seven hours and planned to exercise " * 3)
+                for j in range(k)
+            ]
             items.append((f"ctx{c:02d}-item{i:02d}", view, memories))
         out.append(items)
     return out
@@ -89,11 +92,15 @@ def main() -> None:
             responder = LLMResponder(prompt, replace(settings, concurrency=concurrency))
             prefetched = run(responder, data, prefetch=True)
             responder.close()
-            print(f"  prefetch, concurrency {concurrency:<3} {prefetched:7.2f} s   speed-up {sequential / prefetched:5.1f}x")
+            print(
+                f"  prefetch, concurrency {concurrency:<3} {prefetched:7.2f} s   speed-up {sequential / prefetched:5.1f}x"
+            )
 
     with tempfile.TemporaryDirectory() as tmp, LLMServer(REPLY) as server:
         cache_path = Path(tmp) / "llm.sqlite"
-        record = LLMSettings(model="bench", base_url=server.base_url, cache_mode="readwrite", cache_path=cache_path, concurrency=16)
+        record = LLMSettings(
+            model="bench", base_url=server.base_url, cache_mode="readwrite", cache_path=cache_path, concurrency=16
+        )
         recorder = LLMResponder(prompt, record)
         run(recorder, data, prefetch=True)
         recorder.close()
@@ -109,7 +116,7 @@ def main() -> None:
 
         def offline_run() -> None:
             for context in data:
-                for label, view, memories in context:
+                for _label, view, _memories in context:
                     _ = offline if view is not None else None
 
         replayed = per_item(replay_run, n, 5)
@@ -117,8 +124,10 @@ def main() -> None:
         replayer.close()
         assert server.count == 0
     overhead = replayed - noop
-    print(f"replay: {replayed * 1e6:6.0f} us/item, no-op offline answer {noop * 1e6:.2f} us/item, "
-          f"overhead {overhead * 1e3:.3f} ms/item (0 HTTP requests)")
+    print(
+        f"replay: {replayed * 1e6:6.0f} us/item, no-op offline answer {noop * 1e6:.2f} us/item, "
+        f"overhead {overhead * 1e3:.3f} ms/item (0 HTTP requests)"
+    )
 
 
 if __name__ == "__main__":

@@ -29,11 +29,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from live import retrieved, suite_items  # noqa: E402
+from live import retrieved, suite_items
 
-from pytest_memeval.local_model import LocalServer, parse_specs  # noqa: E402
-from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt  # noqa: E402
-from pytest_memeval.option_values import cache_dir  # noqa: E402
+from pytest_memeval.local_model import LocalServer, parse_specs
+from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt
+from pytest_memeval.option_values import cache_dir
 
 Work = list[list[tuple[str, Any, list[Any]]]]  # per persona: (label, view, memories)
 
@@ -89,8 +89,10 @@ def main() -> None:
                 max_attempts=2,
                 concurrency=1,
             )
-            print(f"{n} multisource items ({args.personas} personas x {args.per_persona}), k={args.k}, SmolLM2-135M Q4_1, "
-                  f"load average {os.getloadavg()[0]:.1f} at start")
+            print(
+                f"{n} multisource items ({args.personas} personas x {args.per_persona}), k={args.k}, SmolLM2-135M Q4_1, "
+                f"load average {os.getloadavg()[0]:.1f} at start"
+            )
             for name, settings in (("structured off", replace(base, structured="off")), ("structured auto", base)):
                 seconds, share = run(settings, work, prefetch=False)
                 print(f"  valid share, {name:<16} {share:6.1%}  ({n / seconds:.3f} items/s)")
@@ -105,7 +107,9 @@ def main() -> None:
                     seconds, _ = run(settings, work, prefetch)
                     rates[name].append(n / seconds)
             for name, values in rates.items():
-                print(f"  {name:<26} median {statistics.median(values):6.3f} items/s  (range {min(values):.3f} to {max(values):.3f}, {len(values)} passes)")
+                print(
+                    f"  {name:<26} median {statistics.median(values):6.3f} items/s  (range {min(values):.3f} to {max(values):.3f}, {len(values)} passes)"
+                )
             print(f"load average {os.getloadavg()[0]:.1f} at the end (2 cores)")
 
 

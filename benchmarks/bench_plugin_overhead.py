@@ -48,11 +48,26 @@ def loop(size: str, split: str | None) -> None:
         memories = memory.retrieve(item.context_id, item.view.question, 10)
         answer = reader.answer(item.view, memories, label=item.id)
         verdict = judge.score(item, answer, Trace(tuple(memories)))
-        records.append(Record(id=item.id, key=key, suite_ref="multisource", context=item.context_id,
-                              cluster=item.cluster, task=item.view.task, status="scored", strata=dict(item.strata),
-                              answer=answer.label, abstained=answer.abstained, correct=verdict.correct,
-                              score=verdict.score, gold=item.gold, n_memories=len(memories),
-                              detail=dict(verdict.detail), answer_detail=dict(answer.detail)))
+        records.append(
+            Record(
+                id=item.id,
+                key=key,
+                suite_ref="multisource",
+                context=item.context_id,
+                cluster=item.cluster,
+                task=item.view.task,
+                status="scored",
+                strata=dict(item.strata),
+                answer=answer.label,
+                abstained=answer.abstained,
+                correct=verdict.correct,
+                score=verdict.score,
+                gold=item.gold,
+                n_memories=len(memories),
+                detail=dict(verdict.detail),
+                answer_detail=dict(answer.detail),
+            )
+        )
     summary = suite.summarize(records)
     print(f"{len(records)} items, accuracy {summary.metrics['accuracy'].value:.4f}")
 
@@ -83,20 +98,40 @@ def main() -> None:
         env = dict(os.environ, BENCH_CWD=tmp)
         env.setdefault("MEMEVAL_CACHE_DIR", str(Path(tmp) / "cache"))
         selection = [f"--memeval-size={options.size}"] + ([f"--memeval-split={options.split}"] if options.split else [])
-        plugin = [sys.executable, "-m", "pytest", "--memsystem=context", "--memeval-suite=multisource", *selection,
-                  "-n", "0", "-q", "-p", "no:cacheprovider"]
-        plain = [sys.executable, str(Path(__file__).resolve()), "--loop", f"--size={options.size}",
-                 *([f"--split={options.split}"] if options.split else [])]
+        plugin = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--memsystem=context",
+            "--memeval-suite=multisource",
+            *selection,
+            "-n",
+            "0",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ]
+        plain = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--loop",
+            f"--size={options.size}",
+            *([f"--split={options.split}"] if options.split else []),
+        ]
         timed(plain, env)  # warm the cache: index, facts, fitted readers
         runs: dict[str, list[tuple[float, float, str]]] = {"plugin": [], "loop": []}
         for _ in range(options.repeat):  # interleaved, so that load on the machine hits both alike
             runs["plugin"].append(timed(plugin, env))
             runs["loop"].append(timed(plain, env))
-    medians = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)) for name, rs in runs.items()}
+    medians = {
+        name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)) for name, rs in runs.items()
+    }
     for name, (cpu, wall) in medians.items():
         print(f"{name:>6}: {cpu:7.2f} s CPU, {wall:7.2f} s wall   ({runs[name][-1][2]})")
-    print(f"plugin / loop: {medians['plugin'][0] / medians['loop'][0]:.2f}x CPU, "
-          f"{medians['plugin'][1] / medians['loop'][1]:.2f}x wall (medians of {options.repeat})")
+    print(
+        f"plugin / loop: {medians['plugin'][0] / medians['loop'][0]:.2f}x CPU, "
+        f"{medians['plugin'][1] / medians['loop'][1]:.2f}x wall (medians of {options.repeat})"
+    )
 
 
 if __name__ == "__main__":

@@ -56,9 +56,11 @@ def main() -> None:
         digest = hashlib.sha256(json.dumps(answers, sort_keys=True).encode()).hexdigest()[:16]
     median = statistics.median(passes)
     print(f"pytest_memeval from {Path(pytest_memeval.__file__).parent}")
-    print(f"{len(items)} items ({options.size}, split {options.split or 'default'}): "
-          f"{1000 * median / len(items):.3f} ms per answer (median of {options.repeat}; "
-          f"passes {', '.join(f'{p:.2f}' for p in passes)} s)")
+    print(
+        f"{len(items)} items ({options.size}, split {options.split or 'default'}): "
+        f"{1000 * median / len(items):.3f} ms per answer (median of {options.repeat}; "
+        f"passes {', '.join(f'{p:.2f}' for p in passes)} s)"
+    )
     print(f"answers digest: {digest}")
 
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from llm_server import LLMServer, Request  # noqa: E402
+from llm_server import LLMServer, Request
 
 LABEL = re.compile(r"^- (\w+)", re.M)
 ITEMS = 216

@@ -53,7 +53,9 @@ def children_cpu() -> float:
 def run_pytest(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds of the pytest process and all its workers, exit status, output tail."""
     cpu_before, started = children_cpu(), time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu_before
     tail = (done.stdout.strip().splitlines() or [""])[-1] + done.stderr[-2000:]
     return wall, cpu, done.returncode, tail
@@ -94,8 +96,10 @@ def one_run(n: int, base: list[str], root: Path, env: dict[str, str], cache: Pat
 
 def machine() -> str:
     load = os.getloadavg()
-    return (f"{platform.node()}: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
-            f"load average {load[0]:.1f}, PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}")
+    return (
+        f"{platform.node()}: {os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}, "
+        f"load average {load[0]:.1f}, PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '')!r}"
+    )
 
 
 def main() -> None:
@@ -108,15 +112,27 @@ def main() -> None:
     parser.add_argument("--embedder", default="hashing")
     parser.add_argument("--cold", action="store_true", help="every n starts from an empty cache; count reader fits")
     parser.add_argument("--source", type=Path, help="run the plugin from this checkout instead")
-    parser.add_argument("--cache-dir", type=Path,
-                        help="use this (already warm) cache instead of a fresh one warmed first; with "
-                        "--source, one warmed by that checkout")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="use this (already warm) cache instead of a fresh one warmed first; with "
+        "--source, one warmed by that checkout",
+    )
     parser.add_argument("--json", type=Path, help="also write every figure here")
     parser.add_argument("extra", nargs="*", help="more pytest arguments (after --)")
     options = parser.parse_args()
     counts = [int(n) for n in options.workers.split(",")]
-    base = [f"--memsystem={options.memsystem}", f"--memeval-suite={options.suite}", f"--memeval-size={options.size}",
-            f"--memeval-embedder={options.embedder}", "-p", "no:cacheprovider", "-p", "summary_timing", *options.extra]
+    base = [
+        f"--memsystem={options.memsystem}",
+        f"--memeval-suite={options.suite}",
+        f"--memeval-size={options.size}",
+        f"--memeval-embedder={options.embedder}",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "summary_timing",
+        *options.extra,
+    ]
     if options.split:
         base.append(f"--memeval-split={options.split}")
     paths = [str(BENCH_DIR)] + ([str(options.source.resolve())] if options.source else [])
@@ -130,8 +146,11 @@ def main() -> None:
         if not options.cold and not options.cache_dir:  # the controller warms the index and readers; nothing runs
             warm = root / "warm"
             warm.mkdir()
-            run_pytest([*base, "-n", "1", "-k", "memeval_warm_up_selects_nothing"], warm,
-                       dict(env, MEMEVAL_CACHE_DIR=str(shared)))
+            run_pytest(
+                [*base, "-n", "1", "-k", "memeval_warm_up_selects_nothing"],
+                warm,
+                dict(env, MEMEVAL_CACHE_DIR=str(shared)),
+            )
         for n in counts:
             cache = root / f"cache-n{n}" if options.cold else shared
             result = one_run(n, base, root, env, cache)
@@ -139,15 +158,19 @@ def main() -> None:
             print(f"  n={n} done: {result['wall_s']:.1f} s, {result['tail']}", flush=True)
     reference = results[0]
     print()
-    print(f"{'n':>3} {'wall s':>8} {'items/s':>8} {'speedup':>8} {'effic.':>7} {'CPU s':>8} "
-          f"{'ctl ms/item':>11} {'summary s':>9} {'summ. wall':>10} {'summ. CPU':>9} {'fits':>5}")
+    print(
+        f"{'n':>3} {'wall s':>8} {'items/s':>8} {'speedup':>8} {'effic.':>7} {'CPU s':>8} "
+        f"{'ctl ms/item':>11} {'summary s':>9} {'summ. wall':>10} {'summ. CPU':>9} {'fits':>5}"
+    )
     for r in results:
         speedup = reference["wall_s"] / r["wall_s"]
         r["speedup"], r["efficiency"] = speedup, speedup / r["n"]
         per_item = r["controller_ms_per_item"] if r["n"] > 1 else r["in_process_ms_per_item"]
-        print(f"{r['n']:>3} {r['wall_s']:>8.1f} {r['items'] / r['wall_s']:>8.0f} {speedup:>8.2f} {r['efficiency']:>7.0%} "
-              f"{r['cpu_s']:>8.1f} {per_item:>10.3f}{'*' if r['n'] == 1 else ' '} {r['summary_wall_s']:>9.2f} "
-              f"{r['summary_share_wall']:>10.1%} {r['summary_share_cpu']:>9.1%} {r['reader_fits']:>5}")
+        print(
+            f"{r['n']:>3} {r['wall_s']:>8.1f} {r['items'] / r['wall_s']:>8.0f} {speedup:>8.2f} {r['efficiency']:>7.0%} "
+            f"{r['cpu_s']:>8.1f} {per_item:>10.3f}{'*' if r['n'] == 1 else ' '} {r['summary_wall_s']:>9.2f} "
+            f"{r['summary_share_wall']:>10.1%} {r['summary_share_cpu']:>9.1%} {r['reader_fits']:>5}"
+        )
     print("  * n=1: CPU per item of the single process while it runs the tests (no controller)")
     identical = all(r["runs"] == reference["runs"] and r["records"] == reference["records"] for r in results)
     print(f"metrics and records identical across n: {'yes' if identical else 'NO'}")

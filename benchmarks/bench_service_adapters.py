@@ -61,7 +61,9 @@ def bench_letta(args: argparse.Namespace, sessions: list) -> dict[str, float]:
     embedder = make_embedder(args.embedder)
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        memory = LettaMemory(path=Path(tmp), embedder=embedder, base_url=args.letta_url, server_command=args.letta_server or "letta")
+        memory = LettaMemory(
+            path=Path(tmp), embedder=embedder, base_url=args.letta_url, server_command=args.letta_server or "letta"
+        )
         startup_s = time.perf_counter() - started
         try:
             results = measure(memory, sessions, args.queries)

@@ -15,7 +15,7 @@ import numpy as np
 # Runnable from a checkout without installing the package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.stats import bootstrap_multisource, paired_bootstrap_multisource  # noqa: E402
+from pytest_memeval.stats import bootstrap_multisource, paired_bootstrap_multisource
 
 N_CLUSTERS, N_GROUPS, B = 480, 18, 2000
 
@@ -33,8 +33,12 @@ def make_items(seed: int = 0) -> dict[str, np.ndarray]:
     correct_b = np.where(rng.random(n) < 0.8, correct_a, rng.random(n) < p - 0.03)
     answered_b = rng.random(n) < np.where(correct_b, 0.8, 0.6)
     return dict(
-        clusters=clusters, groups=groups,
-        correct_a=correct_a, answered_a=answered_a, correct_b=correct_b, answered_b=answered_b,
+        clusters=clusters,
+        groups=groups,
+        correct_a=correct_a,
+        answered_a=answered_a,
+        correct_b=correct_b,
+        answered_b=answered_b,
     )
 
 
@@ -53,8 +57,14 @@ def main() -> None:
         d["correct_a"], d["answered_a"], d["clusters"], d["groups"], n_resamples=B, seed=1
     )
     paired = lambda: paired_bootstrap_multisource(  # noqa: E731
-        d["correct_a"], d["answered_a"], d["correct_b"], d["answered_b"], d["clusters"], d["groups"],
-        n_resamples=B, seed=1,
+        d["correct_a"],
+        d["answered_a"],
+        d["correct_b"],
+        d["answered_b"],
+        d["clusters"],
+        d["groups"],
+        n_resamples=B,
+        seed=1,
     )
     print(f"{N_CLUSTERS * N_GROUPS} items, {N_CLUSTERS} clusters, {N_GROUPS} groups, B={B}")
     for name, fn in [("cluster bootstrap, 4 metrics", single), ("paired cluster bootstrap, 4 metrics", paired)]:

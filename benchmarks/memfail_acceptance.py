@@ -34,12 +34,25 @@ def run(workdir: Path, name: str, *args: str) -> tuple[dict[str, Any], float]:
     report = workdir / f"{name}.json"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]))
     started = time.perf_counter()
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--memeval-suite=memfail",
-               f"--memeval-report={report}", "--rootdir", str(workdir), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--memeval-suite=memfail",
+        f"--memeval-report={report}",
+        "--rootdir",
+        str(workdir),
+        *args,
+    ]
     completed = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if not report.exists():
-        raise SystemExit(f"{name}: no report (exit {completed.returncode})\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}")
+        raise SystemExit(
+            f"{name}: no report (exit {completed.returncode})\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+        )
     return json.loads(report.read_text()), seconds
 
 
@@ -81,8 +94,13 @@ def main() -> None:
         ceiling, seconds = run(workdir, "context", "--memsystem=context", *common)
         misses = [r for r in ceiling["records"] if not r["correct"]]
         stages = Counter(r["detail"]["stage"] for r in misses)
-        out["context"] = {"table": success_table(ceiling), "misses": len(misses), "miss_stages": dict(stages),
-                          "unattributed": stages.get("unknown", 0), "seconds": round(seconds, 1)}
+        out["context"] = {
+            "table": success_table(ceiling),
+            "misses": len(misses),
+            "miss_stages": dict(stages),
+            "unattributed": stages.get("unknown", 0),
+            "seconds": round(seconds, 1),
+        }
         print(f"\n## context, k=10 ({seconds:.0f} s)")
         for row in out["context"]["table"]:
             print("  success " + fmt(row["success"]) + "  " + "  ".join(f"{d} {fmt(row[d])}" for d in DATASETS))

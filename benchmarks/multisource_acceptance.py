@@ -17,10 +17,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.benchmarks.multisource import (  # noqa: E402
-    QUESTIONS, SEEDS, calibrate_temperature, calibrate_theta, coverage, expected_random_accuracy,
-    f_beta, fit_nbf, generate, macro_accuracy, majority_labels, persona_index, random_predictions,
-    reachable, selective_accuracy, source_atoms)
+from pytest_memeval.benchmarks.multisource import (
+    QUESTIONS,
+    SEEDS,
+    calibrate_temperature,
+    calibrate_theta,
+    coverage,
+    expected_random_accuracy,
+    f_beta,
+    fit_nbf,
+    generate,
+    macro_accuracy,
+    majority_labels,
+    persona_index,
+    random_predictions,
+    reachable,
+    selective_accuracy,
+    source_atoms,
+)
 
 
 def _load(seed: int) -> tuple[dict[str, list], float]:
@@ -35,7 +49,7 @@ def _load(seed: int) -> tuple[dict[str, list], float]:
 
 def _evaluate(model, rows):
     qids, correct, answered, types = [], [], [], []
-    for p, atoms, gold in rows:
+    for _p, atoms, gold in rows:
         for qid, pred in model.predict_all(atoms).items():
             qids.append(qid)
             correct.append(pred.label == gold[qid])
@@ -94,17 +108,20 @@ def main() -> int:
             correct += c
             answered += a
         extra = f" T={temps}" if temperature else ""
-        print(f"{name:<27} acc {macro_accuracy(qids, correct) * 100:5.1f} | "
-              f"selective acc {selective_accuracy(qids, correct, answered) * 100:5.1f} "
-              f"cov {coverage(answered) * 100:5.1f} F0.5 {f_beta(qids, correct, answered) * 100:5.1f} "
-              f"| theta={thetas}{extra} fit {fit_ms:.0f} ms")
+        print(
+            f"{name:<27} acc {macro_accuracy(qids, correct) * 100:5.1f} | "
+            f"selective acc {selective_accuracy(qids, correct, answered) * 100:5.1f} "
+            f"cov {coverage(answered) * 100:5.1f} F0.5 {f_beta(qids, correct, answered) * 100:5.1f} "
+            f"| theta={thetas}{extra} fit {fit_ms:.0f} ms"
+        )
 
     report("NBF (per-seed fit)", True, False)
     report("NBF (pooled fit)", False, False)
     report("NBF+T (per-seed fit)", True, True)
 
-    model = fit_nbf([a for s in args.seeds for _, a, _ in data[s]["train"]],
-                    [g for s in args.seeds for _, _, g in data[s]["train"]])
+    model = fit_nbf(
+        [a for s in args.seeds for _, a, _ in data[s]["train"]], [g for s in args.seeds for _, _, g in data[s]["train"]]
+    )
     q, c, _, types = _evaluate(model, test)
     by_type = {}
     for t, qq, cc in zip(types, q, c):

@@ -50,11 +50,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.benchmarks.base import SuiteOptions  # noqa: E402
-from pytest_memeval.benchmarks.multisource import (  # noqa: E402
-    coverage, f_beta, macro_accuracy, public_sources, selective_accuracy, source_atoms)
-from pytest_memeval.benchmarks.multisource.catalog import Catalog  # noqa: E402
-from pytest_memeval.benchmarks.multisource.reader import READERS, fitted_models  # noqa: E402
+from pytest_memeval.benchmarks.base import SuiteOptions
+from pytest_memeval.benchmarks.multisource import (
+    coverage,
+    f_beta,
+    macro_accuracy,
+    public_sources,
+    selective_accuracy,
+    source_atoms,
+)
+from pytest_memeval.benchmarks.multisource.catalog import Catalog
+from pytest_memeval.benchmarks.multisource.reader import READERS, fitted_models
 
 # Runs inside the release's own environment: its data loaders, its methods, its aggregation.
 RELEASE_SCRIPT = r"""
@@ -106,7 +112,8 @@ def ours(data: Path | None, cache: Path) -> tuple[dict[str, Any], dict[str, dict
                 answered.append(pred.answered)
                 items[f"{key}/{qid}"] = [pred.label, not pred.answered]
         runs[variant] = {
-            "accuracy": macro_accuracy(qids, correct), "coverage": coverage(answered),
+            "accuracy": macro_accuracy(qids, correct),
+            "coverage": coverage(answered),
             "selective_accuracy": selective_accuracy(qids, correct, answered),
             "f05": f_beta(qids, correct, answered),
             "params": {f"s{s}": [m.temperature, m.theta] for s, m in models.items()},
@@ -121,7 +128,9 @@ def release(checkout: Path, data: Path, seeds: list[str]) -> dict[str, Any]:
     if data.name != "seeds" or data.parent.name != "benchmark":
         sys.exit(f"--release needs DATA laid out as <root>/benchmark/seeds, got {data}")
     env = dict(os.environ, PYTHONPATH=str(checkout / "src"), S2A_DATA_ROOT=str(data.parent.parent))
-    done = subprocess.run([sys.executable, "-c", RELEASE_SCRIPT, *seeds], env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", RELEASE_SCRIPT, *seeds], env=env, capture_output=True, text=True, check=False
+    )
     if done.returncode:
         sys.exit(f"the release's evaluation failed: {done.stderr.strip().splitlines()[-1:]}")
     return json.loads(done.stdout)
@@ -129,14 +138,18 @@ def release(checkout: Path, data: Path, seeds: list[str]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path, nargs="?", help="the public generator's output (released layout); default: our generator")
+    parser.add_argument(
+        "data", type=Path, nargs="?", help="the public generator's output (released layout); default: our generator"
+    )
     parser.add_argument("--release", type=Path, help="a checkout of the release, to run its own NBF")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as cache:
         runs, atoms = ours(args.data, Path(cache))
     for variant, run in runs.items():
-        print(f"ours {variant:<14} accuracy {run['accuracy']:.4f}  coverage {run['coverage']:.4f}  "
-              f"selective {run['selective_accuracy']:.4f}  F0.5 {run['f05']:.4f}  (T, theta) {run['params']}")
+        print(
+            f"ours {variant:<14} accuracy {run['accuracy']:.4f}  coverage {run['coverage']:.4f}  "
+            f"selective {run['selective_accuracy']:.4f}  F0.5 {run['f05']:.4f}  (T, theta) {run['params']}"
+        )
     if args.release is None:
         return 0
     if args.data is None:
@@ -144,14 +157,21 @@ def main() -> int:
     theirs = release(args.release, args.data, sorted(runs["nbf"]["params"]))
     for name, variant in (("NBF", "nbf"), ("NBF+SKIP", "nbf-skip")):
         method, run = theirs["methods"][name], runs[variant]
-        print(f"release {name:<9} forced {method['forced_accuracy']:.4f}  coverage {method['coverage']:.4f}  "
-              f"selective {method['selective_accuracy']:.4f}  (T, theta) {method['params']}")
+        print(
+            f"release {name:<9} forced {method['forced_accuracy']:.4f}  coverage {method['coverage']:.4f}  "
+            f"selective {method['selective_accuracy']:.4f}  (T, theta) {method['params']}"
+        )
         same_params = method["params"] == run["params"]
         # a skip is a skip whatever label either side would have given
-        differ = [k for k, (answer, skip) in method["items"].items()
-                  if run["items"][k][1] != skip or (not skip and run["items"][k][0] != answer)]
-        print(f"  vs ours {variant}: per-seed (T, theta) {'identical' if same_params else 'DIFFER'}; "
-              f"{len(method['items']) - len(differ)}/{len(method['items'])} items answered and skipped alike")
+        differ = [
+            k
+            for k, (answer, skip) in method["items"].items()
+            if run["items"][k][1] != skip or (not skip and run["items"][k][0] != answer)
+        ]
+        print(
+            f"  vs ours {variant}: per-seed (T, theta) {'identical' if same_params else 'DIFFER'}; "
+            f"{len(method['items']) - len(differ)}/{len(method['items'])} items answered and skipped alike"
+        )
     cells = [(k, q, s) for k, qs in theirs["atoms"].items() for q, srcs in qs.items() for s in srcs]
     equal = sum(atoms[k][q].get(s) == theirs["atoms"][k][q][s] for k, q, s in cells)
     print(f"atoms: ours equal the release's oracle atoms on {equal}/{len(cells)} (persona, question, source) cells")

@@ -22,9 +22,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from test_stats_signflip import clustered_null
+from test_stats_signflip import clustered_null  # noqa: E402
 
-from pytest_memeval.stats import mcnemar_exact, paired_bootstrap_mean, paired_sign_flip
+from pytest_memeval.stats import mcnemar_exact, paired_bootstrap_mean, paired_sign_flip  # noqa: E402
 
 
 def main(runs: int, shift: float) -> None:

@@ -10,9 +10,10 @@ its thread hung, so the system is retired: every later call fails at once saying
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from .errors import AdapterError
 
@@ -85,5 +86,5 @@ def _capture(function: Callable[[], T]) -> T | _Raised:
     """Run on the adapter's thread; anything raised (SystemExit too) comes back as a value."""
     try:
         return function()
-    except BaseException as exc:  # noqa: BLE001 - an adapter's SystemExit must not end the worker
+    except BaseException as exc:
         return _Raised(exc)

@@ -7,9 +7,9 @@ builds each marker object once and hands pytest plain ids and values.
 from __future__ import annotations
 
 import importlib.util
-from functools import lru_cache
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
@@ -38,14 +38,18 @@ def suite_of_module(path: Path) -> str | None:
     return path.stem.removeprefix("test_")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mark(name: str, *args: str) -> pytest.MarkDecorator:
     return getattr(pytest.mark, name)(*args) if args else getattr(pytest.mark, name)
 
 
 def parametrize(
-    metafunc: pytest.Metafunc, suite: str, entries: Sequence[IndexEntry], memsystems: Sequence[str],
-    ks: Sequence[int], repeats: int = 1,
+    metafunc: pytest.Metafunc,
+    suite: str,
+    entries: Sequence[IndexEntry],
+    memsystems: Sequence[str],
+    ks: Sequence[int],
+    repeats: int = 1,
 ) -> None:
     """One test per item (and per system, depth and repeat when there are several), grouped
     by context; repeats are the innermost axis (ids end in -r0, -r1, ...), so an item's

@@ -5,8 +5,8 @@ come through `evaluate_record`, so every way of running an item makes the same r
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Iterable, Iterator, Sequence
 
 from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import Suite
@@ -38,13 +38,20 @@ class Components:
     record_memories: int = DEFAULT_RECORDED_MEMORIES
 
     @classmethod
-    def of_state(cls, state: RunState, prefetcher: Prefetcher, suite_ref: str, system_name: str) -> "Components":
+    def of_state(cls, state: RunState, prefetcher: Prefetcher, suite_ref: str, system_name: str) -> Components:
         suite = state.suite(suite_ref)
-        return cls(suite, suite_ref, state.filler(system_name), state.responder(suite), state.judge(suite), prefetcher,
-                   state.settings.record_memories)
+        return cls(
+            suite,
+            suite_ref,
+            state.filler(system_name),
+            state.responder(suite),
+            state.judge(suite),
+            prefetcher,
+            state.settings.record_memories,
+        )
 
     @classmethod
-    def offline(cls, suite: Suite, system: MemorySystem, system_name: str, responder: ResponseModel) -> "Components":
+    def offline(cls, suite: Suite, system: MemorySystem, system_name: str, responder: ResponseModel) -> Components:
         """An in-process memory system and response model, the suite's own judge."""
         filler = ContextFiller(AdapterGuard(system_name), system)
         return cls(suite, suite.name, filler, responder, suite.judge(), Prefetcher({}))
@@ -84,7 +91,11 @@ def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Out
 
 
 def evaluate_record(
-    build: ComponentsFactory, suite_ref: str, item_id: str, key: RunKey, repeat: int = 0,
+    build: ComponentsFactory,
+    suite_ref: str,
+    item_id: str,
+    key: RunKey,
+    repeat: int = 0,
 ) -> tuple[Record, Outcome | None]:
     """The item's record whatever happens: an error record (one line) when any step fails,
     building the memory system or the item included; the outcome when it was answered."""

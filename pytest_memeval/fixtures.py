@@ -7,8 +7,8 @@ happens, the item's record (scored, invalid or error) goes to the session report
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Iterator
 
 import pytest
 
@@ -92,7 +92,10 @@ def memeval_result(
     key = memeval_state.run_key(suite, memeval_memsystem, memeval_k)
     record, outcome = evaluate_record(
         lambda: Components.of_state(memeval_state, memeval_prefetcher, suite_ref, memeval_memsystem),
-        suite_ref, memeval_item_id, key, memeval_repeat,
+        suite_ref,
+        memeval_item_id,
+        key,
+        memeval_repeat,
     )
     attach(request.node, record)
     memeval_state.progress.item_done()
@@ -144,6 +147,8 @@ def teardown_properties(item: pytest.Item) -> list[tuple[str, object]] | None:
         properties.append(("memeval_memsystem", record.key.memsystem))
         properties.append(("memeval_k", record.key.k))
         properties.extend(
-            (f"memeval_{name}", getattr(record, name)) for name in JUNIT_FIELDS if getattr(record, name) not in (None, "")
+            (f"memeval_{name}", getattr(record, name))
+            for name in JUNIT_FIELDS
+            if getattr(record, name) not in (None, "")
         )
     return properties

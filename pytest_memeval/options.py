@@ -108,7 +108,9 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="the LLM call cache, one SQLite file a team can commit (default: <cache dir>/llm-calls.sqlite)",
     )
-    group.addoption("--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)")
+    group.addoption(
+        "--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)"
+    )
     group.addoption(
         "--memeval-timeout", metavar="SECONDS", help="LLM timeout per attempt (default: 60; 120 with a local model)"
     )
@@ -287,9 +289,7 @@ def _suites(raw: str | None, available: tuple[str, ...]) -> tuple[str, ...]:
     selected = names("--memeval-suite", raw)
     unknown = [name for name in selected if name not in available]
     if unknown:
-        raise ConfigError(
-            f"--memeval-suite: unknown suite {unknown[0]!r} (available: {', '.join(available)})"
-        )
+        raise ConfigError(f"--memeval-suite: unknown suite {unknown[0]!r} (available: {', '.join(available)})")
     return selected
 
 
@@ -362,8 +362,6 @@ def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str,
         if not isinstance(table, dict):
             raise ConfigError(f"--memsystem-config: {raw}: '{name}' must be a table like [{name}]")
         if name not in memsystems:
-            raise ConfigError(
-                f"--memsystem-config: {raw} has settings for '{name}', which is not in --memsystem"
-            )
+            raise ConfigError(f"--memsystem-config: {raw} has settings for '{name}', which is not in --memsystem")
         config[name] = table
     return config

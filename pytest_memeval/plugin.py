@@ -58,9 +58,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "memeval(suite): run this test once per item of the named memeval suite"
-    )
+    config.addinivalue_line("markers", "memeval(suite): run this test once per item of the named memeval suite")
     config.addinivalue_line("markers", f"{collection.CONTEXT_MARK}(context): the memeval context of an item")
     controller = not hasattr(config, "workerinput")
     try:
@@ -154,8 +152,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         entries = state.index(marker.args[0])
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
-    collection.parametrize(metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks,
-                           state.settings.repeats)
+    collection.parametrize(
+        metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks, state.settings.repeats
+    )
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -213,7 +212,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 def _fallback_record(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     callspec = getattr(item, "callspec", None)
     marker = item.get_closest_marker("memeval")
-    if callspec is None or marker is None or collection.ITEM_ARG not in callspec.params or STATE_KEY not in item.config.stash:
+    if (
+        callspec is None
+        or marker is None
+        or collection.ITEM_ARG not in callspec.params
+        or STATE_KEY not in item.config.stash
+    ):
         return None
     state: RunState = item.config.stash[STATE_KEY]
     item_id = callspec.params[collection.ITEM_ARG]
@@ -244,8 +248,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     try:
         report = SessionReport.build(
-            state.settings, state.suite, collector.by_run(), state.baseline,
-            [*collector.session_errors, *state.session_errors], collector.snapshot_changes,
+            state.settings,
+            state.suite,
+            collector.by_run(),
+            state.baseline,
+            [*collector.session_errors, *state.session_errors],
+            collector.snapshot_changes,
             lambda suite_ref: _suite_size(state, suite_ref),
         )
         report.write_files(state.suite)
@@ -285,7 +293,7 @@ def warm_shared_caches(state: RunState) -> None:
     for name in state.settings.suites:
         try:
             state.responder(state.suite(name))
-        except Exception:  # noqa: BLE001 - each item of the suite reports it in one line, as without warming
+        except Exception:
             pass
 
 

@@ -11,7 +11,7 @@ its calls keyed by the repeat.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 

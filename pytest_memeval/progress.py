@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 #: the workerinput key naming the directory of the workers' progress files
 PROGRESS_DIR = "memeval_progress_dir"
@@ -45,7 +46,7 @@ class Progress:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Any) -> "Progress | None":
+    def from_json(cls, data: Any) -> Progress | None:
         if not isinstance(data, dict):
             return None
         try:

@@ -8,7 +8,8 @@ pytest.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from .types import Answer, Item, ItemView, Memory, Message, Trace, Verdict
 

@@ -8,8 +8,9 @@ Each value is frozen; `to_json`/`from_json` round-trip exactly; `from_json` rais
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 #: characters of a memory's text kept in a record (the full length is kept beside it)
 MEMORY_TEXT_CHARS = 1000
@@ -31,7 +32,7 @@ class RecordedMemory:
     length: int = 0
 
     @classmethod
-    def of(cls, text: str, id: Any = None, score: Any = None) -> "RecordedMemory":
+    def of(cls, text: str, id: Any = None, score: Any = None) -> RecordedMemory:
         kept = text if len(text) <= MEMORY_TEXT_CHARS else text[:MEMORY_TEXT_CHARS]
         number = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
         return cls(kept, None if id is None else str(id), number, len(text))
@@ -40,12 +41,14 @@ class RecordedMemory:
         return {"text": self.text, "id": self.id, "score": self.score, "length": self.length}
 
     @classmethod
-    def from_json(cls, data: Any, where: str) -> "RecordedMemory":
+    def from_json(cls, data: Any, where: str) -> RecordedMemory:
         data = mapping(data, where)
         identifier = data.get("id")
         if identifier is not None and not isinstance(identifier, str):
             raise SchemaError(f"{where}: id must be a string or null, got {identifier!r}")
-        return cls(string(data, "text", where), identifier, number(data, "score", where), integer(data, "length", where))
+        return cls(
+            string(data, "text", where), identifier, number(data, "score", where), integer(data, "length", where)
+        )
 
 
 def memories_from_json(data: Any, where: str) -> tuple[RecordedMemory, ...]:
@@ -69,7 +72,7 @@ class Subset:
         return {"n": self.n, "of": self.of}
 
     @classmethod
-    def from_json(cls, data: Any, where: str) -> "Subset | None":
+    def from_json(cls, data: Any, where: str) -> Subset | None:
         if data is None:
             return None
         data = mapping(data, where)
@@ -93,7 +96,7 @@ class FlippedItem:
         return {"id": self.id, "a": self.a, "b": self.b}
 
     @classmethod
-    def from_json(cls, data: Any, where: str) -> "FlippedItem":
+    def from_json(cls, data: Any, where: str) -> FlippedItem:
         data = mapping(data, where)
         a, b = number(data, "a", where), number(data, "b", where)
         if a is None or b is None:
@@ -132,4 +135,3 @@ def number(data: Mapping[str, Any], name: str, where: str) -> float | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
         raise SchemaError(f"{where}: {name} must be a number, got {value!r}")
     return value
-

@@ -21,8 +21,9 @@ naming the field when data do not fit.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar
+from typing import Any, Literal, TypeVar
 
 from .record_values import (
     FlippedItem,
@@ -56,7 +57,7 @@ class RunKey:
     judge: str = DETERMINISTIC
     k: int = 10
 
-    def label(self, among: Iterable["RunKey"] | None = None) -> str:
+    def label(self, among: Iterable[RunKey] | None = None) -> str:
         """The one name of this run in tables, series and figures.
 
         Without `among`: the memory system, responder and k (and the judge when it is an
@@ -79,11 +80,16 @@ class RunKey:
         return " | ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        return {"suite": self.suite, "memsystem": self.memsystem, "responder": self.responder,
-                "judge": self.judge, "k": self.k}
+        return {
+            "suite": self.suite,
+            "memsystem": self.memsystem,
+            "responder": self.responder,
+            "judge": self.judge,
+            "k": self.k,
+        }
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "key") -> "RunKey":
+    def from_json(cls, data: Any, where: str = "key") -> RunKey:
         data = _mapping(data, where)
         return cls(
             suite=_str(data, "suite", where),
@@ -166,7 +172,7 @@ class Record:
         return data
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "record") -> "Record":
+    def from_json(cls, data: Any, where: str = "record") -> Record:
         data = _mapping(data, where)
         where = f"{where} (id {data.get('id', '?')})"
         known = {f.name for f in fields(cls)}
@@ -212,13 +218,18 @@ class Metric:
         return {"value": self.value, "ci": list(self.ci), "n": self.n, "mde": self.mde, "sem": self.sem}
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "metric") -> "Metric":
+    def from_json(cls, data: Any, where: str = "metric") -> Metric:
         data = _mapping(data, where)
         ci = data.get("ci") or [None, None]
         if not isinstance(ci, (list, tuple)) or len(ci) != 2:
             raise SchemaError(f"{where}: ci must be [low, high]")
-        return cls(_number(data, "value", where), (ci[0], ci[1]), data.get("n"), _number(data, "mde", where),
-                   _number(data, "sem", where))
+        return cls(
+            _number(data, "value", where),
+            (ci[0], ci[1]),
+            data.get("n"),
+            _number(data, "mde", where),
+            _number(data, "sem", where),
+        )
 
 
 @dataclass(frozen=True)
@@ -232,7 +243,7 @@ class Cell:
         return {"n": self.n, "metrics": {name: m.to_json() for name, m in self.metrics.items()}}
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "cell") -> "Cell":
+    def from_json(cls, data: Any, where: str = "cell") -> Cell:
         data = _mapping(data, where)
         return cls(_int(data, "n", where), _metrics(data.get("metrics", {}), where))
 
@@ -282,23 +293,35 @@ class Flakiness:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "repeats": self.repeats, "n_items": self.n_items, "flaky": self.flaky,
-            "agreement": self.agreement.to_json(), "pass_all": self.pass_all.to_json(),
-            "pass_any": self.pass_any.to_json(), "flaky_ids": list(self.flaky_ids),
+            "repeats": self.repeats,
+            "n_items": self.n_items,
+            "flaky": self.flaky,
+            "agreement": self.agreement.to_json(),
+            "pass_all": self.pass_all.to_json(),
+            "pass_any": self.pass_any.to_json(),
+            "flaky_ids": list(self.flaky_ids),
         }
 
     @classmethod
-    def from_json(cls, data: Any, where: str) -> "Flakiness | None":
+    def from_json(cls, data: Any, where: str) -> Flakiness | None:
         if data is None:
             return None
         data = _mapping(data, where)
         ids = data.get("flaky_ids", [])
         if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
             raise SchemaError(f"{where}: flaky_ids must be a list of strings")
-        agreement, pass_all, pass_any = (Metric.from_json(data.get(name), f"{where}: {name}")
-                                         for name in ("agreement", "pass_all", "pass_any"))
-        return cls(_int(data, "repeats", where), _int(data, "n_items", where), _int(data, "flaky", where),
-                   agreement, pass_all, pass_any, tuple(ids))
+        agreement, pass_all, pass_any = (
+            Metric.from_json(data.get(name), f"{where}: {name}") for name in ("agreement", "pass_all", "pass_any")
+        )
+        return cls(
+            _int(data, "repeats", where),
+            _int(data, "n_items", where),
+            _int(data, "flaky", where),
+            agreement,
+            pass_all,
+            pass_any,
+            tuple(ids),
+        )
 
 
 @dataclass(frozen=True)
@@ -354,13 +377,18 @@ class RunSummary:
 
     @classmethod
     def of(
-        cls, key: RunKey, records: Sequence[Record], summary: SuiteSummary = EMPTY_SUMMARY,
-        subset: Subset | None = None, flakiness: Flakiness | None = None,
-    ) -> "RunSummary":
+        cls,
+        key: RunKey,
+        records: Sequence[Record],
+        summary: SuiteSummary = EMPTY_SUMMARY,
+        subset: Subset | None = None,
+        flakiness: Flakiness | None = None,
+    ) -> RunSummary:
         counts = {status: sum(r.status == status for r in records) for status in STATUSES}
         repeats = len({r.repeat for r in records}) or 1
-        return cls(key, len(records), counts["scored"], counts["invalid"], counts["error"], summary,
-                   repeats, subset, flakiness)
+        return cls(
+            key, len(records), counts["scored"], counts["invalid"], counts["error"], summary, repeats, subset, flakiness
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -383,7 +411,7 @@ class RunSummary:
         }
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "run") -> "RunSummary":
+    def from_json(cls, data: Any, where: str = "run") -> RunSummary:
         data = _mapping(data, where)
         key = RunKey.from_json(data.get("key"), f"{where}: key")
         where = f"run {key.label()}"
@@ -392,12 +420,19 @@ class RunSummary:
             for dim, cells in _mapping(data.get("breakdown", {}), where).items()
         }
         summary = SuiteSummary(
-            _metrics(data.get("metrics", {}), where), breakdown, str(data.get("note", "")),
-            _mapping(data.get("extra", {}), where), str(data.get("gate_blocker", "")),
+            _metrics(data.get("metrics", {}), where),
+            breakdown,
+            str(data.get("note", "")),
+            _mapping(data.get("extra", {}), where),
+            str(data.get("gate_blocker", "")),
         )
         return cls(
-            key, _int(data, "n_items", where), _int(data, "n_scored", where), _int(data, "n_invalid", where),
-            _int(data, "n_errors", where), summary,
+            key,
+            _int(data, "n_items", where),
+            _int(data, "n_scored", where),
+            _int(data, "n_invalid", where),
+            _int(data, "n_errors", where),
+            summary,
             repeats=_int(data, "repeats", where) if "repeats" in data else 1,
             subset=Subset.from_json(data.get("subset"), f"{where}: subset"),
             flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"),
@@ -436,7 +471,7 @@ class PairedMetric:
         return data
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "paired metric") -> "PairedMetric":
+    def from_json(cls, data: Any, where: str = "paired metric") -> PairedMetric:
         data = _mapping(data, where)
         ci = data.get("ci") or [None, None]
         try:
@@ -488,14 +523,16 @@ class Comparison:
         }
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "comparison") -> "Comparison":
+    def from_json(cls, data: Any, where: str = "comparison") -> Comparison:
         data = _mapping(data, where)
         source = data.get("source")
         if source not in ("run", "baseline"):
             raise SchemaError(f"{where}: source {source!r} is not run or baseline")
         unpaired = {
-            side: Unpaired(_int(_mapping(data.get(side, {}), where), "count", where),
-                           tuple(_mapping(data.get(side, {}), where).get("ids", ())))
+            side: Unpaired(
+                _int(_mapping(data.get(side, {}), where), "count", where),
+                tuple(_mapping(data.get(side, {}), where).get("ids", ())),
+            )
             for side in ("only_a", "only_b")
         }
         return cls(
@@ -504,7 +541,10 @@ class Comparison:
             RunKey.from_json(data.get("b"), f"{where}: b"),
             source,
             _int(data, "n_paired", where),
-            {name: PairedMetric.from_json(m, f"{where}: {name}") for name, m in _mapping(data.get("metrics", {}), where).items()},
+            {
+                name: PairedMetric.from_json(m, f"{where}: {name}")
+                for name, m in _mapping(data.get("metrics", {}), where).items()
+            },
             unpaired["only_a"],
             unpaired["only_b"],
             flipped_from_json(data.get("flipped", []), where),
@@ -522,10 +562,14 @@ class GateVerdict:
         return {"expression": self.expression, "passed": self.passed, "detail": self.detail, "mde": self.mde}
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "gate") -> "GateVerdict":
+    def from_json(cls, data: Any, where: str = "gate") -> GateVerdict:
         data = _mapping(data, where)
-        return cls(_str(data, "expression", where), bool(data.get("passed")), _str(data, "detail", where),
-                   _number(data, "mde", where))
+        return cls(
+            _str(data, "expression", where),
+            bool(data.get("passed")),
+            _str(data, "detail", where),
+            _number(data, "mde", where),
+        )
 
 
 @dataclass(frozen=True)
@@ -567,7 +611,7 @@ class Report:
         }
 
     @classmethod
-    def from_json(cls, data: Any) -> "Report":
+    def from_json(cls, data: Any) -> Report:
         data = _mapping(data, "report")
         if data.get("schema") != SCHEMA:
             raise SchemaError(f"schema {data.get('schema')!r} is not {SCHEMA!r}")
@@ -575,8 +619,9 @@ class Report:
             settings=_mapping(data.get("settings", {}), "settings"),
             runs=tuple(RunSummary.from_json(r, f"runs[{i}]") for i, r in enumerate(_list(data, "runs"))),
             records=tuple(Record.from_json(r, f"records[{i}]") for i, r in enumerate(_list(data, "records"))),
-            comparisons=tuple(Comparison.from_json(c, f"comparisons[{i}]")
-                              for i, c in enumerate(_list(data, "comparisons"))),
+            comparisons=tuple(
+                Comparison.from_json(c, f"comparisons[{i}]") for i, c in enumerate(_list(data, "comparisons"))
+            ),
             gates=tuple(GateVerdict.from_json(g, f"gates[{i}]") for i, g in enumerate(_list(data, "gates"))),
             session_errors=tuple(str(e) for e in _list(data, "session_errors")),
             plugin_version=str(data.get("plugin_version", "unknown")),

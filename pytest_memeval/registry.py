@@ -9,9 +9,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .errors import ConfigError
 
@@ -87,8 +88,7 @@ def resolve_memsystem(name: str) -> Resolved:
             return Resolved(name, entry.value)
     known = sorted(set(BUILTIN_MEMSYSTEMS) | {e.name for e in entry_points(group=MEMSYSTEM_ENTRY_POINTS)})
     raise ConfigError(
-        f"--memsystem: unknown memory system {name!r} (known: {', '.join(known)}; "
-        "or give pkg.module:Class)"
+        f"--memsystem: unknown memory system {name!r} (known: {', '.join(known)}; or give pkg.module:Class)"
     )
 
 
@@ -118,9 +118,7 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
         expected = _simple_types(parameter.annotation)
         if expected and not _matches(value, expected):
             names = " or ".join(t.__name__ for t in expected)
-            raise ConfigError(
-                f"--memsystem-config [{resolved.name}]: {key} must be {names}, got {value!r}"
-            )
+            raise ConfigError(f"--memsystem-config [{resolved.name}]: {key} must be {names}, got {value!r}")
     check_values = getattr(factory, "check_settings", None)
     if callable(check_values):
         try:

@@ -13,9 +13,9 @@ the context (`contextvars.copy_context().run`) so the repeat travels with the ca
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterator
 
 _REPEAT: ContextVar[int] = ContextVar("memeval_repeat", default=0)
 

@@ -12,9 +12,10 @@ import hashlib
 import inspect
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .adapter_guard import AdapterGuard, describe
 from .errors import AdapterError, MemevalError, ResponseError
@@ -134,7 +135,7 @@ class ContextFiller:
 
     guard: AdapterGuard
     system: MemorySystem
-    filled: "OrderedDict[str, None]" = field(default_factory=OrderedDict)
+    filled: OrderedDict[str, None] = field(default_factory=OrderedDict)
     ingest_seconds: float = 0.0
     #: told about each fill, session by session (the terminal's progress line)
     progress: ProgressTracker | None = None
@@ -190,8 +191,13 @@ def retrieve(item: Item, memory: BoundMemory, k: int) -> Retrieval:
 
 
 def run_item(
-    key: RunKey, suite_ref: str, item: Item, retrieval: Retrieval, memory: BoundMemory,
-    responder: ResponseModel, judge: Judge,
+    key: RunKey,
+    suite_ref: str,
+    item: Item,
+    retrieval: Retrieval,
+    memory: BoundMemory,
+    responder: ResponseModel,
+    judge: Judge,
 ) -> Outcome:
     """Answer from the retrieved memories, then judge."""
     started = time.perf_counter()
@@ -203,8 +209,14 @@ def run_item(
 
 
 def conclude(
-    key: RunKey, suite_ref: str, item: Item, answer: Answer, answer_seconds: float,
-    retrieval: Retrieval, memory: BoundMemory, judge: Judge,
+    key: RunKey,
+    suite_ref: str,
+    item: Item,
+    answer: Answer,
+    answer_seconds: float,
+    retrieval: Retrieval,
+    memory: BoundMemory,
+    judge: Judge,
 ) -> Outcome:
     """Judge a valid answer (an invalid one is never scored) and build the item's record."""
     if answer.valid:
@@ -289,7 +301,11 @@ def failure_message(outcome: Outcome) -> str:
         + (" (abstained)" if answer.abstained else ""),
         f"question: {view.question}",
         f"memories retrieved: {record.n_memories}"
-        + (" (the offline reader recognised nothing in them; use an LLM responder)" if answer.detail.get("memory_unreadable") else ""),
+        + (
+            " (the offline reader recognised nothing in them; use an LLM responder)"
+            if answer.detail.get("memory_unreadable")
+            else ""
+        ),
     ]
     if outcome.verdict.reason:
         lines.append(f"judge: {outcome.verdict.reason}")

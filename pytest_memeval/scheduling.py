@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import pytest
 
@@ -79,13 +80,17 @@ def group_of(item: pytest.Item, default_system: str, splits_by_k: SplitsByK) -> 
     return group_name(suite.args[0], context.args[0], system, k)
 
 
-def write_groups(config: pytest.Config, items: Sequence[pytest.Item], default_system: str, splits_by_k: SplitsByK) -> None:
+def write_groups(
+    config: pytest.Config, items: Sequence[pytest.Item], default_system: str, splits_by_k: SplitsByK
+) -> None:
     """On a worker, after collection: the table the controller's scheduler reads."""
     workerinput = getattr(config, "workerinput", {})
     directory = workerinput.get(GROUPS_DIR)
     if directory is None:
         return
-    groups = {item.nodeid: group for item in items if (group := group_of(item, default_system, splits_by_k)) is not None}
+    groups = {
+        item.nodeid: group for item in items if (group := group_of(item, default_system, splits_by_k)) is not None
+    }
     target = Path(directory) / f"{workerinput['workerid']}.json"
     partial = target.with_suffix(".part")
     partial.write_text(json.dumps(groups), encoding="utf-8")

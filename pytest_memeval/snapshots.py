@@ -40,15 +40,15 @@ class VerdictSnapshotExtension(JSONSnapshotExtension):
     item_id: ClassVar[str] = ""
 
     @classmethod
-    def dirname(cls, *, test_location: "PyTestLocation") -> str:
+    def dirname(cls, *, test_location: PyTestLocation) -> str:
         return str(cls.root / test_location.basename / cls.run_dir)
 
     @classmethod
-    def get_snapshot_name(cls, *, test_location: "PyTestLocation", index: Any = 0) -> str:
+    def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
         return f"{test_location.methodname}[{cls.item_id}]"
 
 
-def extension_for(rootdir: Path, key: "RunKey", item_id: str) -> type[VerdictSnapshotExtension]:
+def extension_for(rootdir: Path, key: RunKey, item_id: str) -> type[VerdictSnapshotExtension]:
     run_dir = "".join(c if c.isalnum() or c in "._-" else "_" for c in f"{key.memsystem}-k{key.k}")
     attributes = {"root": rootdir / SNAPSHOT_DIR, "run_dir": run_dir, "item_id": item_id}
     return type("VerdictSnapshot", (VerdictSnapshotExtension,), attributes)
@@ -62,7 +62,7 @@ class VerdictSnapshot:
         self.assertion = assertion
         self.node = node
 
-    def differences(self, outcome: "Outcome") -> str | None:
+    def differences(self, outcome: Outcome) -> str | None:
         """None when the verdict matches its snapshot, else syrupy's diff."""
         if self.assertion == normalised_verdict(outcome):
             return None
@@ -74,9 +74,7 @@ class VerdictSnapshot:
             return "\n".join(self.assertion.get_assert_diff(diff_mode=option.diff_mode))
 
 
-
-
-def normalised_verdict(outcome: "Outcome") -> dict[str, Any]:
+def normalised_verdict(outcome: Outcome) -> dict[str, Any]:
     answer, verdict = outcome.answer, outcome.verdict
     return {
         "answer": answer.label,

@@ -6,9 +6,10 @@ here is shared between processes; what must agree (item ids, metrics) is determi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import IndexEntry, Suite, SuiteOptions
@@ -16,9 +17,8 @@ from .errors import ConfigError
 from .memory.resources import LazyEmbedder, Resources
 from .models.settings import LLMSettings
 from .progress import ProgressTracker, tracked_embedder
-from .records import DETERMINISTIC, RunKey
-from .settings import Settings
 from .protocols import Judge, MemorySystem, ResponseModel
+from .records import DETERMINISTIC, RunKey
 from .registry import (
     Resolved,
     accepts_settings,
@@ -29,6 +29,7 @@ from .registry import (
     resolve_memsystem,
 )
 from .runner import ContextFiller
+from .settings import Settings
 
 
 def suite_options(settings: Settings, suite: str) -> SuiteOptions:
@@ -88,7 +89,7 @@ class RunState:
     progress: ProgressTracker = field(default_factory=ProgressTracker)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "RunState":
+    def from_settings(cls, settings: Settings) -> RunState:
         """Resolve every name now, so that a typo is a usage error before collection."""
         memsystems = {name: resolve_memsystem(name) for name in settings.memsystems}
         for name, resolved in memsystems.items():

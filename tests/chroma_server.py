@@ -40,14 +40,23 @@ class ChromaServer:
         self.log_path = path.parent / f"{path.name}-server.log"
         self._process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> "ChromaServer":
+    def start(self) -> ChromaServer:
         self.path.mkdir(parents=True, exist_ok=True)
         # A port picked free can be taken before the server binds it: try a few.
         for _ in range(3):
             self.port = free_port()
             with open(self.log_path, "ab") as log:
                 self._process = subprocess.Popen(
-                    [str(chroma_executable()), "run", "--path", str(self.path), "--host", self.host, "--port", str(self.port)],
+                    [
+                        str(chroma_executable()),
+                        "run",
+                        "--path",
+                        str(self.path),
+                        "--host",
+                        self.host,
+                        "--port",
+                        str(self.port),
+                    ],
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
@@ -85,7 +94,7 @@ class ChromaServer:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
-    def __enter__(self) -> "ChromaServer":
+    def __enter__(self) -> ChromaServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -16,15 +16,16 @@ settings.load_profile("memeval")
 # pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions cannot
 # be imported twice in one process: load what the plugin imports lazily (scipy pulls in
 # numpy.fft) once here, outside every in-process run.
-import scipy.stats  # noqa: F401
-
-from harness import TEST_API_KEY
+import scipy.stats  # noqa: F401, E402
+from harness import TEST_API_KEY  # noqa: E402
 
 TESTS_DIR = Path(__file__).resolve().parent
 
 
 @pytest.fixture
-def suite_pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> pytest.Pytester:
+def suite_pytester(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> pytest.Pytester:
     """A pytester project for pytest runs of the plugin: the tests' helper modules importable
     (also by xdist workers), one memeval cache per test session (item indexes and readers are
     built once), a test API key and no endpoint from the environment."""

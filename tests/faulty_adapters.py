@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.types import Memory, Message
@@ -103,10 +103,10 @@ class PeeksAtResources(ContextMemory):
     """Records what the plugin handed it, to check that nothing leads to gold."""
 
     @classmethod
-    def from_memeval(cls, config: dict, resources: object) -> "PeeksAtResources":
+    def from_memeval(cls, config: dict, resources: object) -> PeeksAtResources:
         import os
 
-        workdir = getattr(resources, "workdir")
+        workdir = resources.workdir
         seen = {
             "attributes": sorted(a for a in vars(resources) if not a.startswith("_")),
             "workdir_files": sorted(os.listdir(workdir)),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 from pytest_memeval.types import Memory, Message
 
@@ -166,6 +166,8 @@ class IngestsInTheBackground(ReferenceMemory):
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
         texts = [message.content for message in session]
-        timer = threading.Timer(0.3, lambda: self._store.setdefault(namespace, []).extend(t for t in texts if t.strip()))
+        timer = threading.Timer(
+            0.3, lambda: self._store.setdefault(namespace, []).extend(t for t in texts if t.strip())
+        )
         timer.daemon = True
         timer.start()

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,9 @@ def run_suite(pytester: pytest.Pytester, server: Any, *args: str) -> tuple[pytes
     report = pytester.path / "report.json"
     report.unlink(missing_ok=True)
     result = pytester.runpytest_subprocess(
-        *plugin_args(server, f"--memeval-report={report}", f"--memeval-cache-file={pytester.path / 'llm.sqlite'}", *args),
+        *plugin_args(
+            server, f"--memeval-report={report}", f"--memeval-cache-file={pytester.path / 'llm.sqlite'}", *args
+        ),
         timeout=900,
     )
     return result, json.loads(report.read_text()) if report.exists() else {}
@@ -48,7 +51,9 @@ def run_suite(pytester: pytest.Pytester, server: Any, *args: str) -> tuple[pytes
 
 def suite_items(name: str, cache: Path, context: int = 0, size: str = "smoke") -> tuple[Any, list[Item]]:
     """A suite and the items of its `context`-th context."""
-    options = SuiteOptions(size=size, split=None, seeds=None, k=3, data_dir=None, cache_dir=cache, bootstrap=200, params={})
+    options = SuiteOptions(
+        size=size, split=None, seeds=None, k=3, data_dir=None, cache_dir=cache, bootstrap=200, params={}
+    )
     suite = load_object(suite_target(name))(options)
     entries = suite.index()
     contexts = list(dict.fromkeys(entry.context_id for entry in entries))

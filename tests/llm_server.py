@@ -63,9 +63,10 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Union
 
 ScriptResult = Union["Reply", str]
 Script = Callable[["Request"], ScriptResult]
@@ -123,23 +124,23 @@ class Reply:
     usage: dict[str, int] | None = None
 
     @classmethod
-    def error(cls, status: int, message: str = "", retry_after: float | str | None = None) -> "Reply":
+    def error(cls, status: int, message: str = "", retry_after: float | str | None = None) -> Reply:
         headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
         text = message or f"scripted error {status}"
         body = json.dumps({"error": {"message": text, "type": "server_error", "code": status}}).encode()
         return cls(status=status, headers=headers, body=body)
 
     @classmethod
-    def slow(cls, content: str, delay_s: float) -> "Reply":
+    def slow(cls, content: str, delay_s: float) -> Reply:
         return cls(content=content, delay_s=delay_s)
 
     @classmethod
-    def truncated_body(cls, content: str = "ok") -> "Reply":
+    def truncated_body(cls, content: str = "ok") -> Reply:
         whole = json.dumps(_completion_body(cls(content=content), {}, "scripted")).encode()
         return cls(body=whole[: len(whole) // 2])
 
     @classmethod
-    def malformed_body(cls) -> "Reply":
+    def malformed_body(cls) -> Reply:
         return cls(body=b"<html>upstream exploded</html>")
 
 
@@ -176,7 +177,7 @@ class LLMServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> "LLMServer":
+    def start(self) -> LLMServer:
         self._httpd = _Server(("127.0.0.1", 0), _Handler, self)
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -199,7 +200,7 @@ class LLMServer:
             self._thread.join(timeout=5)
         self._httpd = None
 
-    def __enter__(self) -> "LLMServer":
+    def __enter__(self) -> LLMServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -312,7 +313,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, json.dumps(_embedding_body(request.body, owner.embed)).encode())
             return
         if path == "/extras/tokenize" and owner.tokenize is not None and isinstance(request.body, dict):
-            self._send(200, json.dumps({"tokens": list(range(owner.tokenize(str(request.body.get("input")))))}).encode())
+            self._send(
+                200, json.dumps({"tokens": list(range(owner.tokenize(str(request.body.get("input")))))}).encode()
+            )
             return
         if path not in ("/v1/chat/completions", "/v1/completions"):
             self._send(404, _error_body(f"no route {self.path}", 404))
@@ -387,8 +390,12 @@ def _refusal(owner: LLMServer, request: Request) -> tuple[int, bytes] | None:
     if owner.window is not None:
         needed = len(request.text.split()) + int(request.body.get("max_tokens") or 0)
         if needed > owner.window:
-            message = f"This model's maximum context length is {owner.window} tokens, however you requested {needed} tokens"
-            return 400, json.dumps({"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}).encode()
+            message = (
+                f"This model's maximum context length is {owner.window} tokens, however you requested {needed} tokens"
+            )
+            return 400, json.dumps(
+                {"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}
+            ).encode()
     return None
 
 

@@ -31,13 +31,15 @@ MODEL_ALIAS = "smollm2-135m"
 
 
 class LocalModel:
-    def __init__(self, model_path: Path, alias: str, n_ctx: int = 8192, log: Path | None = None, chat_format: str | None = None) -> None:
+    def __init__(
+        self, model_path: Path, alias: str, n_ctx: int = 8192, log: Path | None = None, chat_format: str | None = None
+    ) -> None:
         self.model_path, self.alias, self.n_ctx, self.log, self.chat_format = model_path, alias, n_ctx, log, chat_format
         self.port = _free_port()
         self._process: subprocess.Popen[bytes] | None = None
 
     @classmethod
-    def smollm2(cls, n_ctx: int = 8192, log: Path | None = None, chat_format: str | None = None) -> "LocalModel":
+    def smollm2(cls, n_ctx: int = 8192, log: Path | None = None, chat_format: str | None = None) -> LocalModel:
         """SmolLM2-135M-Instruct, or a skip naming what is missing.
 
         `chat_format="chatml-function-calling"` (SmolLM2's template is ChatML) serves tool
@@ -57,11 +59,23 @@ class LocalModel:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "LocalModel":
+    def start(self) -> LocalModel:
         command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
-            "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-            "--model_alias", self.alias, "--n_threads", "2",
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--model_alias",
+            self.alias,
+            "--n_threads",
+            "2",
         ]
         if self.chat_format:
             command += ["--chat_format", self.chat_format]
@@ -90,7 +104,7 @@ class LocalModel:
             self._process.wait(timeout=15)
         self._process = None
 
-    def __enter__(self) -> "LocalModel":
+    def __enter__(self) -> LocalModel:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

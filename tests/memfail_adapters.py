@@ -1,9 +1,9 @@
 """Memory systems that fail at one stage on purpose, to show memfail's judge names each stage.
 
-    DroppingMemory     stores only every other session            -> storage failures
-    TruncatingMemory   keeps the first words of every sentence    -> summary failures
-    RandomMemory       stores everything, retrieves at random     -> retrieval failures
-    UnlistableMemory   the ceiling, but cannot list its memories  -> "unknown" instead of a guess
+DroppingMemory     stores only every other session            -> storage failures
+TruncatingMemory   keeps the first words of every sentence    -> summary failures
+RandomMemory       stores everything, retrieves at random     -> retrieval failures
+UnlistableMemory   the ceiling, but cannot list its memories  -> "unknown" instead of a guess
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.types import Memory, Message

@@ -27,65 +27,131 @@ from pytest_memeval.benchmarks.memfail.release_rows import (
 def conditional_rows(hard: bool = False) -> list[dict[str, Any]]:
     word = "quietly" if hard else "always"
     return [
-        {"entity": "Odile", "entity_category": "person", "behavior": "hums sea shanties", "condition_type": "weather",
-         "condition": "when it is raining",
-         "entity_facts": [f"Odile runs a small bakery \u2014 she {word} hums sea shanties, but only when it is raining."],
-         "question": "It's pouring outside the bakery, would Odile hum sea shanties now?",
-         "question_context": "it is pouring", "condition_met": "yes",
-         "ground_truth_answer": "Yes \u2014 it is raining, which is when she hums them."},
-        {"entity": "Biscuit", "entity_category": "pet", "behavior": "chases his tail", "condition_type": "time_of_day",
-         "condition": "after sunset", "entity_facts": ["Biscuit, a terrier, chases his tail only after sunset, \"never before\"."],
-         "question": "It's 9am; will Biscuit chase his tail?", "question_context": "morning", "condition_met": "No",
-         "ground_truth_answer": "No, it is morning."},
-        {"entity": "Captain Reyes", "entity_category": "character", "behavior": "writes letters to the sea",
-         "condition_type": "invented_type", "condition": "when the tide is out",
-         "entity_facts": ["Captain Reyes writes letters to the sea when the tide is out, and only then."],
-         "question": "The tide is in. Would Captain Reyes write a letter to the sea?", "question_context": "tide in",
-         "condition_met": "no", "ground_truth_answer": "No; the tide is in."},
+        {
+            "entity": "Odile",
+            "entity_category": "person",
+            "behavior": "hums sea shanties",
+            "condition_type": "weather",
+            "condition": "when it is raining",
+            "entity_facts": [
+                f"Odile runs a small bakery \u2014 she {word} hums sea shanties, but only when it is raining."
+            ],
+            "question": "It's pouring outside the bakery, would Odile hum sea shanties now?",
+            "question_context": "it is pouring",
+            "condition_met": "yes",
+            "ground_truth_answer": "Yes \u2014 it is raining, which is when she hums them.",
+        },
+        {
+            "entity": "Biscuit",
+            "entity_category": "pet",
+            "behavior": "chases his tail",
+            "condition_type": "time_of_day",
+            "condition": "after sunset",
+            "entity_facts": ['Biscuit, a terrier, chases his tail only after sunset, "never before".'],
+            "question": "It's 9am; will Biscuit chase his tail?",
+            "question_context": "morning",
+            "condition_met": "No",
+            "ground_truth_answer": "No, it is morning.",
+        },
+        {
+            "entity": "Captain Reyes",
+            "entity_category": "character",
+            "behavior": "writes letters to the sea",
+            "condition_type": "invented_type",
+            "condition": "when the tide is out",
+            "entity_facts": ["Captain Reyes writes letters to the sea when the tide is out, and only then."],
+            "question": "The tide is in. Would Captain Reyes write a letter to the sea?",
+            "question_context": "tide in",
+            "condition_met": "no",
+            "ground_truth_answer": "No; the tide is in.",
+        },
     ]
 
 
 def coexisting_rows() -> list[dict[str, Any]]:
     return [
-        {"preference_category": "teas", "preferences": ["oolong", "rooibos"],
-         "preference_facts": ["Oolong is what I brew on slow mornings.", "Rooibos is my caf\u00e9-free evening cup."],
-         "question": "Which teas should I stock up on?", "ground_truth_answer": "oolong, rooibos"},
-        {"preference_category": "board games", "preferences": ["chess", "go", "backgammon"],
-         "preference_facts": ["I play chess every Sunday.", "Go is the game I study, \"slowly\".", "Backgammon, with my uncle."],
-         "question": "Which games should I bring to the cabin?", "ground_truth_answer": "chess, go, backgammon"},
+        {
+            "preference_category": "teas",
+            "preferences": ["oolong", "rooibos"],
+            "preference_facts": [
+                "Oolong is what I brew on slow mornings.",
+                "Rooibos is my caf\u00e9-free evening cup.",
+            ],
+            "question": "Which teas should I stock up on?",
+            "ground_truth_answer": "oolong, rooibos",
+        },
+        {
+            "preference_category": "board games",
+            "preferences": ["chess", "go", "backgammon"],
+            "preference_facts": [
+                "I play chess every Sunday.",
+                'Go is the game I study, "slowly".',
+                "Backgammon, with my uncle.",
+            ],
+            "question": "Which games should I bring to the cabin?",
+            "ground_truth_answer": "chess, go, backgammon",
+        },
     ]
 
 
 def persona_rows() -> list[dict[str, Any]]:
     return [
-        {"entity": "Mirela Voss", "entity_facts": ["Mirela Voss restores clocks. She drinks mint tea and is allergic to walnuts."],
-         "questions": [
-             {"text": "What should I bake for Mirela Voss?", "is_misleading": False, "distractor": None,
-              "ground_truth_answer": "Something without walnuts; she is allergic to them."},
-             {"text": "What tea does Tomas Brandt like?", "is_misleading": True, "distractor": "Tomas Brandt",
-              "ground_truth_answer": "I don't have information about Tomas Brandt."},
-         ]},
+        {
+            "entity": "Mirela Voss",
+            "entity_facts": ["Mirela Voss restores clocks. She drinks mint tea and is allergic to walnuts."],
+            "questions": [
+                {
+                    "text": "What should I bake for Mirela Voss?",
+                    "is_misleading": False,
+                    "distractor": None,
+                    "ground_truth_answer": "Something without walnuts; she is allergic to them.",
+                },
+                {
+                    "text": "What tea does Tomas Brandt like?",
+                    "is_misleading": True,
+                    "distractor": "Tomas Brandt",
+                    "ground_truth_answer": "I don't have information about Tomas Brandt.",
+                },
+            ],
+        },
     ]
 
 
 def longhop_rows() -> list[dict[str, Any]]:
     rows = []
     chains = [
-        ("longhop-1hop-001", ["Rain makes me bake bread.", "Baking bread leads me to call my sister."],
-         ["rain", "bake bread", "call my sister"]),
-        ("longhop-2hop-001", ["Jazz makes me dance.", "Dancing leads me to drink water.", "Drinking water makes me nap."],
-         ["jazz", "dance", "drink water", "nap"]),
-        ("longhop-3hop-001", ["Snow makes me ski.", "Skiing leads me to soup.", "Soup makes me sleepy.", "Sleepy me reads poems."],
-         ["snow", "ski", "soup", "sleepy", "read poems"]),
-        ("longhop-1hop-002", ["Coffee makes me sketch.", "Sketching leads me to frame pictures."],
-         ["coffee", "sketch", "frame pictures"]),
+        (
+            "longhop-1hop-001",
+            ["Rain makes me bake bread.", "Baking bread leads me to call my sister."],
+            ["rain", "bake bread", "call my sister"],
+        ),
+        (
+            "longhop-2hop-001",
+            ["Jazz makes me dance.", "Dancing leads me to drink water.", "Drinking water makes me nap."],
+            ["jazz", "dance", "drink water", "nap"],
+        ),
+        (
+            "longhop-3hop-001",
+            ["Snow makes me ski.", "Skiing leads me to soup.", "Soup makes me sleepy.", "Sleepy me reads poems."],
+            ["snow", "ski", "soup", "sleepy", "read poems"],
+        ),
+        (
+            "longhop-1hop-002",
+            ["Coffee makes me sketch.", "Sketching leads me to frame pictures."],
+            ["coffee", "sketch", "frame pictures"],
+        ),
     ]
     for chain_id, facts, anchors in chains:
         choices = ["fold laundry", anchors[-1], "water ferns", "bake pie", "walk dogs"]
         question = f"When I meet {anchors[0]}, what do I end up doing?"
         listed = "\n".join(f"{letter}. {choice}" for letter, choice in zip("ABCDE", choices))
-        row = {"id": chain_id, "hop_count": str(len(facts) - 1), "graded_question": f"{question}\n\nOptions:\n{listed}",
-               "ground_truth_answer": anchors[-1], "correct_choice": "B"}
+        row = {
+            "id": chain_id,
+            "hop_count": str(len(facts) - 1),
+            "graded_question": f"{question}\n\nOptions:\n{listed}",
+            "ground_truth_answer": anchors[-1],
+            "correct_choice": "B",
+        }
         row.update({f"fact_{i + 1}": facts[i] if i < len(facts) else "" for i in range(4)})
         row.update({f"chain_{i + 1}": anchors[i] if i < len(anchors) else "" for i in range(5)})
         row.update({f"choice_{letter}": choice for letter, choice in zip("abcde", choices)})

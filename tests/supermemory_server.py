@@ -106,7 +106,10 @@ class SupermemoryServer:
             doc.status_reads += 1
             status = "queued" if doc.status_reads == 1 else "done"
         wire = {
-            "id": doc.id, "type": "text", "content": doc.content, "metadata": {},
+            "id": doc.id,
+            "type": "text",
+            "content": doc.content,
+            "metadata": {},
             "system": {"status": status, "dreamingStatus": "idle", "createdAt": doc.created, "updatedAt": doc.created},
         }
         return 200, _checked(Document, wire)
@@ -122,18 +125,28 @@ class SupermemoryServer:
         if docs:
             vectors = self.embedder.embed([d.content for d in docs])
             similarity = np.clip(vectors @ self.embedder.embed([body["query"]])[0], 0.0, 1.0)
-        ranked = sorted(((float(similarity[i]), i) for i in range(len(docs))), key=lambda pair: (-pair[0], pair[1])) if docs else []
+        ranked = (
+            sorted(((float(similarity[i]), i) for i in range(len(docs))), key=lambda pair: (-pair[0], pair[1]))
+            if docs
+            else []
+        )
         results = []
         for score, i in ranked:
             if score < threshold or len(results) >= limit:
                 continue
             doc = docs[i]
             text_field = {"chunk": doc.content} if mode == "chunks" else {"memory": doc.content}
-            results.append({
-                "id": ("chunk-" if mode == "chunks" else "mem-") + doc.id, **text_field, "metadata": {},
-                "similarity": score, "isLatest": True, "isInference": False,
-                "system": {"createdAt": doc.created, "updatedAt": doc.created},
-            })
+            results.append(
+                {
+                    "id": ("chunk-" if mode == "chunks" else "mem-") + doc.id,
+                    **text_field,
+                    "metadata": {},
+                    "similarity": score,
+                    "isLatest": True,
+                    "isInference": False,
+                    "system": {"createdAt": doc.created, "updatedAt": doc.created},
+                }
+            )
         return 200, _checked(SearchResponse, {"results": results, "searchTime": 1.0})
 
     def list(self, ns: str, kind: str, query: dict[str, list[str]]) -> tuple[int, Any]:
@@ -143,18 +156,41 @@ class SupermemoryServer:
             docs = [d for d in self.store.documents.get(ns, []) if d.status_reads > 1]
         window = docs[(page - 1) * limit : page * limit]
         memories = [
-            {"id": "mem-" + d.id, "memory": d.content, "metadata": {}, "isStatic": False, "isInference": False,
-             "isLatest": True, "isForgotten": False, "version": 1, "system": {"createdAt": d.created, "updatedAt": d.created}}
+            {
+                "id": "mem-" + d.id,
+                "memory": d.content,
+                "metadata": {},
+                "isStatic": False,
+                "isInference": False,
+                "isLatest": True,
+                "isForgotten": False,
+                "version": 1,
+                "system": {"createdAt": d.created, "updatedAt": d.created},
+            }
             for d in window
         ]
         chunks = [
-            {"id": "chunk-" + d.id, "position": 0, "content": d.content, "type": "text", "metadata": {},
-             "system": {"createdAt": d.created}, "documentId": d.id}
+            {
+                "id": "chunk-" + d.id,
+                "position": 0,
+                "content": d.content,
+                "type": "text",
+                "metadata": {},
+                "system": {"createdAt": d.created},
+                "documentId": d.id,
+            }
             for d in window
         ]
         wire = {
-            "documents": [], "chunks": chunks if kind == "chunks" else [], "memories": memories if kind == "memories" else [],
-            "pagination": {"currentPage": page, "limit": limit, "totalItems": len(docs), "totalPages": max(1, -(-len(docs) // limit))},
+            "documents": [],
+            "chunks": chunks if kind == "chunks" else [],
+            "memories": memories if kind == "memories" else [],
+            "pagination": {
+                "currentPage": page,
+                "limit": limit,
+                "totalItems": len(docs),
+                "totalPages": max(1, -(-len(docs) // limit)),
+            },
         }
         return 200, _checked(ListResponse, wire)
 
@@ -163,7 +199,12 @@ class SupermemoryServer:
             docs = self.store.documents.pop(ns, None)
         if docs is None:
             return 404, _error(f"no namespace {ns}")
-        wire = {"status": "deleted", "namespace": ns, "deletedDocumentsCount": len(docs), "deletedMemoriesCount": len(docs)}
+        wire = {
+            "status": "deleted",
+            "namespace": ns,
+            "deletedDocumentsCount": len(docs),
+            "deletedMemoriesCount": len(docs),
+        }
         return 200, _checked(NamespaceDeleted_Deleted, wire)
 
 
@@ -210,8 +251,12 @@ class _Handler(BaseHTTPRequestHandler):
         status, payload = self._dispatch(owner, method, ns, rest, body, parse_qs(url.query))
         self._send(status, payload)
 
-    def _dispatch(self, owner: SupermemoryServer, method: str, ns: str, rest: str, body: Any, query: dict[str, list[str]]) -> tuple[int, Any]:
-        fields = {"/document": ADD_FIELDS, "/search": SEARCH_FIELDS}.get(rest, LIST_FIELDS if rest.startswith("/list/") else set())
+    def _dispatch(
+        self, owner: SupermemoryServer, method: str, ns: str, rest: str, body: Any, query: dict[str, list[str]]
+    ) -> tuple[int, Any]:
+        fields = {"/document": ADD_FIELDS, "/search": SEARCH_FIELDS}.get(
+            rest, LIST_FIELDS if rest.startswith("/list/") else set()
+        )
         unknown = set(body) - fields if isinstance(body, dict) else set()
         if method == "POST" and unknown:
             return 400, _error(f"unknown fields {sorted(unknown)}")

@@ -80,7 +80,9 @@ def test_close_failing_is_a_session_error_not_a_traceback_on_the_last_item(toy_p
     output = result.stdout.str()
     assert "Traceback" not in output and " error" not in output.splitlines()[-1]
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert data["session_errors"] == ["memsystem 'faulty_adapters:CloseRaises' failed in close: OSError: socket already closed"]
+    assert data["session_errors"] == [
+        "memsystem 'faulty_adapters:CloseRaises' failed in close: OSError: socket already closed"
+    ]
     assert _counts(data) == [("faulty_adapters:CloseRaises", 12, 12, 0, 0)]
     result.stdout.fnmatch_lines(["*memeval: session error: memsystem*failed in close: OSError: socket already closed"])
 
@@ -107,7 +109,9 @@ def test_calls_come_from_one_thread_so_thread_bound_resources_work(toy_pytester:
     assert _counts(data) == [("faulty_adapters:ThreadBound", 12, 12, 0, 0)]
 
 
-def test_an_adapter_gets_a_private_empty_workdir_and_no_cache_dir(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_an_adapter_gets_a_private_empty_workdir_and_no_cache_dir(
+    toy_pytester: pytest.Pytester, tmp_path: Path
+) -> None:
     log = tmp_path / "peek.json"
     toy_pytester._monkeypatch.setenv("MEMEVAL_PEEK_LOG", str(log))  # type: ignore[attr-defined]
     _run(toy_pytester, "--memsystem=faulty_adapters:PeeksAtResources", "-k", "ada-colour")
@@ -144,15 +148,24 @@ def test_the_json_report_round_trips_through_the_typed_values(toy_pytester: pyte
     assert data["schema"] == "memeval-report/2"
     assert Report.from_json(data).to_json() == data
     assert {run["label"] for run in data["runs"]} == {
-        "context | reader | k=1", "context | reader | k=10", "none | reader | k=1", "none | reader | k=10"
+        "context | reader | k=1",
+        "context | reader | k=10",
+        "none | reader | k=1",
+        "none | reader | k=10",
     }
 
 
 def test_a_two_depth_run_labels_every_table_series_and_figure_with_k(suite_pytester: pytest.Pytester) -> None:
     html = suite_pytester.path / "report.html"
     result, data = _run_suites(
-        suite_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-suite=multisource",
-        "--memeval-k=10,60", "-k", "stable_121 or stable_122", f"--memeval-html={html}",
+        suite_pytester,
+        "--memsystem=chroma",
+        "--memeval-embedder=hashing",
+        "--memeval-suite=multisource",
+        "--memeval-k=10,60",
+        "-k",
+        "stable_121 or stable_122",
+        f"--memeval-html={html}",
     )
     output = result.stdout.str()
     # side by side, each column named by what differs between the runs: the depth

@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
-
-import pytest
 
 import kit_helpers
+import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
+
 from pytest_memeval.errors import AdapterError, ConfigError
 from pytest_memeval.registry import check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
 pytest.importorskip("agentic_memory", reason="the amem extra is not installed")
 
-from pytest_memeval.memory.amem import AMemMemory  # noqa: E402
+from pytest_memeval.memory.amem import AMemMemory
 
 _NEIGHBOUR_ID = re.compile(r"memory_id:(\S+)")
 
@@ -31,14 +31,16 @@ def a_mem_llm(request: Request) -> str:
         words = re.findall(r"[A-Za-z]{4,}", content)[:4]
         return json.dumps({"keywords": words, "context": "A filed code.", "tags": ["filing"]})
     neighbours = _NEIGHBOUR_ID.findall(prompt)
-    return json.dumps({
-        "should_evolve": True,
-        "actions": ["strengthen", "update_neighbor"],
-        "suggested_connections": neighbours[:1],
-        "tags_to_update": ["filing", "linked"],
-        "new_context_neighborhood": ["Evolved: a neighbour of a new note."] * len(neighbours),
-        "new_tags_neighborhood": [["filing", "evolved"]] * len(neighbours),
-    })
+    return json.dumps(
+        {
+            "should_evolve": True,
+            "actions": ["strengthen", "update_neighbor"],
+            "suggested_connections": neighbours[:1],
+            "tags_to_update": ["filing", "linked"],
+            "new_context_neighborhood": ["Evolved: a neighbour of a new note."] * len(neighbours),
+            "new_tags_neighborhood": [["filing", "evolved"]] * len(neighbours),
+        }
+    )
 
 
 def a_mem_llm_linking(request: Request) -> str:
@@ -51,10 +53,16 @@ def a_mem_llm_linking(request: Request) -> str:
     if "should_evolve" not in prompt:
         return a_mem_llm(request)
     neighbours = _NEIGHBOUR_ID.findall(prompt)
-    return json.dumps({
-        "should_evolve": True, "actions": ["strengthen"], "suggested_connections": neighbours[:1],
-        "tags_to_update": ["filing", "linked"], "new_context_neighborhood": [], "new_tags_neighborhood": [],
-    })
+    return json.dumps(
+        {
+            "should_evolve": True,
+            "actions": ["strengthen"],
+            "suggested_connections": neighbours[:1],
+            "tags_to_update": ["filing", "linked"],
+            "new_context_neighborhood": [],
+            "new_tags_neighborhood": [],
+        }
+    )
 
 
 @pytest.fixture
@@ -63,7 +71,9 @@ def kit(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 
 def amem_config(tmp_path: Path, base_url: str, model: str, **extra: object) -> Path:
-    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [f"{k} = {json.dumps(v)}" for k, v in extra.items()]
+    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [
+        f"{k} = {json.dumps(v)}" for k, v in extra.items()
+    ]
     config = tmp_path / "amem.toml"
     config.write_text("[amem]\n" + "\n".join(lines) + "\n")
     return config
@@ -85,14 +95,19 @@ def make_amem(tmp_path: Path) -> Iterator:
 
 def test_settings_are_checked_against_the_constructor() -> None:
     resolved = resolve_memsystem("amem")
-    check_settings(resolved, {"llm_model": "m", "llm_base_url": "http://127.0.0.1:1/v1", "evolve": False, "llm_timeout": 30})
+    check_settings(
+        resolved, {"llm_model": "m", "llm_base_url": "http://127.0.0.1:1/v1", "evolve": False, "llm_timeout": 30}
+    )
     with pytest.raises(ConfigError, match="evolve must be bool"):
         check_settings(resolved, {"evolve": "no"})
     with pytest.raises(ConfigError, match="unknown setting 'top_k'"):
         check_settings(resolved, {"top_k": 3})
 
 
-@pytest.mark.parametrize("settings, message", [({}, "needs llm_model"), ({"llm_model": "m", "llm_max_prompt_chars": 10}, "llm_max_prompt_chars")])
+@pytest.mark.parametrize(
+    "settings, message",
+    [({}, "needs llm_model"), ({"llm_model": "m", "llm_max_prompt_chars": 10}, "llm_max_prompt_chars")],
+)
 def test_bad_settings_fail_when_built(make_amem, settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make_amem(**settings)
@@ -111,7 +126,13 @@ def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path
 def test_notes_keep_the_message_and_carry_a_mems_attributes(make_amem) -> None:
     with LLMServer(a_mem_llm) as server:
         memory = make_amem(llm_base_url=server.base_url, llm_model="scripted", llm_max_retries=0)
-        memory.ingest("ada", [Message("user", "The violin lesson invoice is filed under VX-1."), Message("assistant", "Noted the harbour ferry timetable.")])
+        memory.ingest(
+            "ada",
+            [
+                Message("user", "The violin lesson invoice is filed under VX-1."),
+                Message("assistant", "Noted the harbour ferry timetable."),
+            ],
+        )
         first, second = memory.dump("ada")
         assert first.text == "The violin lesson invoice is filed under VX-1."
         assert first.metadata["context"] == "Evolved: a neighbour of a new note."  # evolution rewrote it
@@ -177,12 +198,19 @@ def test_a_real_local_model_writes_notes_and_keeps_namespaces_apart(make_amem, s
     whole kit runs against the scripted LLM above.
     """
     memory = make_amem(llm_base_url=smollm2.base_url, llm_model=smollm2.alias, llm_timeout=900.0, llm_max_tokens=256)
-    memory.ingest("a", [Message("user", "The harbour ferry timetable is filed under the code ZX-a-00-111."),
-                        Message("user", "The violin lesson invoice is filed under the code ZX-a-01-222.")])
+    memory.ingest(
+        "a",
+        [
+            Message("user", "The harbour ferry timetable is filed under the code ZX-a-00-111."),
+            Message("user", "The violin lesson invoice is filed under the code ZX-a-01-222."),
+        ],
+    )
     memory.ingest("b", [Message("user", "The mountain cabin key is filed under the code ZX-b-00-333.")])
     dumped = memory.dump("a")
-    assert [m.text for m in dumped] == ["The harbour ferry timetable is filed under the code ZX-a-00-111.",
-                                         "The violin lesson invoice is filed under the code ZX-a-01-222."]
+    assert [m.text for m in dumped] == [
+        "The harbour ferry timetable is filed under the code ZX-a-00-111.",
+        "The violin lesson invoice is filed under the code ZX-a-01-222.",
+    ]
     assert all(isinstance(m.metadata["keywords"], list) for m in dumped)  # what the model wrote, parsed
     assert "ZX-a-01-222" in memory.retrieve("a", "violin lesson invoice", 1)[0].text
     assert all("ZX-a" not in m.text for m in memory.retrieve("b", "violin lesson invoice", 5))

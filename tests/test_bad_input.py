@@ -27,7 +27,10 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-suite=multisource,multisource"], "--memeval-suite: multisource named twice"),
     (["--memsystem=context", "--memeval-size=huge"], "--memeval-size: 'huge' is not one of smoke, small, full"),
     (["--memsystem=context", "--memeval-split=holdout"], "--memeval-split: 'holdout' is not one of"),
-    (["--memsystem=context", "--memeval-suite=memfail", "--memeval-split=train"], "--memeval-split: suite 'memfail' has no 'train' split"),
+    (
+        ["--memsystem=context", "--memeval-suite=memfail", "--memeval-split=train"],
+        "--memeval-split: suite 'memfail' has no 'train' split",
+    ),
     (["--memsystem=context", "--memeval-k=ten"], "--memeval-k: 'ten' is not an integer"),
     (["--memsystem=context", "--memeval-k=0"], "--memeval-k: must be at least 1, got 0"),
     (["--memsystem=context", "--memeval-k=10,10"], "--memeval-k: 10 named twice"),
@@ -42,61 +45,156 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     # suite settings
     (["--memsystem=context", "--memeval-suite-option=bayes.probe_every"], "is not of the form SUITE.KEY=VALUE"),
     (["--memsystem=context", "--memeval-suite-option=nosuite.x=1"], "--memeval-suite-option: unknown suite 'nosuite'"),
-    (["--memsystem=context", "--memeval-suite-option=bayes.nosuch=1"], "--memeval-suite-option: bayes has no setting 'nosuch'"),
+    (
+        ["--memsystem=context", "--memeval-suite-option=bayes.nosuch=1"],
+        "--memeval-suite-option: bayes has no setting 'nosuch'",
+    ),
     # response models, judges, LLM calls
     (["--memsystem=context", "--memeval-responder=gpt"], "--memeval-responder: unknown responder 'gpt'"),
-    (["--memsystem=context", "--memeval-responder=openai:"], "--memeval-responder: 'openai:' is not of the form openai:MODEL"),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:"],
+        "--memeval-responder: 'openai:' is not of the form openai:MODEL",
+    ),
     (["--memsystem=context", "--memeval-judge=gpt4"], "--memeval-judge: 'gpt4' is not of the form openai:MODEL"),
-    (["--memsystem=context", "--memeval-suite=multisource", "--memeval-judge=openai:m"], "none of the selected suites (multisource) is graded by an LLM judge"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-timeout=inf"], "--memeval-timeout: must be a positive finite number, got inf"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-timeout=0"], "--memeval-timeout: must be a positive finite number"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-timeout=nan"], "--memeval-timeout: must be a positive finite number"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-max-tokens=0"], "--memeval-max-tokens: must be at least 1"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-concurrency=0"], "--memeval-concurrency: must be at least 1"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache=sometimes"], "--memeval-cache: 'sometimes' is not one of"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache=replay", "--memeval-cache-file={missing}"], "--memeval-cache=replay: no cache file at"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={text}"], "--memeval-cache-file: * is not an SQLite database"),
-    (["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={dir}"], "--memeval-cache-file: * is not a file"),
-    (["--memsystem=context", "--memeval-adapter-timeout=inf"], "--memeval-adapter-timeout: must be a positive finite number, got inf"),
-    (["--memsystem=context", "--memeval-adapter-timeout=-1"], "--memeval-adapter-timeout: must be a positive finite number"),
+    (
+        ["--memsystem=context", "--memeval-suite=multisource", "--memeval-judge=openai:m"],
+        "none of the selected suites (multisource) is graded by an LLM judge",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-timeout=inf"],
+        "--memeval-timeout: must be a positive finite number, got inf",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-timeout=0"],
+        "--memeval-timeout: must be a positive finite number",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-timeout=nan"],
+        "--memeval-timeout: must be a positive finite number",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-max-tokens=0"],
+        "--memeval-max-tokens: must be at least 1",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-concurrency=0"],
+        "--memeval-concurrency: must be at least 1",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache=sometimes"],
+        "--memeval-cache: 'sometimes' is not one of",
+    ),
+    (
+        [
+            "--memsystem=context",
+            "--memeval-responder=openai:m",
+            "--memeval-cache=replay",
+            "--memeval-cache-file={missing}",
+        ],
+        "--memeval-cache=replay: no cache file at",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={text}"],
+        "--memeval-cache-file: * is not an SQLite database",
+    ),
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={dir}"],
+        "--memeval-cache-file: * is not a file",
+    ),
+    (
+        ["--memsystem=context", "--memeval-adapter-timeout=inf"],
+        "--memeval-adapter-timeout: must be a positive finite number, got inf",
+    ),
+    (
+        ["--memsystem=context", "--memeval-adapter-timeout=-1"],
+        "--memeval-adapter-timeout: must be a positive finite number",
+    ),
     # output paths: opened for writing now, not after the run
     (["--memsystem=context", "--memeval-report=/nonexistent-dir/r.json"], "directory /nonexistent-dir does not exist"),
-    (["--memsystem=context", "--memeval-report=/proc/memeval-x.json"], "--memeval-report: cannot write /proc/memeval-x.json"),
+    (
+        ["--memsystem=context", "--memeval-report=/proc/memeval-x.json"],
+        "--memeval-report: cannot write /proc/memeval-x.json",
+    ),
     (["--memsystem=context", "--memeval-report=/dev/full"], "--memeval-report: /dev/full is not a regular file"),
     (["--memsystem=context", "--memeval-report={dir}"], "--memeval-report: * is a directory, expected a file path"),
-    (["--memsystem=context", "--memeval-html=/proc/memeval-x.html"], "--memeval-html: cannot write /proc/memeval-x.html"),
+    (
+        ["--memsystem=context", "--memeval-html=/proc/memeval-x.html"],
+        "--memeval-html: cannot write /proc/memeval-x.html",
+    ),
     (["--memsystem=context", "--memeval-cache-dir={text}"], "--memeval-cache-dir: * exists and is not a directory"),
     # data directories
-    (["--memsystem=context", "--memeval-data=/nonexistent-data"], "--memeval-data: /nonexistent-data is not a directory"),
-    (["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={garbled_multisource}"], "--memeval-data: *event_table.json"),
-    (["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={train_only_multisource}"], "multisource has no items in this selection"),
+    (
+        ["--memsystem=context", "--memeval-data=/nonexistent-data"],
+        "--memeval-data: /nonexistent-data is not a directory",
+    ),
+    (
+        ["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={garbled_multisource}"],
+        "--memeval-data: *event_table.json",
+    ),
+    (
+        ["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={train_only_multisource}"],
+        "multisource has no items in this selection",
+    ),
     # baselines
-    (["--memsystem=context", "--memeval-baseline=/nonexistent/b.json"], "--memeval-baseline: /nonexistent/b.json is not a file"),
+    (
+        ["--memsystem=context", "--memeval-baseline=/nonexistent/b.json"],
+        "--memeval-baseline: /nonexistent/b.json is not a file",
+    ),
     (["--memsystem=context", "--memeval-baseline={text}"], "--memeval-baseline: * is not JSON"),
     (["--memsystem=context", "--memeval-baseline={binary}"], "--memeval-baseline: * is not JSON"),
-    (["--memsystem=context", "--memeval-baseline={schema0}"], "is not a memeval-report/2 report (schema: 'memeval-report/0')"),
+    (
+        ["--memsystem=context", "--memeval-baseline={schema0}"],
+        "is not a memeval-report/2 report (schema: 'memeval-report/0')",
+    ),
     (["--memsystem=context", "--memeval-baseline={schema1_lacking}"], "record 0 lacks 'abstained'"),
-    (["--memsystem=context", "--memeval-baseline={schema2_bad_record}"], "status 'maybe' is not one of scored, invalid, error"),
+    (
+        ["--memsystem=context", "--memeval-baseline={schema2_bad_record}"],
+        "status 'maybe' is not one of scored, invalid, error",
+    ),
     (["--memsystem=context", "--memeval-baseline={schema2_empty}"], "has no per-item records to pair with"),
     # gates
     (["--memsystem=context", "--memeval-gate=accuracy is good"], "--memeval-gate: cannot read 'accuracy is good'"),
     (["--memsystem=context", "--memeval-gate=multisorce.accuracy>=0.5"], "unknown suite 'multisorce'"),
-    (["--memsystem=context", "--memeval-gate=multisource[nonn].accuracy>=0.5"], "memory system 'nonn' is not in --memsystem"),
+    (
+        ["--memsystem=context", "--memeval-gate=multisource[nonn].accuracy>=0.5"],
+        "memory system 'nonn' is not in --memsystem",
+    ),
     (["--memsystem=context", "--memeval-gate=multisource.acc>=0.5"], "multisource has no metric 'acc'"),
     (["--memsystem=context", "--memeval-gate=multisource.f0.5>=0.7"], "multisource has no metric 'f0.5'"),
-    (["--memsystem=context", "--memeval-suite=memfail", "--memeval-gate=multisource.accuracy>=0.5"], "suite 'multisource' is not selected"),
+    (
+        ["--memsystem=context", "--memeval-suite=memfail", "--memeval-gate=multisource.accuracy>=0.5"],
+        "suite 'multisource' is not selected",
+    ),
     (["--memsystem=context", "--memeval-gate=multisource.accuracy:no-regression"], "needs --memeval-baseline"),
     (["--memsystem=context", "--memeval-gate=multisource.accuracy>=1e"], "--memeval-gate: cannot read"),
     # adapter settings
     (["--memsystem=chroma", "--memsystem-config={binary}"], "--memsystem-config: * is not a UTF-8 text file"),
-    (["--memsystem=chroma", "--memsystem-config=/nonexistent/c.toml"], "--memsystem-config: cannot read /nonexistent/c.toml"),
+    (
+        ["--memsystem=chroma", "--memsystem-config=/nonexistent/c.toml"],
+        "--memsystem-config: cannot read /nonexistent/c.toml",
+    ),
     (["--memsystem=chroma", "--memsystem-config={bad_toml}"], "is not valid TOML"),
-    (["--memsystem=chroma", "--memsystem-config={other_system}"], "has settings for 'context', which is not in --memsystem"),
+    (
+        ["--memsystem=chroma", "--memsystem-config={other_system}"],
+        "has settings for 'context', which is not in --memsystem",
+    ),
     (["--memsystem=chroma", "--memsystem-config={not_a_table}"], "'chroma' must be a table like [chroma]"),
-    (["--memsystem=chroma", "--memsystem-config={unknown_setting}"], "--memsystem-config [chroma]: unknown setting 'prot'"),
-    (["--memsystem=chroma", "--memsystem-config={wrong_type}"], "--memsystem-config [chroma]: chunk_tokens must be int, got 'big'"),
-    (["--memsystem=chroma", "--memsystem-config={bool_for_int}"], "--memsystem-config [chroma]: chunk_tokens must be int, got True"),
-    (["--memsystem=chroma", "--memsystem-config={negative_chunks}"], "--memsystem-config [chroma]: chunk_tokens must be at least 1, got -5"),
+    (
+        ["--memsystem=chroma", "--memsystem-config={unknown_setting}"],
+        "--memsystem-config [chroma]: unknown setting 'prot'",
+    ),
+    (
+        ["--memsystem=chroma", "--memsystem-config={wrong_type}"],
+        "--memsystem-config [chroma]: chunk_tokens must be int, got 'big'",
+    ),
+    (
+        ["--memsystem=chroma", "--memsystem-config={bool_for_int}"],
+        "--memsystem-config [chroma]: chunk_tokens must be int, got True",
+    ),
+    (
+        ["--memsystem=chroma", "--memsystem-config={negative_chunks}"],
+        "--memsystem-config [chroma]: chunk_tokens must be at least 1, got -5",
+    ),
     (["--memsystem=chroma", "--memsystem-config={bad_port}"], "--memsystem-config [chroma]: port must be in 1..65535"),
 ]
 
@@ -120,19 +218,43 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     (garbled / "event_table.json").write_text('{"persona": [1, 2,', encoding="utf-8")
     train_only = root / "train-only" / "s20260321" / "bench_stable_001_ada_lee"
     train_only.mkdir(parents=True)
-    record = {"id": "x", "key": {"suite": "toy", "memsystem": "none", "responder": "reader", "judge": "deterministic",
-                                 "k": 10}, "suite_ref": "toy", "context": "c", "cluster": "c", "task": "t",
-              "status": "maybe"}
+    record = {
+        "id": "x",
+        "key": {"suite": "toy", "memsystem": "none", "responder": "reader", "judge": "deterministic", "k": 10},
+        "suite_ref": "toy",
+        "context": "c",
+        "cluster": "c",
+        "task": "t",
+        "status": "maybe",
+    }
     return {
         "missing": str(root / "missing.sqlite"),
         "dir": str(root),
         "text": write("text.txt", "not a database, not JSON\n"),
         "binary": write("binary.bin", bytes(range(256)) * 4),
         "schema0": write("schema0.json", json.dumps({"schema": "memeval-report/0", "records": []})),
-        "schema1_lacking": write("schema1.json", json.dumps({"schema": "memeval-report/1", "records": [
-            {"id": "a", "suite": "toy", "memsystem": "none", "responder": "reader", "correct": True,
-             "cluster": "c", "task": "t"}]})),
-        "schema2_bad_record": write("schema2-bad.json", json.dumps({"schema": "memeval-report/2", "records": [record]})),
+        "schema1_lacking": write(
+            "schema1.json",
+            json.dumps(
+                {
+                    "schema": "memeval-report/1",
+                    "records": [
+                        {
+                            "id": "a",
+                            "suite": "toy",
+                            "memsystem": "none",
+                            "responder": "reader",
+                            "correct": True,
+                            "cluster": "c",
+                            "task": "t",
+                        }
+                    ],
+                }
+            ),
+        ),
+        "schema2_bad_record": write(
+            "schema2-bad.json", json.dumps({"schema": "memeval-report/2", "records": [record]})
+        ),
         "schema2_empty": write("schema2-empty.json", json.dumps({"schema": "memeval-report/2", "records": []})),
         "garbled_multisource": str(root / "garbled"),
         "train_only_multisource": str(root / "train-only"),
@@ -182,8 +304,9 @@ def test_a_corrupt_embedding_cache_is_rebuilt_once_with_a_warning(pytester: pyte
     cache.mkdir()
     (cache / "embeddings.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
     pytester.makepyfile("def test_nothing(): pass")
-    result = pytester.runpytest_subprocess("--memsystem=none", f"--memeval-cache-dir={cache}", "--co", "-q",
-                                           "--memeval-suite=multisource")
+    result = pytester.runpytest_subprocess(
+        "--memsystem=none", f"--memeval-cache-dir={cache}", "--co", "-q", "--memeval-suite=multisource"
+    )
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*the embedding cache * was corrupt; moved to embeddings.sqlite.corrupt-*"])
     assert not (cache / "embeddings.sqlite").exists()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -19,7 +19,15 @@ from pytest_memeval.types import Answer, ItemView, Memory, Message
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> BayesSuite:
-    options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path_factory.mktemp("bayes"), bootstrap=200)
+    options = SuiteOptions(
+        size="smoke",
+        split=None,
+        seeds=None,
+        k=10,
+        data_dir=None,
+        cache_dir=tmp_path_factory.mktemp("bayes"),
+        bootstrap=200,
+    )
     return BayesSuite(options)
 
 
@@ -63,7 +71,9 @@ def test_every_wording_is_read_back() -> None:
 
 
 def test_indexed_flips_count_once_and_sort_by_index() -> None:
-    flips = coin_evidence(["Flip #3 was tails", "Flips #1-#2 were: heads, tails", "Flip #3 was tails", "flip #2 was heads"])
+    flips = coin_evidence(
+        ["Flip #3 was tails", "Flips #1-#2 were: heads, tails", "Flip #3 was tails", "flip #2 was heads"]
+    )
     assert flips == [Flip(False, 3), Flip(True, 1), Flip(False, 2)]
     assert [f.index for f in chronological(flips)] == [1, 2, 3]
     unindexed = [Flip(True), Flip(False, 4)]
@@ -72,8 +82,12 @@ def test_indexed_flips_count_once_and_sort_by_index() -> None:
 
 def test_ratings_are_read_once_per_known_item() -> None:
     labels = {"item_7 (feature_a)": 0, "the wild letter (drama)": 1}
-    texts = ["The user rated Item_7 (Feature_A): 4 stars", "Noted.", "The user rated Item_7 (Feature_A): 2 stars",
-             "The user's ratings so far:\n- The Wild Letter (Drama): 1 star\n- Item_9 (Feature_B): 5 stars"]
+    texts = [
+        "The user rated Item_7 (Feature_A): 4 stars",
+        "Noted.",
+        "The user rated Item_7 (Feature_A): 2 stars",
+        "The user's ratings so far:\n- The Wild Letter (Drama): 1 star\n- Item_9 (Feature_B): 5 stars",
+    ]
     assert rating_evidence(texts, labels) == [(0, 4), (1, 1)]
 
 
@@ -119,8 +133,14 @@ def test_zero_shot_reader_smooths_the_users_own_ratings(suite: BayesSuite) -> No
     data = suite.episode_data(ids(suite, "passive_b1-zero_shot")[0])
     (probe,) = probes(data, 3, [])
     labels = [data.model.catalogue.label(m, False) for m in range(3)]
-    memories = [Memory(f"The user rated {labels[0]}: 4 stars"), Memory(f"The user rated {labels[1]}: 4 stars"), Memory(f"The user rated {labels[2]}: 1 star")]
-    assert perfect_bayesian().answer(probe.view(), memories).detail["distribution"] == pytest.approx([2 / 8, 1 / 8, 1 / 8, 3 / 8, 1 / 8])
+    memories = [
+        Memory(f"The user rated {labels[0]}: 4 stars"),
+        Memory(f"The user rated {labels[1]}: 4 stars"),
+        Memory(f"The user rated {labels[2]}: 1 star"),
+    ]
+    assert perfect_bayesian().answer(probe.view(), memories).detail["distribution"] == pytest.approx(
+        [2 / 8, 1 / 8, 1 / 8, 3 / 8, 1 / 8]
+    )
     assert "model" in probe.extra and probe.extra["model"] is None  # no profile table in zero-shot
 
 
@@ -129,8 +149,8 @@ def test_a_responder_without_beliefs_is_an_error() -> None:
         def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
             return Answer("heads")
 
-    from pytest_memeval.benchmarks.bayes.probes import coin_probe
     from pytest_memeval.benchmarks.bayes.conditions import Condition
+    from pytest_memeval.benchmarks.bayes.probes import coin_probe
 
     probe = coin_probe(Condition("coin", "passive", 1, "identical", "unknown_bias"))
     with pytest.raises(ResponseError, match="no belief distribution"):
@@ -145,7 +165,10 @@ def test_passive_episode_writes_one_session_per_flip_and_probes_every_turn(suite
     memory = RecordingMemory()
     answer = run_episode(data, memory, DirectAsker(perfect_bayesian(), "x"), 10, 1)
     assert len(memory.sessions) == 100 and len(memory.queries) == 101
-    assert memory.sessions[0] == (Message("assistant", "Noted."), Message("user", f"The flip was: {'heads' if data.observations[0] else 'tails'}"))
+    assert memory.sessions[0] == (
+        Message("assistant", "Noted."),
+        Message("user", f"The flip was: {'heads' if data.observations[0] else 'tails'}"),
+    )
     trajectory = answer.detail["trajectory"]
     assert [e["t"] for e in trajectory] == list(range(101))
     assert all(e["p_heads"] == pytest.approx(coin_mean(sum(data.observations[: e["t"]]), e["t"])) for e in trajectory)
@@ -207,7 +230,9 @@ def test_the_reader_answers_from_the_memories_alone(suite: BayesSuite) -> None:
             assert empty == pytest.approx(np.asarray(a.model.prior) @ a.model.table()[a.target])
 
 
-STORED = re.compile(r"Noted\.|The flip was: (heads|tails)|Flip #\d+ was (heads|tails)|The next \d+ flips were: [a-z, ]+|The user rated [^:\n]+: [1-5] stars?")
+STORED = re.compile(
+    r"Noted\.|The flip was: (heads|tails)|Flip #\d+ was (heads|tails)|The next \d+ flips were: [a-z, ]+|The user rated [^:\n]+: [1-5] stars?"
+)
 
 
 def test_nothing_private_is_stored_or_in_a_probe(suite: BayesSuite) -> None:
@@ -221,7 +246,14 @@ def test_nothing_private_is_stored_or_in_a_probe(suite: BayesSuite) -> None:
         for t in (0, 7, len(data.observations)):
             for probe in probes(data, t, []):
                 view = probe.view()
-                public = " ".join([view.question, view.task, *view.answer_space, *(str(v) for k, v in view.extra.items() if isinstance(v, str))])
+                public = " ".join(
+                    [
+                        view.question,
+                        view.task,
+                        *view.answer_space,
+                        *(str(v) for k, v in view.extra.items() if isinstance(v, str)),
+                    ]
+                )
                 leaked = [s for s in secrets if s in public and not (s == str(item.gold) and s.startswith("Profile"))]
                 assert not leaked, (entry.id, leaked)
                 if data.condition.uses_memory:  # the probe cannot bypass memory

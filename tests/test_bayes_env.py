@@ -10,11 +10,27 @@ import pytest
 from pytest_memeval.benchmarks.bayes import conditions
 from pytest_memeval.benchmarks.bayes.conditions import DEFAULT_SEED, episodes, parse_episode_id
 from pytest_memeval.benchmarks.bayes.environments import (
-    COIN_THETAS, IDENTIFY_AT, N_TYPES, REC_TURNS, TYPE_PRIOR, Catalogue, RecommenderModel, coin_flips,
-    identification_accuracy, recommender_model, recommender_ratings, stream,
+    COIN_THETAS,
+    IDENTIFY_AT,
+    N_TYPES,
+    REC_TURNS,
+    TYPE_PRIOR,
+    Catalogue,
+    RecommenderModel,
+    coin_flips,
+    identification_accuracy,
+    recommender_model,
+    recommender_ratings,
+    stream,
 )
 from pytest_memeval.benchmarks.bayes.reference import (
-    coin_mean, expected_rating, fit_coin_weight, fit_type_weight, rating_predictive, tvd, type_posterior,
+    coin_mean,
+    expected_rating,
+    fit_coin_weight,
+    fit_type_weight,
+    rating_predictive,
+    tvd,
+    type_posterior,
 )
 from pytest_memeval.errors import ConfigError
 
@@ -25,7 +41,12 @@ def tiny_model() -> RecommenderModel:
         ((0.5, 0.2, 0.1, 0.1, 0.1), (0.1, 0.1, 0.1, 0.2, 0.5)),
         ((0.2, 0.2, 0.2, 0.2, 0.2), (0.1, 0.1, 0.6, 0.1, 0.1)),
     )
-    catalogue = Catalogue(genres=((0,), (1,)), anonymous_names=("Item_1", "Item_2"), titles=("A", "B"), feature_names=("Feature_A", "Feature_B"))
+    catalogue = Catalogue(
+        genres=((0,), (1,)),
+        anonymous_names=("Item_1", "Item_2"),
+        titles=("A", "B"),
+        feature_names=("Feature_A", "Feature_B"),
+    )
     return RecommenderModel(prior=(0.5, 0.5), phi=phi, catalogue=catalogue, separation=0.0, identification=0.0)
 
 
@@ -48,7 +69,15 @@ def test_type_posterior_and_predictive_by_hand() -> None:
     weighted = type_posterior(model, [(0, 1)], weight=0.5)
     assert weighted[0] == pytest.approx(math.sqrt(0.5) / (math.sqrt(0.5) + math.sqrt(0.1)))
     predictive = rating_predictive(model, np.array([5 / 6, 1 / 6]), target=0)
-    assert predictive == pytest.approx([5 / 6 * 0.5 + 1 / 6 * 0.1, 5 / 6 * 0.2 + 1 / 6 * 0.1, 0.1, 5 / 6 * 0.1 + 1 / 6 * 0.2, 5 / 6 * 0.1 + 1 / 6 * 0.5])
+    assert predictive == pytest.approx(
+        [
+            5 / 6 * 0.5 + 1 / 6 * 0.1,
+            5 / 6 * 0.2 + 1 / 6 * 0.1,
+            0.1,
+            5 / 6 * 0.1 + 1 / 6 * 0.2,
+            5 / 6 * 0.1 + 1 / 6 * 0.5,
+        ]
+    )
     assert expected_rating([0, 0, 1, 0, 0]) == 3.0
     assert tvd([0.5, 0.5], [1.0, 0.0]) == 0.5
     assert tvd([0.2, 0.3, 0.5], [0.2, 0.3, 0.5]) == 0.0
@@ -109,7 +138,12 @@ def test_catalogue_labels_are_unique_and_reveal_nothing_of_the_types() -> None:
 def test_episode_ids_round_trip_and_bad_ids_are_one_line_errors() -> None:
     for episode in episodes("full", (DEFAULT_SEED, 3)):
         assert parse_episode_id(episode.id) == episode
-    for bad in ("s1-coin-nope-theta25-trial0", "s1-coin-single_turn-unknown_bias-theta30-trial0", "s1-coin-single_turn-unknown_bias-theta25-trial9", "x"):
+    for bad in (
+        "s1-coin-nope-theta25-trial0",
+        "s1-coin-single_turn-unknown_bias-theta30-trial0",
+        "s1-coin-single_turn-unknown_bias-theta25-trial9",
+        "x",
+    ):
         with pytest.raises(ConfigError, match="bayes: "):
             parse_episode_id(bad)
 

@@ -5,28 +5,47 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_bayes_env import tiny_model
 
 from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes import BayesSuite, DeduplicatingMemory, last_k, memoryless, perfect_bayesian, tempered
+from pytest_memeval.benchmarks.bayes import (
+    BayesSuite,
+    DeduplicatingMemory,
+    last_k,
+    memoryless,
+    perfect_bayesian,
+    tempered,
+)
 from pytest_memeval.benchmarks.bayes.conditions import Condition, Episode
 from pytest_memeval.benchmarks.bayes.episode import EpisodeData
 from pytest_memeval.benchmarks.bayes.figures import trajectory_figures
 from pytest_memeval.benchmarks.bayes.judge import coin_verdict, recommender_verdict
 from pytest_memeval.benchmarks.bayes.offline import run_episodes
 from pytest_memeval.benchmarks.bayes.summary import compare, summarize
-from pytest_memeval.records import Record, Report, RunSummary
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
+from pytest_memeval.records import Record, Report, RunSummary
 from pytest_memeval.report.figures import LineChart, figure_from_json, figure_to_json
 
-from test_bayes_env import tiny_model
-
-MAIN = ("passive_b1-identical-unknown_bias", "passive_b1-anonymized", "single_turn-unknown_bias", "single_turn-anonymized")
+MAIN = (
+    "passive_b1-identical-unknown_bias",
+    "passive_b1-anonymized",
+    "single_turn-unknown_bias",
+    "single_turn-anonymized",
+)
 
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> BayesSuite:
-    options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path_factory.mktemp("bayes"), bootstrap=300)
+    options = SuiteOptions(
+        size="smoke",
+        split=None,
+        seeds=None,
+        k=10,
+        data_dir=None,
+        cache_dir=tmp_path_factory.mktemp("bayes"),
+        bootstrap=300,
+    )
     return BayesSuite(options)
 
 
@@ -36,8 +55,14 @@ def episode_ids(suite: BayesSuite) -> list[str]:
 
 
 def test_coin_verdict_by_hand() -> None:
-    data = EpisodeData(Episode(1, Condition("coin", "passive", 1, "identical", "unknown_bias"), 0, 0), (True, False, True, True))
-    trajectory = [{"t": 0, "p_heads": 0.5, "stored": 0}, {"t": 2, "p_heads": 0.6, "stored": 2, "seen": 1}, {"t": 4, "p_heads": 0.7, "stored": 4, "seen": 4}]
+    data = EpisodeData(
+        Episode(1, Condition("coin", "passive", 1, "identical", "unknown_bias"), 0, 0), (True, False, True, True)
+    )
+    trajectory = [
+        {"t": 0, "p_heads": 0.5, "stored": 0},
+        {"t": 2, "p_heads": 0.6, "stored": 2, "seen": 1},
+        {"t": 4, "p_heads": 0.7, "stored": 4, "seen": 4},
+    ]
     verdict = coin_verdict(data, trajectory)
     # references 1/2, 2/4, 4/6: errors 0, 0.1, 0.7 - 2/3
     assert verdict.detail["mae"] == pytest.approx((0.1 + 0.7 - 2 / 3) / 3)
@@ -68,7 +93,9 @@ def test_recommender_verdict_by_hand() -> None:
     assert verdict.correct is False  # type TVD 0.153 > 0.1
 
 
-def test_summary_averages_episodes_through_memory_and_keeps_the_control_apart(suite: BayesSuite, episode_ids: list[str]) -> None:
+def test_summary_averages_episodes_through_memory_and_keeps_the_control_apart(
+    suite: BayesSuite, episode_ids: list[str]
+) -> None:
     records = run_episodes(suite, NoMemory(), "none", perfect_bayesian(), "reader", episode_ids, 10)
     summary = summarize(records, 300)
     memory = [r for r in records if r.strata["delivery"] != "single_turn"]
@@ -83,7 +110,10 @@ def test_summary_averages_episodes_through_memory_and_keeps_the_control_apart(su
     assert summary.metrics["within_tolerance"].value == pytest.approx(np.mean([bool(r.correct) for r in memory]))
     assert summary.metrics["coin_ess"].value == 0.0  # the prior: no evidence reaches the belief
     cells = summary.breakdown["coin_condition"]
-    assert set(cells) == {"passive_b1-identical-unknown_bias", "single_turn-unknown_bias"} and cells["single_turn-unknown_bias"].n == 3
+    assert (
+        set(cells) == {"passive_b1-identical-unknown_bias", "single_turn-unknown_bias"}
+        and cells["single_turn-unknown_bias"].n == 3
+    )
     by_turn = summary.breakdown["coin_error_by_turn"]
     first = [np.mean([p["error"] for p in r.detail["per_probe"] if p["t"] <= 10]) for r in memory if r.task == "coin"]
     assert by_turn["t0-10"].metrics["coin_mae"].value == pytest.approx(np.mean(first), abs=1e-6)
@@ -99,7 +129,9 @@ def test_paired_comparison_of_two_memories(suite: BayesSuite, episode_ids: list[
     assert result["coin_mae"].ci[1] <= 0 and result["coin_mae"].test == "paired_cluster_bootstrap"
     assert "coin_ess" not in result and result["within_tolerance"].difference > 0
     metrics = summarize(full, 300).metrics
-    assert metrics["retrieval_recency"].value == 0.5 and metrics["evidence_recall"].value == 1.0  # it returns everything
+    assert (
+        metrics["retrieval_recency"].value == 0.5 and metrics["evidence_recall"].value == 1.0
+    )  # it returns everything
 
 
 def test_a_deduplicating_memory_loses_identical_observations_only(suite: BayesSuite) -> None:
@@ -116,11 +148,15 @@ def test_a_deduplicating_memory_loses_identical_observations_only(suite: BayesSu
 def test_pooled_effective_sample_size_follows_theory(suite: BayesSuite, episode_ids: list[str]) -> None:
     memory_ids = [i for i in episode_ids if "single_turn" not in i]
     for agent, coin, types in ((perfect_bayesian(), 100, 50), (tempered(0.5), 50, 25), (memoryless(), 0, 0)):
-        metrics = summarize(run_episodes(suite, ContextMemory(), "context", agent, agent.name, memory_ids, 10), 300).metrics
+        metrics = summarize(
+            run_episodes(suite, ContextMemory(), "context", agent, agent.name, memory_ids, 10), 300
+        ).metrics
         assert metrics["coin_ess"].value == pytest.approx(coin, abs=1e-3)
         assert metrics["type_ess"].value == pytest.approx(types, abs=1e-3)
         assert metrics["coin_ess"].ci == pytest.approx((coin, coin), abs=0.05)
-    window = summarize(run_episodes(suite, ContextMemory(), "context", last_k(10), "last_10", memory_ids, 10), 300).metrics
+    window = summarize(
+        run_episodes(suite, ContextMemory(), "context", last_k(10), "last_10", memory_ids, 10), 300
+    ).metrics
     assert 5 < window["type_ess"].value < 20  # about the 10 ratings it keeps
 
 
@@ -139,7 +175,11 @@ def test_trajectory_figures_per_condition(suite: BayesSuite, episode_ids: list[s
     coin = figures[0]
     assert isinstance(coin, LineChart) and figure_from_json(figure_to_json(coin)) == coin
     names = [s.name for s in coin.series]
-    assert "context | tempered, theta=0.25" in names and [s.name for s in coin.series if s.reference] == ["Bayes, theta=0.25", "Bayes, theta=0.5", "Bayes, theta=0.75"]
+    assert "context | tempered, theta=0.25" in names and [s.name for s in coin.series if s.reference] == [
+        "Bayes, theta=0.25",
+        "Bayes, theta=0.5",
+        "Bayes, theta=0.75",
+    ]
     flat = next(s for s in coin.series if s.name == "none | reader, theta=0.75")
     assert {y for _, y in flat.points} == {0.5} and len(flat.points) == 101
     assert trajectory_figures(_report([]), "bayes") == []

@@ -8,13 +8,19 @@ import re
 
 import numpy as np
 import pytest
-
 from llm_server import LLMServer, Reply, Request
+
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.bayes import BayesPrompt, BayesSuite
 from pytest_memeval.benchmarks.bayes.episode import probes
 from pytest_memeval.benchmarks.bayes.offline import run_episodes
-from pytest_memeval.benchmarks.bayes.readout import Reading, counterbalance, letter_reading, to_outcomes, verbalised_reading
+from pytest_memeval.benchmarks.bayes.readout import (
+    Reading,
+    counterbalance,
+    letter_reading,
+    to_outcomes,
+    verbalised_reading,
+)
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.models import LLMResponder, LLMSettings
 from pytest_memeval.models.calls import TokenLogprob
@@ -40,7 +46,15 @@ def test_letter_variants_are_summed_and_renormalised() -> None:
 
 def test_verbalised_probabilities_are_strict() -> None:
     assert verbalised_reading('{"A": 3, "B": 1}', 2).positions == (0.75, 0.25)
-    for bad in ("A", '{"A": 0.5}', '{"A": 0.5, "B": "x"}', '{"A": -1, "B": 2}', '{"A": 0, "B": 0}', '{"A": true, "B": 0}', None):
+    for bad in (
+        "A",
+        '{"A": 0.5}',
+        '{"A": 0.5, "B": "x"}',
+        '{"A": -1, "B": 2}',
+        '{"A": 0, "B": 0}',
+        '{"A": true, "B": 0}',
+        None,
+    ):
         reading = verbalised_reading(bad, 2)
         assert reading.positions == (0.5, 0.5) and reading.flagged
 
@@ -78,7 +92,15 @@ def biased_script(belief: dict[str, float], bias_on_a: float):  # type: ignore[n
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> BayesSuite:
-    options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path_factory.mktemp("bayes"), bootstrap=200)
+    options = SuiteOptions(
+        size="smoke",
+        split=None,
+        seeds=None,
+        k=10,
+        data_dir=None,
+        cache_dir=tmp_path_factory.mktemp("bayes"),
+        bootstrap=200,
+    )
     return BayesSuite(options, probe_every=25)
 
 
@@ -105,7 +127,10 @@ def test_llm_coin_beliefs_are_read_from_logprobs_without_position_bias(suite: Ba
 
 def test_llm_recommender_asks_every_probe_at_every_rotation(suite: BayesSuite) -> None:
     episode = next(e.id for e in suite.index() if "recommender-passive_b1-anonymized" in e.id)
-    ratings = {f"{r} star{'s' if r > 1 else ''} ({w})": p for r, w, p in zip(range(1, 6), ("terrible", "bad", "okay", "good", "great"), (0.1, 0.1, 0.2, 0.3, 0.3))}
+    ratings = {
+        f"{r} star{'s' if r > 1 else ''} ({w})": p
+        for r, w, p in zip(range(1, 6), ("terrible", "bad", "okay", "good", "great"), (0.1, 0.1, 0.2, 0.3, 0.3))
+    }
     profiles = {f"Profile {z}": p for z, p in zip(range(1, 5), (0.1, 0.2, 0.3, 0.4))}
     with LLMServer(biased_script({**ratings, **profiles}, 0.05)) as server:
         model = responder(server)
@@ -143,7 +168,9 @@ def test_prompts_show_the_rotation_and_never_the_target_in_the_profile_table(sui
     system, user = prompt.messages(probe.view(1), [Memory("The next 10 flips were: heads")])
     assert system["content"].endswith("Respond with only A or B.\\nA = tails, B = heads".replace("\\n", "\n"))
     assert "Recalled from earlier in this conversation:\nThe next 10 flips were: heads" in user["content"]
-    assert "So far in this batch: " in user["content"] and user["content"].endswith("Predict the next flip.\nRespond with only A or B.")
+    assert "So far in this batch: " in user["content"] and user["content"].endswith(
+        "Predict the next flip.\nRespond with only A or B."
+    )
     rec = suite.episode_data(next(e.id for e in suite.index() if "recommender-single_turn-anonymized" in e.id))
     rating, kind, *conditional = probes(rec, 2, [])
     system, user = prompt.messages(rating.view(0), [])

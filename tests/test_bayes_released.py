@@ -15,8 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from pytest_memeval.records import Report
 from reference_data import SHARED_DIR
 
 from pytest_memeval.benchmarks.base import SuiteOptions
@@ -40,6 +38,7 @@ from pytest_memeval.benchmarks.bayes.released import DATA_DIR, load_release
 from pytest_memeval.benchmarks.bayes.summary import summarize
 from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.records import Report
 
 EXCERPT = Path(__file__).parent / "data" / "bayesbench"
 RELEASE = Path(os.environ.get("MEMEVAL_BAYESBENCH_DIR") or SHARED_DIR.parent / "releases" / "Ankur-Samanta+BayesBench")
@@ -78,7 +77,11 @@ def test_the_reference_identifies_the_true_type_as_the_paper_says() -> None:
     assert per_type[0] > 0.99 and min(per_type) == per_type[2]
     # it grows with the evidence and starts at the prior's most likely type
     assert type_identification(model, turns=0, users_per_type=1000)[0] == pytest.approx(max(model.prior))
-    assert type_identification(model, turns=5, users_per_type=20_000)[0] < rate < type_identification(model, turns=50, users_per_type=20_000)[0]
+    assert (
+        type_identification(model, turns=5, users_per_type=20_000)[0]
+        < rate
+        < type_identification(model, turns=50, users_per_type=20_000)[0]
+    )
 
 
 @needs_release
@@ -128,7 +131,9 @@ def test_the_reader_on_full_memory_matches_the_reference_on_the_released_fit(tmp
     data = suite.episode_data(ids[0])
     last = records[0].detail["per_probe"][-1]
     history = list(enumerate(data.observations))
-    assert last["reference_p_true_type"] == pytest.approx(type_posterior(data.model, history)[data.episode.truth], abs=1e-9)
+    assert last["reference_p_true_type"] == pytest.approx(
+        type_posterior(data.model, history)[data.episode.truth], abs=1e-9
+    )
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -151,10 +156,18 @@ def _rewrite(root: Path, name: str, change) -> None:  # type: ignore[no-untyped-
         ("fitted_model.json", lambda d: d.update(pi=[0.2, 0.2, 0.2, 0.2]), "'pi' is not a distribution"),
         ("fitted_model.json", lambda d: d["theta"].pop("1022"), "no rating table ('theta') for movie 1022"),
         ("fitted_model.json", lambda d: d["theta"]["1022"][0].pop(), "the table of movie 1022 is not 4 distributions"),
-        ("fitted_model.json", lambda d: d["movie_genres"].update({"1022": ["Noir"]}), "movie 1022 has no MovieLens genres"),
+        (
+            "fitted_model.json",
+            lambda d: d["movie_genres"].update({"1022": ["Noir"]}),
+            "movie 1022 has no MovieLens genres",
+        ),
         ("fitted_model.json", lambda d: d.pop("movie_names"), "missing 'movie_names'"),
         ("movie_selection.json", lambda d: d["probe_movie_ids"].pop(), "probe_movie_ids has 49 movies"),
-        ("movie_selection.json", lambda d: d["target_movies"][0]["theta"][0].reverse(), "the table of target movie 1029 differs"),
+        (
+            "movie_selection.json",
+            lambda d: d["target_movies"][0]["theta"][0].reverse(),
+            "the table of target movie 1029 differs",
+        ),
         ("movie_selection.json", lambda d: d["target_movies"][1].update(movie_id=1022), "a movie is listed twice"),
     ],
 )
@@ -168,7 +181,9 @@ def test_a_malformed_release_is_one_line_naming_the_file(tmp_path: Path, name: s
 
 def test_the_data_directory_itself_is_accepted_and_a_wrong_one_is_a_usage_error(tmp_path: Path) -> None:
     assert load_release(EXCERPT / DATA_DIR).phi == load_release(EXCERPT).phi
-    with pytest.raises(ConfigError, match=r"is not a BayesBench checkout \(no bayesbench/recommender_system/data/fitted_model.json"):
+    with pytest.raises(
+        ConfigError, match=r"is not a BayesBench checkout \(no bayesbench/recommender_system/data/fitted_model.json"
+    ):
         BayesSuite(options(tmp_path, tmp_path))
     (tmp_path / "fitted_model.json").write_text("{not json")
     (tmp_path / "movie_selection.json").write_text("{}")
@@ -179,14 +194,22 @@ def test_the_data_directory_itself_is_accepted_and_a_wrong_one_is_a_usage_error(
 def test_through_pytest_on_the_release(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest_subprocess(
-        "--memsystem=context", "--memeval-suite=bayes", f"--memeval-data={EXCERPT}", f"--memeval-report={report}",
-        "-m", "recommender and multi_turn_passive and not profile_zero_shot", "-p", "no:cacheprovider",
+        "--memsystem=context",
+        "--memeval-suite=bayes",
+        f"--memeval-data={EXCERPT}",
+        f"--memeval-report={report}",
+        "-m",
+        "recommender and multi_turn_passive and not profile_zero_shot",
+        "-p",
+        "no:cacheprovider",
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
     records = Report.from_json(json.loads(report.read_text())).records
     assert len(records) == 8 and all(r.id.startswith("bayesbench-s2026-recommender-passive_b1-") for r in records)
     assert all(r.strata["model"] == "released" and r.detail["type_tvd"] == 0.0 for r in records)
-    wrong = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=bayes", f"--memeval-data={tmp_path}", "--collect-only")
+    wrong = suite_pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=bayes", f"--memeval-data={tmp_path}", "--collect-only"
+    )
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
     expected = (
         f"ERROR: --memeval-data: {tmp_path} is not a BayesBench checkout (no bayesbench/recommender_system/data/fitted_model.json "

@@ -8,7 +8,8 @@ from itertools import combinations
 
 import pytest
 
-from pytest_memeval.benchmarks.behavior import episodes, facts as facts_module, views
+from pytest_memeval.benchmarks.behavior import episodes, views
+from pytest_memeval.benchmarks.behavior import facts as facts_module
 from pytest_memeval.benchmarks.behavior.catalog import COHORT
 from pytest_memeval.benchmarks.behavior.episodes import HELDOUT_QUESTIONS, heldout_half, training_half
 from pytest_memeval.benchmarks.behavior.evidence import _OVER, PHRASES, cue_axes, normalize
@@ -130,10 +131,13 @@ def _decided(axis: int, pole: int, variant: int, n: int = 1) -> list[Fact]:
 
 def test_the_specification_is_computed_from_the_facts() -> None:
     facts = (
-        _decided(5, 0, 1, 3) + _decided(5, 1, 0)  # risk: caution 3:1, behaviour 1 three times
+        _decided(5, 0, 1, 3)
+        + _decided(5, 1, 0)  # risk: caution 3:1, behaviour 1 three times
         + _decided(1, 1, 2, 2)  # loyalty: gain 2:0, behaviour 2 twice
-        + _decided(3, 0, 0) + _decided(3, 1, 1)  # conflict 1:1: no anchor
-        + _decided(4, 1, 0) + _decided(4, 1, 1)  # learning 2:0, no behaviour stands out
+        + _decided(3, 0, 0)
+        + _decided(3, 1, 1)  # conflict 1:1: no anchor
+        + _decided(4, 1, 0)
+        + _decided(4, 1, 1)  # learning 2:0, no behaviour stands out
         + [Fact("prioritizes", "loyalty and gain over risk", over=(1, 5))]
     )
     spec = build_spec(facts)

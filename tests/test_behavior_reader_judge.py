@@ -24,7 +24,9 @@ BOLD = AXES[RISK].poles[1]
 
 
 def _suite(tmp_path: Path, size: str = "smoke") -> BehaviorSuite:
-    return BehaviorSuite(SuiteOptions(size=size, split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200))
+    return BehaviorSuite(
+        SuiteOptions(size=size, split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200)
+    )
 
 
 def _view(question: str, task: str = "risk", **extra: object) -> ItemView:
@@ -38,14 +40,23 @@ TORN = "Faced with a chance to buy a struggling inn at a low price, when it woul
 def test_the_reader_predicts_the_behaviour_its_memories_show() -> None:
     reader = BehaviorReader()
     memories = [
-        Memory("One autumn, there came a scheme to ship wool to a distant port. I chose to stake everything on it at once."),
-        Memory("Soon after my marriage, there came a cousin's plan to open a second mill. I chose to stake everything on it at once."),
-        Memory("In my middle years, there came an invitation to buy shares in a new canal. I chose to try a small trial before risking more."),
+        Memory(
+            "One autumn, there came a scheme to ship wool to a distant port. I chose to stake everything on it at once."
+        ),
+        Memory(
+            "Soon after my marriage, there came a cousin's plan to open a second mill. I chose to stake everything on it at once."
+        ),
+        Memory(
+            "In my middle years, there came an invitation to buy shares in a new canal. I chose to try a small trial before risking more."
+        ),
     ]
     answer = reader.answer(_view(QUESTION), memories)
     assert answer.label == "I would stake everything on it at once." and not answer.abstained
     # one vote each way on the behaviour: the direction without a specific behaviour
-    answer = reader.answer(_view(QUESTION), memories[:1] + [Memory("subject | decided | to borrow to go in deeper than anyone advised (x)")])
+    answer = reader.answer(
+        _view(QUESTION),
+        memories[:1] + [Memory("subject | decided | to borrow to go in deeper than anyone advised (x)")],
+    )
     assert answer.label == f"I would {BOLD.generic}."
 
 
@@ -93,7 +104,19 @@ def test_the_reader_answers_from_the_view_and_memories_alone(tmp_path: Path) -> 
         assert all(other.view == first.view for other in others)
         answers = [reader.answer(item.view, memories) for item in items]
         assert all(answer == answers[0] for answer in answers)
-    secrets = ("s2026", "p01", "q01", "C4a", "C2c", "exception", "conventionality", "strength", "signature", "direct", "corpus-")
+    secrets = (
+        "s2026",
+        "p01",
+        "q01",
+        "C4a",
+        "C2c",
+        "exception",
+        "conventionality",
+        "strength",
+        "signature",
+        "direct",
+        "corpus-",
+    )
     views = [suite.item(e.id).view for e in entries[::7]]
     stored = [m.content for e in entries[::40] for s in suite.context(e.context_id).sessions for m in s]
     public = "\n".join([*(v.question + v.task + repr(dict(v.extra)) for v in views), *stored])
@@ -119,22 +142,26 @@ def test_recognising_a_prediction() -> None:
     assert free.key == (RISK, 1, 1) and free.how == "free text"
     assert recognize("I cannot say what I would do.").how == "abstention"
     assert recognize("The weather was fine that year.") == recognize("") and recognize("").key is None
-    assert recognize("x" * 1500 + " I would stake everything on it at once.").key is None  # past the 1,500-character cut
+    assert (
+        recognize("x" * 1500 + " I would stake everything on it at once.").key is None
+    )  # past the 1,500-character cut
 
 
 def test_calibration_inputs(tmp_path: Path) -> None:
     """The paper's four diagnostics (section 3.3.3) on the offline judge."""
     suite = _suite(tmp_path)
     judge = OfflineJudge()
-    for entry in suite.index()[:: 11]:
+    for entry in suite.index()[::11]:
         item = suite.item(entry.id)
         passage = item.gold
-        score = lambda text: judge.score(item, Answer(text), Trace()).score  # noqa: E731
+        score = lambda text: judge.score(item, Answer(text), Trace()).score  # noqa: E731, B023
         assert score(passage) == 5  # verbatim
         assert score(passage + " " + "I have thought about many things over the years. " * 8) == 5  # long, padded
         assert score(passage.split(". ")[0] + ".") < 5  # the first sentence only: the situation, no decision
         behaviour = item.private["behaviour"]
-        assert score(f"Knowing me, {behaviour.split(' ', 1)[1]}? I would {behaviour}, without a doubt.") == 5  # reworded
+        assert (
+            score(f"Knowing me, {behaviour.split(' ', 1)[1]}? I would {behaviour}, without a doubt.") == 5
+        )  # reworded
 
 
 def test_the_offline_verdict_is_labelled_approximate_and_keeps_the_retrieval(tmp_path: Path) -> None:
@@ -151,7 +178,11 @@ def test_the_response_prompt_shows_the_condition_only_through_its_context() -> N
     assert "predicting how the author" in system["content"] and user["content"] == f"Question: {QUESTION}"
     _, user = prompt.messages(_view(QUESTION, facts="subject | values | x", spec="A1. X"), [Memory("m1")])
     text = user["content"]
-    assert text.index("Retrieved memories:\n- m1") < text.index("Known facts:") < text.index("Behavioral specification:\nA1. X")
+    assert (
+        text.index("Retrieved memories:\n- m1")
+        < text.index("Known facts:")
+        < text.index("Behavioral specification:\nA1. X")
+    )
     assert text.endswith(f"\n\nQuestion: {QUESTION}") and "C4a" not in text
     view = _view(QUESTION)
     assert not prompt.parse(Completion(content="  "), view).valid

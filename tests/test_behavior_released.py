@@ -36,8 +36,12 @@ from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
 from pytest_memeval.errors import ConfigError, DataError
 
 EXCERPT = Path(__file__).parent / "data" / "beyond_recall"
-RELEASE = Path(os.environ.get("MEMEVAL_BEYOND_RECALL_DIR") or SHARED_DIR.parent / "releases" / "agulaya24+beyond-recall")
-needs_release = pytest.mark.skipif(not (RELEASE / "results" / "global_augustine").is_dir(), reason=f"no beyond-recall checkout at {RELEASE}")
+RELEASE = Path(
+    os.environ.get("MEMEVAL_BEYOND_RECALL_DIR") or SHARED_DIR.parent / "releases" / "agulaya24+beyond-recall"
+)
+needs_release = pytest.mark.skipif(
+    not (RELEASE / "results" / "global_augustine").is_dir(), reason=f"no beyond-recall checkout at {RELEASE}"
+)
 ALL = PRIMARY_JUDGES + GEMINI_JUDGES
 
 #: the paper's per-subject table (section 4.1): C5, C4, C2a, C4a, C4a-C5, C4a-C4 (Franklin is outside the 14)
@@ -59,8 +63,14 @@ PAPER_TABLE = {
 }
 #: section 4.4 (5-judge primary, all 14 subjects): C3 - C1 per system and configuration
 PAPER_MEMORY = {
-    ("mem0", "controlled"): 0.12, ("mem0", "native"): 0.33, ("letta", "controlled"): 0.20, ("letta", "native"): -0.02,
-    ("zep", "controlled"): 0.19, ("zep", "native"): 0.33, ("supermemory", "controlled"): -0.05, ("baselayer", "controlled"): 0.08,
+    ("mem0", "controlled"): 0.12,
+    ("mem0", "native"): 0.33,
+    ("letta", "controlled"): 0.20,
+    ("letta", "native"): -0.02,
+    ("zep", "controlled"): 0.19,
+    ("zep", "native"): 0.33,
+    ("supermemory", "controlled"): -0.05,
+    ("baselayer", "controlled"): 0.08,
 }
 
 
@@ -86,9 +96,18 @@ def test_the_replay_reproduces_the_papers_table_and_primary_test() -> None:
     c2a = result["tests"]["C2a-C5"]
     assert (c2a["W"], round(c2a["p_value"], 3)) == (10.0, 0.005)
     delta = result["gradient"]["delta_regression"]
-    assert (round(delta["slope"], 2), round(delta["r_squared"], 2), [round(x, 2) for x in delta["slope_ci"]]) == (-0.96, 0.82, [-1.24, -0.67])
+    assert (round(delta["slope"], 2), round(delta["r_squared"], 2), [round(x, 2) for x in delta["slope_ci"]]) == (
+        -0.96,
+        0.82,
+        [-1.24, -0.67],
+    )
     low = result["low_baseline"]
-    assert (low["n"], round(low["mean_delta_C4a_C5"], 2), low["improved"], round(low["mean_C4a"], 2)) == (9, 0.89, 9, 2.44)
+    assert (low["n"], round(low["mean_delta_C4a_C5"], 2), low["improved"], round(low["mean_C4a"], 2)) == (
+        9,
+        0.89,
+        9,
+        2.44,
+    )
     wrong = result["wrong_spec_v1"]
     assert (wrong["n"], round(wrong["mean_C2c_v1_C5"], 2), round(wrong["mean_C2a_C5"], 2)) == (13, -0.25, 0.35)
 
@@ -108,7 +127,8 @@ def test_the_replay_reproduces_the_memory_system_deltas_and_reports_what_is_abse
     assert (rows[("mem0", "controlled")]["W"], round(rows[("mem0", "controlled")]["p_value"], 4)) == (15.0, 0.0166)
     assert sorted(result["absent"]) == sorted(
         f"results/{'hamerton' if s == 'hamerton' else 'global_' + s}/letta_fullpipeline_results.json"
-        for s in PAPER_TABLE if s != "zitkala_sa"  # the files of 4 MiB and more are not in this copy
+        for s in PAPER_TABLE
+        if s != "zitkala_sa"  # the files of 4 MiB and more are not in this copy
     )
     assert result["responses"]["read"] > 12_000 and result["parse_failures"] > 0
 
@@ -136,16 +156,26 @@ def test_every_file_shape_of_the_excerpt_is_read_in_the_locked_order() -> None:
 
 def test_merged_files_fill_only_judges_without_their_own_file_and_backfills_are_opt_in() -> None:
     primary, every = replay(EXCERPT, PRIMARY_JUDGES), replay(EXCERPT, ALL)
-    mem0 = lambda result: next(r for r in result["memory_systems"] if r["system"] == "mem0")
+
+    def mem0(result):
+        return next(r for r in result["memory_systems"] if r["system"] == "mem0")
+
     # the Gemini scores: Rousseau's judgments_v2 15 (Flash), mem0_judgments_merged.json 6 (Flash: the
     # merged file repeats the five primary judges, which are not read twice), Hamerton's harmonized
     # 12 (Flash and Pro), wide gemini_score 9 (Flash) and gemini_pro_score 9
     assert every["scores"] - primary["scores"] == 15 + 6 + 12 + 9 + 9
     assert mem0(primary)["n_subjects"] == 1 and mem0(primary)["mean_delta"] != mem0(every)["mean_delta"]
     filled = replay(EXCERPT, PRIMARY_JUDGES, backfills=True)
-    assert primary["backfilled"] == 0 and filled["backfilled"] == 3 and filled["parse_failures"] == primary["parse_failures"] - 3
+    assert (
+        primary["backfilled"] == 0
+        and filled["backfilled"] == 3
+        and filled["parse_failures"] == primary["parse_failures"] - 3
+    )
+
     # gpt4o's Letta C1 cells were all parse failures; the backfill gives it scores 3, 3, 3
-    judges_on_letta_c1 = lambda release: {s.judge for s in release.scores if s.system == "letta" and s.condition == "C1" and s.score is not None}
+    def judges_on_letta_c1(release):
+        return {s.judge for s in release.scores if s.system == "letta" and s.condition == "C1" and s.score is not None}
+
     assert "gpt4o" not in judges_on_letta_c1(read_release(EXCERPT, ["rousseau"]))
     assert "gpt4o" in judges_on_letta_c1(read_release(EXCERPT, ["rousseau"], backfills=True))
     assert primary["absent"] == ["results/global_rousseau/letta_fullpipeline_results.json"]
@@ -177,7 +207,9 @@ def test_a_malformed_judge_file_is_one_line_naming_it(tmp_path: Path) -> None:
     (root / "results" / "global_rousseau" / "mem0_judgments_opus.json").write_text('{"rows": []}')
     with pytest.raises(DataError, match="mem0_judgments_opus.json: expected a list of objects"):
         replay(root, PRIMARY_JUDGES)
-    (root / "results" / "global_rousseau" / "mem0_judgments_opus.json").write_text('[{"condition": "C1_mem0", "judge": "opus", "score": 3}]')
+    (root / "results" / "global_rousseau" / "mem0_judgments_opus.json").write_text(
+        '[{"condition": "C1_mem0", "judge": "opus", "score": 3}]'
+    )
     with pytest.raises(DataError, match="row 0 has no integer question_id"):
         replay(root, PRIMARY_JUDGES)
 
@@ -188,12 +220,19 @@ def test_a_malformed_judge_file_is_one_line_naming_it(tmp_path: Path) -> None:
 def test_the_study_reads_battery_facts_specs_corpus_and_pairing() -> None:
     study = Study.load(EXCERPT)
     assert study.subjects == ("hamerton", "rousseau")
-    assert study.partners == {"hamerton": "rousseau", "rousseau": "hamerton"}  # the v2 manifest, restricted to who is here
+    assert study.partners == {
+        "hamerton": "rousseau",
+        "rousseau": "hamerton",
+    }  # the v2 manifest, restricted to who is here
     assert [q.id for q in study.questions("hamerton")] == [24, 28, 32]  # recall items are not behavioural predictions
     assert [q.id for q in study.questions("rousseau")] == [21, 25, 33]  # battery_v2.json: the paper's battery
     assert len(study.facts("rousseau")) == 8 and study.facts("hamerton")[0].startswith("Hamerton is the only person")
     spec = study.spec("hamerton")  # composed from the layers' injectable blocks
-    assert spec.startswith("## ANCHORS\n\n# EPISTEMIC ANCHORS") and "\n\n## CORE\n\n" in spec and "\n\n## UNIFIED BRIEF\n\n" in spec
+    assert (
+        spec.startswith("## ANCHORS\n\n# EPISTEMIC ANCHORS")
+        and "\n\n## CORE\n\n" in spec
+        and "\n\n## UNIFIED BRIEF\n\n" in spec
+    )
     assert study.spec("rousseau").startswith("# ANCHORS")
     # the training half: after the Gutenberg header, up to where heldout.txt begins
     half = study.training_half("rousseau")
@@ -208,7 +247,9 @@ def test_the_training_halves_have_the_papers_word_counts() -> None:
     """The release's C8 responses record how many words of training text the model got."""
     study = Study.load(RELEASE)
     for subject in study.subjects[1:]:
-        recorded = json.loads((RELEASE / "results" / f"global_{subject}" / "c8_c9_results.json").read_text())[0]["training_words"]
+        recorded = json.loads((RELEASE / "results" / f"global_{subject}" / "c8_c9_results.json").read_text())[0][
+            "training_words"
+        ]
         half = study.training_half(subject)
         assert half is not None and len(half.split()) == int(recorded), subject
 
@@ -218,7 +259,11 @@ def test_the_suite_indexes_the_real_subjects(tmp_path: Path) -> None:
     ids = [e.id for e in suite.index()]
     # Hamerton: 3 questions x (5 direct + C1, C3); Rousseau: 3 x (7 direct + 2 controlled + 2 native)
     assert len(ids) == 3 * 7 + 3 * 11 and len(set(ids)) == len(ids)
-    assert "br-hamerton-q24-C8" not in ids and "br-hamerton-q24-C1_native" not in ids and "br-rousseau-q33-C3_native" in ids
+    assert (
+        "br-hamerton-q24-C8" not in ids
+        and "br-hamerton-q24-C1_native" not in ids
+        and "br-rousseau-q33-C3_native" in ids
+    )
     study = Study.load(EXCERPT)
     item = suite.item("br-hamerton-q24-C2c_v2")
     assert item.view.extra["spec"] == study.spec("rousseau")  # Hamerton's v2 partner
@@ -256,12 +301,25 @@ def test_through_pytest_with_an_llm_responder_and_judge(suite_pytester: pytest.P
     report = suite_pytester.path / "released.json"
     with LLMServer(_script) as server:
         result = suite_pytester.runpytest_subprocess(
-            "--memsystem=context", "--memeval-suite=behavior", f"--memeval-data={EXCERPT}", "-k", "q21 or q24",
-            "--memeval-responder=openai:responder", "--memeval-judge=openai:judge", f"--memeval-base-url={server.base_url}",
-            f"--memeval-report={report}", "-p", "no:cacheprovider", "--strict-markers",
+            "--memsystem=context",
+            "--memeval-suite=behavior",
+            f"--memeval-data={EXCERPT}",
+            "-k",
+            "q21 or q24",
+            "--memeval-responder=openai:responder",
+            "--memeval-judge=openai:judge",
+            f"--memeval-base-url={server.base_url}",
+            f"--memeval-report={report}",
+            "-p",
+            "no:cacheprovider",
+            "--strict-markers",
         )
         asked = [r for r in server.requests if not r.messages[-1]["content"].startswith("You are evaluating")]
-        judged = [r.messages[-1]["content"] for r in server.requests if r.messages[-1]["content"].startswith("You are evaluating")]
+        judged = [
+            r.messages[-1]["content"]
+            for r in server.requests
+            if r.messages[-1]["content"].startswith("You are evaluating")
+        ]
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
     data = json.loads(report.read_text())
     (run,) = data["runs"]
@@ -274,7 +332,14 @@ def test_through_pytest_with_an_llm_responder_and_judge(suite_pytester: pytest.P
     assert any("Known facts:" in r.messages[-1]["content"] for r in asked)
     # offline, the release cannot be answered or graded: every item is a counted error with one reason
     offline = suite_pytester.runpytest_subprocess(
-        "--memsystem=none", "--memeval-suite=behavior", f"--memeval-data={EXCERPT}", "-k", "q24-C5", f"--memeval-report={report}", "-p", "no:cacheprovider"
+        "--memsystem=none",
+        "--memeval-suite=behavior",
+        f"--memeval-data={EXCERPT}",
+        "-k",
+        "q24-C5",
+        f"--memeval-report={report}",
+        "-p",
+        "no:cacheprovider",
     )
     assert offline.ret == pytest.ExitCode.TESTS_FAILED
     (record,) = json.loads(report.read_text())["records"]

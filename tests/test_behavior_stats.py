@@ -3,38 +3,59 @@ locked aggregation, per-question shifts, anchor crossings, agreement, overlap, f
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import math
+from dataclasses import replace
 
 import pytest
 from harness import make_record
-
-from pytest_memeval.records import Record, Report, RunKey, RunSummary
 
 from pytest_memeval.benchmarks.behavior.aggregate import scored, subject_scores
 from pytest_memeval.benchmarks.behavior.analysis import anchor_crossings, band, jaccard, question_shifts
 from pytest_memeval.benchmarks.behavior.figures import figures
 from pytest_memeval.benchmarks.behavior.summary import compare, summarize
+from pytest_memeval.records import Record, Report, RunKey, RunSummary
 from pytest_memeval.report.figures import DotPlot, ForestPlot
 
 # Paper App. D.1 (5-judge primary): subject, C5, C2a, C4a
 PAPER_TABLE = [
-    ("Ebers", 1.02, 1.54, 2.07), ("Sunity Devee", 1.03, 2.27, 2.41), ("Hamerton", 1.26, 2.63, 2.77),
-    ("Fukuzawa", 1.67, 2.35, 2.78), ("Bernal Diaz", 1.70, 2.27, 2.48), ("Babur", 1.76, 1.91, 2.01),
-    ("Seacole", 1.77, 2.48, 2.59), ("Keckley", 1.84, 2.43, 2.44), ("Yung Wing", 1.88, 2.22, 2.40),
-    ("Zitkala-Sa", 2.34, 2.03, 2.02), ("Cellini", 2.38, 2.54, 2.53), ("Rousseau", 2.44, 2.81, 2.53),
-    ("Augustine", 2.58, 2.48, 2.70), ("Equiano", 2.77, 2.46, 2.42),
+    ("Ebers", 1.02, 1.54, 2.07),
+    ("Sunity Devee", 1.03, 2.27, 2.41),
+    ("Hamerton", 1.26, 2.63, 2.77),
+    ("Fukuzawa", 1.67, 2.35, 2.78),
+    ("Bernal Diaz", 1.70, 2.27, 2.48),
+    ("Babur", 1.76, 1.91, 2.01),
+    ("Seacole", 1.77, 2.48, 2.59),
+    ("Keckley", 1.84, 2.43, 2.44),
+    ("Yung Wing", 1.88, 2.22, 2.40),
+    ("Zitkala-Sa", 2.34, 2.03, 2.02),
+    ("Cellini", 2.38, 2.54, 2.53),
+    ("Rousseau", 2.44, 2.81, 2.53),
+    ("Augustine", 2.58, 2.48, 2.70),
+    ("Equiano", 2.77, 2.46, 2.42),
 ]
 
 
-def record(subject: str, question: str, condition: str, scores: dict, category: str = "risk", memsystem: str = "m", retrieved=None, k: int = 10) -> Record:  # type: ignore[no-untyped-def, type-arg]
+def record(
+    subject: str,
+    question: str,
+    condition: str,
+    scores: dict,
+    category: str = "risk",
+    memsystem: str = "m",
+    retrieved=None,
+    k: int = 10,
+) -> Record:  # type: ignore[no-untyped-def, type-arg]
     detail = {"judge": "llm panel", "scores": scores}
     if retrieved is not None:
         detail["retrieved"] = retrieved
     return make_record(
-        f"{subject}-{question}-{condition}", suite="behavior", memsystem=memsystem, k=k, cluster=subject,
-        strata={"condition": condition, "question": question, "category": category}, detail=detail,
+        f"{subject}-{question}-{condition}",
+        suite="behavior",
+        memsystem=memsystem,
+        k=k,
+        cluster=subject,
+        strata={"condition": condition, "question": question, "category": category},
+        detail=detail,
     )
 
 
@@ -106,7 +127,9 @@ def test_two_systems_are_compared_on_the_memory_conditions_with_their_overlap() 
     for s in range(6):
         for q in ("q1", "q2"):
             for condition, score_a, score_b in (("C5", 2, 2), ("C1", 4, 2), ("C3", 4, 4)):
-                a.append(record(f"s{s}", q, condition, {"offline": score_a}, memsystem="x", retrieved=["m1", "m2", "m3"]))
+                a.append(
+                    record(f"s{s}", q, condition, {"offline": score_a}, memsystem="x", retrieved=["m1", "m2", "m3"])
+                )
                 b.append(record(f"s{s}", q, condition, {"offline": score_b}, memsystem="y", retrieved=["m3", "m4"]))
     result = compare(a, b, n_resamples=200)
     assert set(result) == {"C1", "C3", "delta_C3_C1"}  # C5 never touches the memory system

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from harness import TEST_API_KEY as SECRET
 from llm_server import LLMServer, Request
 
 from pytest_memeval.benchmarks.base import SuiteOptions
@@ -16,17 +17,17 @@ from pytest_memeval.benchmarks.behavior.episodes import heldout_half
 from pytest_memeval.benchmarks.behavior.spec_llm import main as build_llm_specs
 from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
 
-from harness import TEST_API_KEY as SECRET
-
-
-
 BASE = ("--memeval-suite=behavior", "-p", "no:cacheprovider")
 
 
 def test_smoke_collects_one_test_per_subject_question_and_condition(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=none", *BASE, "--collect-only", "-q", "--strict-markers")
     result.stdout.fnmatch_lines(
-        ["*test_behavior.py::test_behavior[[]s2026-p01-q01-C5[]]", "*test_behavior[[]s2026-p06-q04-C3_native[]]", "288 tests collected*"]
+        [
+            "*test_behavior.py::test_behavior[[]s2026-p01-q01-C5[]]",
+            "*test_behavior[[]s2026-p06-q04-C3_native[]]",
+            "288 tests collected*",
+        ]
     )  # 6 subjects x 4 questions x 12 conditions
 
 
@@ -36,18 +37,32 @@ def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.P
     questions = [q for i in range(6) for q in heldout_half(2026, i)[:4]]
     assert marked("behavior_C4a") == 24 and marked("behavior_direct") == 8 * 24 and marked("behavior_native") == 48
     assert marked("behavior_wrong_spec") == 48 and marked("behavior_with_spec") == 5 * 24
-    assert marked("behavior_two_principles", "behavior_C5") == sum(q.situation.complication is not None for q in questions)
+    assert marked("behavior_two_principles", "behavior_C5") == sum(
+        q.situation.complication is not None for q in questions
+    )
     assert marked("behavior_exception", "behavior_C2a") == sum(q.exception for q in questions)
     assert marked("behavior_risk", "behavior_C5") == sum(q.category == "risk" for q in questions)
     result = suite_pytester.runpytest(
-        "--memsystem=none", *BASE, "--collect-only", "-q", "--strict-markers", "-m", "(behavior_C1 or behavior_C3) and behavior_risk"
+        "--memsystem=none",
+        *BASE,
+        "--collect-only",
+        "-q",
+        "--strict-markers",
+        "-m",
+        "(behavior_C1 or behavior_C3) and behavior_risk",
     )
     result.stdout.fnmatch_lines([f"{2 * marked('behavior_risk', 'behavior_C5')}/288 tests collected*"])
 
 
 def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--markers")
-    for marker in ("behavior:", "behavior_C2c_v1:", "behavior_controlled:", "behavior_change_over_time:", "behavior_exception:"):
+    for marker in (
+        "behavior:",
+        "behavior_C2c_v1:",
+        "behavior_controlled:",
+        "behavior_change_over_time:",
+        "behavior_exception:",
+    ):
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
@@ -64,14 +79,22 @@ def test_smoke_with_three_systems_and_two_workers_gives_the_same_metrics(suite_p
     html = suite_pytester.path / "behavior.html"
     serial, parallel = _report(suite_pytester), _report(suite_pytester, "-n", "2", f"--memeval-html={html}")
     assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
-    strip = lambda report: sorted(({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]), key=lambda r: (r["id"], r["key"]["memsystem"]))  # noqa: E731
+
+    def strip(report: dict) -> list:
+        return sorted(
+            ({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]),
+            key=lambda r: (r["id"], r["key"]["memsystem"]),
+        )
+
     assert strip(serial) == strip(parallel)
     runs = {run["key"]["memsystem"]: run for run in serial["runs"]}
     assert set(runs) == {"none", "context", "chroma"}
     for run in runs.values():
         assert run["n_items"] == 288 and run["n_errors"] == 0 and set(run["metrics"]) >= set(CONDITIONS)
         assert run["metrics"]["C2a"]["value"] > run["metrics"]["C5"]["value"] and run["extra"]["judge"]["approximate"]
-        assert "condition (approximate judge)" in run["breakdown"] and run["extra"]["tests"]["C2a-C5"]["n_subjects"] == 6
+        assert (
+            "condition (approximate judge)" in run["breakdown"] and run["extra"]["tests"]["C2a-C5"]["n_subjects"] == 6
+        )
         assert "approximate" in run["note"]
     # none retrieves nothing; the context system hands over everything it holds (all facts)
     assert runs["none"]["metrics"]["C1"] == runs["none"]["metrics"]["C5"]
@@ -100,8 +123,14 @@ def test_the_llm_path_with_a_judge_panel(suite_pytester: pytest.Pytester) -> Non
     report = suite_pytester.path / "llm.json"
     with LLMServer(_script) as server:
         result = suite_pytester.runpytest_subprocess(
-            "--memsystem=none", *BASE, "-k", "p01-q01 or p02-q01", "--memeval-responder=openai:responder",
-            "--memeval-judge=openai:judge-a,openai:judge-b", f"--memeval-base-url={server.base_url}", f"--memeval-report={report}",
+            "--memsystem=none",
+            *BASE,
+            "-k",
+            "p01-q01 or p02-q01",
+            "--memeval-responder=openai:responder",
+            "--memeval-judge=openai:judge-a,openai:judge-b",
+            f"--memeval-base-url={server.base_url}",
+            f"--memeval-report={report}",
         )
         responses = [r for r in server.requests if not r.messages[-1]["content"].startswith("You are evaluating")]
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
@@ -109,7 +138,12 @@ def test_the_llm_path_with_a_judge_panel(suite_pytester: pytest.Pytester) -> Non
     (run,) = data["runs"]
     assert run["n_items"] == 24 and run["n_errors"] == 0
     # judge-b cannot score "Most people would wait." (C5, C4, C8, C1, C1_native: no specification served)
-    assert run["extra"]["judge"] == {"kind": ["llm panel"], "approximate": False, "judges": ["judge-a", "judge-b"], "parse_failures": 10}
+    assert run["extra"]["judge"] == {
+        "kind": ["llm panel"],
+        "approximate": False,
+        "judges": ["judge-a", "judge-b"],
+        "parse_failures": 10,
+    }
     assert "condition" in run["breakdown"] and run["extra"]["agreement"]["judges"] == ["judge-a", "judge-b"]
     assert run["note"].startswith("scores from the LLM judge panel (judge-a, judge-b)")
     c5 = [r for r in data["records"] if r["strata"]["condition"] == "C5"]
@@ -131,8 +165,13 @@ def test_llm_built_specifications_are_served_from_memeval_data(suite_pytester: p
         specs = sorted((data / "behavior" / "specs").glob("*.md"))
         assert len(specs) == COHORT and server.count == COHORT * 4  # three layers and a brief each
         result = suite_pytester.runpytest_subprocess(
-            "--memsystem=none", *BASE, "-k", "p01-q01-C2a", f"--memeval-data={data}",
-            "--memeval-responder=openai:responder", f"--memeval-base-url={server.base_url}",
+            "--memsystem=none",
+            *BASE,
+            "-k",
+            "p01-q01-C2a",
+            f"--memeval-data={data}",
+            "--memeval-responder=openai:responder",
+            f"--memeval-base-url={server.base_url}",
         )
         served = [r.messages[-1]["content"] for r in server.requests if r.model == "responder"]
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
@@ -144,7 +183,13 @@ def test_llm_built_specifications_are_served_from_memeval_data(suite_pytester: p
     assert len(errors) == 1 and specs[3].name in errors[0] and "is empty" in errors[0], errors
 
 
-@pytest.mark.parametrize("option, message", [("--memeval-split=train", "suite 'behavior' has no 'train' split (splits: test, all)"), ("--memeval-seed=x", "not an integer")])
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("--memeval-split=train", "suite 'behavior' has no 'train' split (splits: test, all)"),
+        ("--memeval-seed=x", "not an integer"),
+    ],
+)
 def test_bad_options_are_one_line_usage_errors(suite_pytester: pytest.Pytester, option: str, message: str) -> None:
     result = suite_pytester.runpytest_subprocess("--memsystem=none", *BASE, option, "--collect-only")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -154,4 +199,6 @@ def test_bad_options_are_one_line_usage_errors(suite_pytester: pytest.Pytester, 
 
 def test_a_failure_names_its_condition(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=none", *BASE, "-k", "p01-q01-C5")
-    result.stdout.fnmatch_lines(["*[[]C5: nothing (baseline)[]] s2026-p01-q01-C5: answered*", "question: Faced with *"]) if result.ret else result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["*[[]C5: nothing (baseline)[]] s2026-p01-q01-C5: answered*", "question: Faced with *"]
+    ) if result.ret else result.assert_outcomes(passed=1)

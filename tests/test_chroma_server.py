@@ -8,14 +8,14 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import chromadb
-import pytest
-
 import kit_helpers
+import pytest
 from chroma_server import ChromaServer, free_port
+
 from pytest_memeval.memory.chroma import ChromaMemory
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.types import Message
@@ -65,7 +65,9 @@ def test_the_kit_passes_against_the_server_from_two_workers(
 ) -> None:
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     config = server_config(tmp_path / "memsystems.toml", server, prefix)
-    result = kit_helpers.run(kit, "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing", "-n", "2")
+    result = kit_helpers.run(
+        kit, "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing", "-n", "2"
+    )
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=24, skipped=1)
     assert "2 workers" in result.stdout.str()
@@ -78,7 +80,10 @@ def socket_worker_host(pytester: pytest.Pytester) -> Iterator[str]:
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "execnet.script.socketserver", f"127.0.0.1:{port}"],
-        cwd=pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+        cwd=pytester.path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 30
@@ -101,14 +106,27 @@ def socket_worker_host(pytester: pytest.Pytester) -> Iterator[str]:
 
 
 def test_a_socket_worker_and_a_local_worker_share_the_server(
-    server: ChromaServer, prefix: str, socket_worker_host: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    server: ChromaServer,
+    prefix: str,
+    socket_worker_host: str,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     """docs/distributed.md's `--tx socket=...` recipe, with the 'remote' machine on loopback."""
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     config = server_config(tmp_path / "memsystems.toml", server, prefix)
     result = kit_helpers.run(
-        kit, "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing",
-        "--dist", "loadgroup", "--tx", f"socket={socket_worker_host}//chdir={kit.path}", "--tx", "popen",
+        kit,
+        "--memsystem=chroma",
+        f"--memsystem-config={config}",
+        "--memeval-embedder=hashing",
+        "--dist",
+        "loadgroup",
+        "--tx",
+        f"socket={socket_worker_host}//chdir={kit.path}",
+        "--tx",
+        "popen",
     )
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=24, skipped=1)
@@ -121,7 +139,13 @@ def test_the_toy_suite_runs_against_the_server_from_two_workers(
     config = server_config(tmp_path / "memsystems.toml", server, prefix)
     kit_helpers.create_embedding_cache(tmp_path / "memeval-cache")
     result = toy_pytester.runpytest_subprocess(
-        "test_toy.py", "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing", "-n", "2", timeout=300
+        "test_toy.py",
+        "--memsystem=chroma",
+        f"--memsystem-config={config}",
+        "--memeval-embedder=hashing",
+        "-n",
+        "2",
+        timeout=300,
     )
     result.assert_outcomes(passed=12)
     assert collections_on(server, prefix) == [], "workers left collections on the server"
@@ -133,7 +157,16 @@ def test_multisource_smoke_on_the_server_matches_embedded(
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "memeval-cache"))
     kit_helpers.create_embedding_cache(tmp_path / "memeval-cache")
     config = server_config(tmp_path / "memsystems.toml", server, prefix)
-    common = ("--memsystem=chroma", "--memeval-suite=multisource", "--memeval-size=smoke", "--memeval-embedder=hashing", "-n", "2", "-p", "no:cacheprovider")
+    common = (
+        "--memsystem=chroma",
+        "--memeval-suite=multisource",
+        "--memeval-size=smoke",
+        "--memeval-embedder=hashing",
+        "-n",
+        "2",
+        "-p",
+        "no:cacheprovider",
+    )
     reports = {}
     for mode, extra in (("embedded", ()), ("server", (f"--memsystem-config={config}",))):
         report = tmp_path / f"{mode}.json"
@@ -152,7 +185,9 @@ def test_multisource_smoke_on_the_server_matches_embedded(
 def test_an_unreachable_server_makes_every_item_an_error(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
     config = tmp_path / "memsystems.toml"
     config.write_text(f'[chroma]\nhost = "127.0.0.1"\nport = {free_port()}\n')
-    result = toy_pytester.runpytest("test_toy.py", "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing")
+    result = toy_pytester.runpytest(
+        "test_toy.py", "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing"
+    )
     result.assert_outcomes(errors=12)
     assert "Could not connect to a Chroma server" in result.stdout.str()
 
@@ -172,7 +207,9 @@ def test_a_frozen_server_times_out_instead_of_hanging(tmp_path: Path) -> None:
 def test_mem0_keeps_its_memories_on_the_server(server: ChromaServer, prefix: str, tmp_path: Path) -> None:
     from pytest_memeval.memory.mem0 import Mem0Memory
 
-    memory = Mem0Memory(path=tmp_path / "mem0", chroma_host=server.host, chroma_port=server.port, collection_prefix=prefix)
+    memory = Mem0Memory(
+        path=tmp_path / "mem0", chroma_host=server.host, chroma_port=server.port, collection_prefix=prefix
+    )
     try:
         memory.ingest("ada", [Message("user", "The colour of ada is red.")])
         assert [m.text for m in memory.retrieve("ada", "colour of ada", 3)] == ["The colour of ada is red."]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import kit_helpers
+import pytest
 from kit_helpers import failed_tests
 
 #: checks that also call retrieve with a small k, so an adapter that ignores k fails them too
@@ -52,8 +51,23 @@ def test_an_adapter_that_cannot_list_skips_only_the_dump_check(kit: pytest.Pytes
 @pytest.mark.parametrize(
     "adapter, expected_failures",
     [
-        ("SharedNamespaces", {"test_namespaces_are_isolated", "test_reset_empties_its_namespace_only", "test_namespace_names_are_opaque", "test_identical_facts_in_two_namespaces_stay_apart"}),
-        ("ResetForgetsNothing", {"test_reset_empties_its_namespace_only", "test_identical_facts_in_two_namespaces_stay_apart", "test_ingest_is_complete_when_it_returns"}),
+        (
+            "SharedNamespaces",
+            {
+                "test_namespaces_are_isolated",
+                "test_reset_empties_its_namespace_only",
+                "test_namespace_names_are_opaque",
+                "test_identical_facts_in_two_namespaces_stay_apart",
+            },
+        ),
+        (
+            "ResetForgetsNothing",
+            {
+                "test_reset_empties_its_namespace_only",
+                "test_identical_facts_in_two_namespaces_stay_apart",
+                "test_ingest_is_complete_when_it_returns",
+            },
+        ),
         ("IgnoresK", {"test_retrieve_honours_k"}),
         ("ScoresAscending", {"test_results_are_ranked"}),
         ("SwallowsErrors", {"test_malformed_input_raises"}),
@@ -110,7 +124,9 @@ def test_chroma_embedded_passes(kit: pytest.Pytester) -> None:
 
 def test_several_memsystems_are_checked_side_by_side(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:ReferenceMemory,none", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["*test_satisfies_the_protocol[[]kit_adapters:ReferenceMemory[]]", "*test_satisfies_the_protocol[[]none[]]"])
+    result.stdout.fnmatch_lines(
+        ["*test_satisfies_the_protocol[[]kit_adapters:ReferenceMemory[]]", "*test_satisfies_the_protocol[[]none[]]"]
+    )
 
 
 def test_the_example_fts_adapter_passes(kit: pytest.Pytester) -> None:

@@ -31,7 +31,9 @@ def test_parse_threshold_and_no_regression_gates() -> None:
     assert parse_gate("multisource.accuracy:no-regression=0.02").margin == 0.02
 
 
-@pytest.mark.parametrize("text", ["accuracy>=0.7", "multisource.accuracy=>0.7", "multisource.accuracy>=high", "ci:x.y:no-regression"])
+@pytest.mark.parametrize(
+    "text", ["accuracy>=0.7", "multisource.accuracy=>0.7", "multisource.accuracy>=high", "ci:x.y:no-regression"]
+)
 def test_unreadable_gates_are_config_errors(text: str) -> None:
     with pytest.raises(ConfigError, match="--memeval-gate: cannot read"):
         parse_gate(text)
@@ -66,7 +68,14 @@ def test_gates_compare_unrounded_values() -> None:
 
 
 def test_a_gate_on_a_run_whose_memories_were_unreadable_fails_with_the_reason() -> None:
-    blocked = RunSummary(KEY, 10, 10, 0, 0, SuiteSummary({"accuracy": Metric(0.9)}, gate_blocker="the offline reader cannot read m's memories"))
+    blocked = RunSummary(
+        KEY,
+        10,
+        10,
+        0,
+        0,
+        SuiteSummary({"accuracy": Metric(0.9)}, gate_blocker="the offline reader cannot read m's memories"),
+    )
     (verdict,) = evaluate(parse_gate("s.accuracy>=0.5"), [blocked], [])
     assert not verdict.passed and "cannot read m's memories" in verdict.detail
 
@@ -78,16 +87,25 @@ def _comparison(ci: list[float], better: str = "higher") -> Comparison:
 
 @pytest.mark.parametrize(
     "ci, margin, passed",
-    [([-0.05, -0.01], 0.0, False), ([-0.05, 0.01], 0.0, True), ([-0.05, -0.03], 0.02, False), ([-0.05, -0.01], 0.02, True)],
+    [
+        ([-0.05, -0.01], 0.0, False),
+        ([-0.05, 0.01], 0.0, True),
+        ([-0.05, -0.03], 0.02, False),
+        ([-0.05, -0.01], 0.02, True),
+    ],
 )
-def test_no_regression_fails_only_when_the_whole_interval_is_below_minus_margin(ci: list[float], margin: float, passed: bool) -> None:
+def test_no_regression_fails_only_when_the_whole_interval_is_below_minus_margin(
+    ci: list[float], margin: float, passed: bool
+) -> None:
     gate = parse_gate(f"s.accuracy:no-regression={margin}")
     (verdict,) = evaluate(gate, [RUN], [_comparison(ci)])
     assert verdict.passed is passed
 
 
 @pytest.mark.parametrize("ci, passed", [([0.01, 0.05], False), ([-0.01, 0.05], True), ([-0.05, -0.01], True)])
-def test_no_regression_of_an_error_metric_fails_when_the_interval_is_above_margin(ci: list[float], passed: bool) -> None:
+def test_no_regression_of_an_error_metric_fails_when_the_interval_is_above_margin(
+    ci: list[float], passed: bool
+) -> None:
     (verdict,) = evaluate(parse_gate("s.accuracy:no-regression"), [RUN], [_comparison(ci, "lower")])
     assert verdict.passed is passed and "above +0" in verdict.detail
 
@@ -119,19 +137,27 @@ def test_errors_beyond_the_allowance_fail_whatever_the_gates_say(toy_pytester: p
 def test_gate_names_are_checked_before_the_run(toy_pytester: pytest.Pytester) -> None:
     result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=multisource.acc>=0.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --memeval-gate: 'multisource.acc>=0.5': multisource has no metric 'acc' (metrics: *"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --memeval-gate: 'multisource.acc>=0.5': multisource has no metric 'acc' (metrics: *"]
+    )
     result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=nosuite.accuracy>=0.5")
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # only the end knows which suites ran
     assert "FAIL  nosuite.accuracy>=0.5" in result.stdout.str()
     assert "no run of this suite and system in the session (runs: toy[context])" in result.stdout.str()
     result, _ = _run(toy_pytester, "--memsystem=context", "--memeval-gate=multisource.accuracy:no-regression")
-    result.stderr.fnmatch_lines(["ERROR: --memeval-gate: 'multisource.accuracy:no-regression' needs --memeval-baseline"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --memeval-gate: 'multisource.accuracy:no-regression' needs --memeval-baseline"]
+    )
 
 
 def test_systems_of_one_run_are_compared_pairwise(toy_pytester: pytest.Pytester) -> None:
     result, report = _run(toy_pytester, "--memsystem=context,none")
     (comparison,) = report["comparisons"]
-    assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == ("context", "none", 12)
+    assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == (
+        "context",
+        "none",
+        12,
+    )
     cell = comparison["metrics"]["accuracy"]
     assert cell["difference"] == 1.0 and cell["test"] == "cluster_sign_flip"
     # 12 items won in 4 people (clusters) of 3: the smallest two-sided p four clusters allow,
@@ -185,12 +211,22 @@ def test_terminal_summary_fits_the_terminal_width_with_runs_side_by_side(width: 
     key = RunKey("multisource", "mypackage.memory:LongAdapterName", "openai:qwen3-235b", k=15)
     other = RunKey("multisource", "chroma", "openai:qwen3-235b", k=15)
     cells = {f"{t} x stated_vs_revealed": Cell(480, {"accuracy": estimate}) for t in "ABCDEFG"}
-    summary = SuiteSummary({"accuracy": estimate, "selective_accuracy": estimate, "f05": estimate},
-                           {"type_x_difficulty": cells}, note="a note " * 30)
+    summary = SuiteSummary(
+        {"accuracy": estimate, "selective_accuracy": estimate, "f05": estimate},
+        {"type_x_difficulty": cells},
+        note="a note " * 30,
+    )
     runs = (RunSummary(key, 34560, 34545, 3, 12, summary), RunSummary(other, 34560, 34560, 0, 0, summary))
     cell = PairedMetric(0.5, 0.7, -0.2364, (-0.273, -0.199), 0.0005, "paired_cluster_bootstrap", 0.081, p_holm=0.002)
-    comparison = Comparison("multisource", key, RunKey("multisource", "chroma"), "baseline", 8640,
-                            {"selective_accuracy": cell}, Unpaired(40, ("s20260321-stated_123-Ctrl2",) * 20))
+    comparison = Comparison(
+        "multisource",
+        key,
+        RunKey("multisource", "chroma"),
+        "baseline",
+        8640,
+        {"selective_accuracy": cell},
+        Unpaired(40, ("s20260321-stated_123-Ctrl2",) * 20),
+    )
     gate = evaluate(parse_gate("multisource.selective_accuracy:no-regression=0.02"), [], [comparison])[0]
     report = Report({}, runs, ())
     table = suite_lines(report, "multisource", width)

@@ -24,11 +24,20 @@ import pytest
 
 from pytest_memeval.record_values import RecordedMemory
 from pytest_memeval.records import Report, RunKey, RunSummary
-from pytest_memeval.report.figures import (
-    BarChart, DotPlot, Figure, ForestPlot, LineChart, LineSeries, ReferenceLine, Series, StackedBarChart,
-    figure_from_json, figure_to_json,
-)
 from pytest_memeval.report.explorer import DATA_ID, explorer_data, script, script_hash, stage
+from pytest_memeval.report.figures import (
+    BarChart,
+    DotPlot,
+    Figure,
+    ForestPlot,
+    LineChart,
+    LineSeries,
+    ReferenceLine,
+    Series,
+    StackedBarChart,
+    figure_from_json,
+    figure_to_json,
+)
 from pytest_memeval.report.html import CSP, render_html, write_html
 from pytest_memeval.report.report_figures import comparison_figure
 from pytest_memeval.report.svg import render_svg
@@ -54,46 +63,75 @@ def _risk_coverage(centre: float) -> tuple[tuple[float, float], ...]:
 
 
 def extra_figures() -> list[Figure]:
-    bayes = tuple((t, round(1 - 0.5 * 0.7 ** t, 4)) for t in range(11))
-    observed = tuple((t, round(1 - 0.5 * 0.75 ** t + (0.03 if t % 3 == 0 else -0.02), 4)) for t in range(11))
+    bayes = tuple((t, round(1 - 0.5 * 0.7**t, 4)) for t in range(11))
+    observed = tuple((t, round(1 - 0.5 * 0.75**t + (0.03 if t % 3 == 0 else -0.02), 4)) for t in range(11))
     return [
         LineChart(
-            title="multisource: risk-coverage", x_label="coverage", y_label="selective risk",
-            x_range=(0.0, 1.0), y_range=(0.0, 0.5),
-            series=[LineSeries("context", _risk_coverage(0.74)), LineSeries("chroma", _risk_coverage(0.61)),
-                    LineSeries(HOSTILE, _risk_coverage(0.5), markers=True)],
+            title="multisource: risk-coverage",
+            x_label="coverage",
+            y_label="selective risk",
+            x_range=(0.0, 1.0),
+            y_range=(0.0, 0.5),
+            series=[
+                LineSeries("context", _risk_coverage(0.74)),
+                LineSeries("chroma", _risk_coverage(0.61)),
+                LineSeries(HOSTILE, _risk_coverage(0.5), markers=True),
+            ],
             reference_lines=[ReferenceLine(0.26, "y", "context risk at full coverage")],
             caption="Selective risk when answering only the most confident share of items.",
         ),
         LineChart(
             title="Belief trajectory of the model over ten evidence steps, against the posterior of an ideal "
-                  "Bayesian observer who starts from the same prior and reads the same evidence",
+            "Bayesian observer who starts from the same prior and reads the same evidence",
             x_label="evidence step",
-            y_label="P(hypothesis)", y_range=(0.0, 1.0),
-            series=[LineSeries("model belief", observed, markers=True),
-                    LineSeries("Bayesian posterior", bayes, reference=True)],
+            y_label="P(hypothesis)",
+            y_range=(0.0, 1.0),
+            series=[
+                LineSeries("model belief", observed, markers=True),
+                LineSeries("Bayesian posterior", bayes, reference=True),
+            ],
             reference_lines=[ReferenceLine(0.5, "y", "prior")],
         ),
         StackedBarChart(
-            title="memfail: where retrieval fails", categories=["LoCoMo / context", "LoCoMo / chroma",
-                                                                "LongMemEval / context", "LongMemEval / chroma"],
+            title="memfail: where retrieval fails",
+            categories=["LoCoMo / context", "LoCoMo / chroma", "LongMemEval / context", "LongMemEval / chroma"],
             segments=["ok", "not written", "not retrieved", "misread"],
             values=[[70, 5, 15, 10], [52, 8, 30, 10], [64, 3, 21, 12], [40, 9, 41, 10]],
             caption="Share of items by the first stage at which they failed.",
         ),
         DotPlot(
-            title="Per-subject accuracy by condition", rows=[f"subject {i:02d}" for i in range(1, 9)],
-            series=[Series("with memory", [{"value": 0.6 + 0.03 * i, "ci": [0.5 + 0.03 * i, 0.7 + 0.03 * i]}
-                                           for i in range(8)]),
-                    Series("without memory", [0.45 + 0.02 * i for i in range(7)] + [None])],
-            value_label="accuracy", value_range=(0.0, 1.0),
+            title="Per-subject accuracy by condition",
+            rows=[f"subject {i:02d}" for i in range(1, 9)],
+            series=[
+                Series(
+                    "with memory", [{"value": 0.6 + 0.03 * i, "ci": [0.5 + 0.03 * i, 0.7 + 0.03 * i]} for i in range(8)]
+                ),
+                Series("without memory", [0.45 + 0.02 * i for i in range(7)] + [None]),
+            ],
+            value_label="accuracy",
+            value_range=(0.0, 1.0),
         ),
         BarChart(
-            title="Latency per operation", categories=[f"{verb} per item" for verb in LATENCY],
-            series=[Series("context", [12.0, 3.1, 410.5, 2.2, 4.4, 1.1, 8.0, 9.9]),
-                    Series("chroma", [{"value": 35.2, "ci": [30.1, 40.9]}, {"value": 18.7, "ci": [15.0, 22.4]},
-                                      None, 5.0, 6.0, 7.0, 8.0, 9.0])],
-            value_label="ms per item", category_label="operation",
+            title="Latency per operation",
+            categories=[f"{verb} per item" for verb in LATENCY],
+            series=[
+                Series("context", [12.0, 3.1, 410.5, 2.2, 4.4, 1.1, 8.0, 9.9]),
+                Series(
+                    "chroma",
+                    [
+                        {"value": 35.2, "ci": [30.1, 40.9]},
+                        {"value": 18.7, "ci": [15.0, 22.4]},
+                        None,
+                        5.0,
+                        6.0,
+                        7.0,
+                        8.0,
+                        9.0,
+                    ],
+                ),
+            ],
+            value_label="ms per item",
+            category_label="operation",
         ),
     ]
 
@@ -233,12 +271,17 @@ def test_page_escapes_hostile_strings(page: str) -> None:
 def test_explorer_data_cannot_close_its_element() -> None:
     hostile = "</script><script>alert(1)</script>\u2028&amp;"
     report = make_report()
-    record = replace(report.records[0], question=hostile, answer=hostile, judge_reason=hostile,
-                     memories=(RecordedMemory.of(hostile, "m1", 0.5),))
+    record = replace(
+        report.records[0],
+        question=hostile,
+        answer=hostile,
+        judge_reason=hostile,
+        memories=(RecordedMemory.of(hostile, "m1", 0.5),),
+    )
     page = render_html(replace(report, records=(record, *report.records[1:])))
     opening = f'<script type="application/json" id="{DATA_ID}">'
     start = page.index(opening) + len(opening)
-    text = page[start:page.index("</script>", start)]
+    text = page[start : page.index("</script>", start)]
     assert "<" not in text and ">" not in text and "&" not in text
     data = json.loads(text)
     item = next(i for i in data["items"] if i["id"] == record.id)
@@ -249,16 +292,27 @@ def test_explorer_data_cannot_close_its_element() -> None:
 def test_explorer_data_holds_what_a_reviewer_needs() -> None:
     report = make_report()
     memories = (RecordedMemory.of("The capital is Oslo.", "c-1", 0.91), RecordedMemory.of("x" * 1500, None, None))
-    record = replace(report.records[0], question="What is the capital?", answer="Lima", correct=False,
-                     judge_reason="expected Oslo", memories=memories, n_memories=12)
+    record = replace(
+        report.records[0],
+        question="What is the capital?",
+        answer="Lima",
+        correct=False,
+        judge_reason="expected Oslo",
+        memories=memories,
+        n_memories=12,
+    )
     data = explorer_data(replace(report, records=(record, *report.records[1:])))
     item = next(i for i in data["items"] if i["id"] == record.id and i["suite"] == record.key.suite)
     assert item["question"] == "What is the capital?"
     runs = {data["runs"][r["run"]]["label"] for r in item["records"]}
     assert runs == {"context", "chroma"}  # both systems of the run on the same item
     mine = next(r for r in item["records"] if data["runs"][r["run"]]["label"] == "context")
-    assert (mine["answer"], mine["correct"], mine["judge"], mine["stage"]) == ("Lima", False, "expected Oslo",
-                                                                             "wrong answer")
+    assert (mine["answer"], mine["correct"], mine["judge"], mine["stage"]) == (
+        "Lima",
+        False,
+        "expected Oslo",
+        "wrong answer",
+    )
     assert [data["texts"][m[0]] for m in mine["memories"]][0] == "The capital is Oslo."
     assert mine["memories"][1][3] == 1500 and len(data["texts"][mine["memories"][1][0]]) == 1000
     assert mine["n_memories"] == 12
@@ -353,13 +407,25 @@ window.addEventListener('load', () => {
 def run_browser(profile: Path, *args: str, timeout: float = 90) -> str:
     """One headless chromium run with no network; the whole process group dies on timeout."""
     command = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-        "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9",
-        f"--user-data-dir={profile}", f"--window-size={WINDOW[0]},{WINDOW[1]}", "--hide-scrollbars", *args,
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--proxy-server=http://127.0.0.1:9",
+        f"--user-data-dir={profile}",
+        f"--window-size={WINDOW[0]},{WINDOW[1]}",
+        "--hide-scrollbars",
+        *args,
     ]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         out, err = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -485,8 +551,8 @@ def distinct_bytes(png: bytes) -> int:
     """How many byte values the image data holds: a blank page has a handful, text hundreds."""
     chunks, offset = [], 8
     while offset < len(png):
-        length, kind = int.from_bytes(png[offset:offset + 4], "big"), png[offset + 4:offset + 8]
+        length, kind = int.from_bytes(png[offset : offset + 4], "big"), png[offset + 4 : offset + 8]
         if kind == b"IDAT":
-            chunks.append(png[offset + 8:offset + 8 + length])
+            chunks.append(png[offset + 8 : offset + 8 + length])
         offset += 12 + length
     return len(set(zlib.decompress(b"".join(chunks))))

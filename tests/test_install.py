@@ -18,9 +18,20 @@ HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "mem0")
 
 
 def settings(*systems: str, embedder: str = "minilm") -> Settings:
-    return Settings(memsystems=systems, suites=("multisource",), size="smoke", split=None, seeds=None, ks=(10,),
-                    responder="reader", report=None, data_dir=None, embedder=embedder, cache_dir=Path("."),
-                    bootstrap=10)
+    return Settings(
+        memsystems=systems,
+        suites=("multisource",),
+        size="smoke",
+        split=None,
+        seeds=None,
+        ks=(10,),
+        responder="reader",
+        report=None,
+        data_dir=None,
+        embedder=embedder,
+        cache_dir=Path("."),
+        bootstrap=10,
+    )
 
 
 def test_loading_the_plugin_and_collecting_imports_no_heavy_package(tmp_path: Path) -> None:
@@ -30,15 +41,18 @@ def test_loading_the_plugin_and_collecting_imports_no_heavy_package(tmp_path: Pa
         " '-p', 'no:cacheprovider'])\n"
         f"print('LOADED', sorted(m for m in {HEAVY!r} if m in sys.modules), int(code))\n"
     )
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                         check=False)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False
+    )
     last = run.stdout.strip().splitlines()[-1]
     assert last == "LOADED [] 0", run.stdout[-2000:] + run.stderr[-2000:]
 
 
 def test_a_missing_extra_is_one_usage_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(extras, "find_spec", lambda name: None)
-    with pytest.raises(ConfigError, match=r"^--memsystem=chroma needs the 'chroma' extra: pip install 'pytest-memeval\[chroma\]'$"):
+    with pytest.raises(
+        ConfigError, match=r"^--memsystem=chroma needs the 'chroma' extra: pip install 'pytest-memeval\[chroma\]'$"
+    ):
         extras.check_extras(settings("context", "chroma"))
     extras.check_extras(settings("context", "none", "mypkg.mem:Mine"))  # the core install is enough
 
@@ -57,4 +71,6 @@ def test_the_usage_error_reaches_the_command_line(pytester: pytest.Pytester, mon
     monkeypatch.setattr(extras, "find_spec", lambda name: None)
     result = pytester.runpytest("--memsystem=chroma", "--memeval-suite=multisource")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --memsystem=chroma needs the 'chroma' extra: pip install 'pytest-memeval[chroma]'"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --memsystem=chroma needs the 'chroma' extra: pip install 'pytest-memeval[chroma]'"]
+    )

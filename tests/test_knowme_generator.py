@@ -37,7 +37,16 @@ def test_units_are_released_records_in_narration_order(life):
     timestamps = [u.timestamp for u in life.units]
     assert len(set(timestamps)) == len(timestamps)  # a unit is indexed by its unique anchor
     for unit in life.units:
-        assert set(unit.record()) == {"id", "timestamp", "location", "action", "dialogue", "environment", "background", "inner_thought"}
+        assert set(unit.record()) == {
+            "id",
+            "timestamp",
+            "location",
+            "action",
+            "dialogue",
+            "environment",
+            "background",
+            "inner_thought",
+        }
         assert unit.location and (unit.action or unit.inner_thought)
     # each session is one present day; recalled units sit inside it with their own dates
     for session in life.sessions:
@@ -53,7 +62,7 @@ def test_flashbacks_are_realigned_to_their_historical_dates(life):
         trigger = life.unit(push.id - 1)
         assert trigger.layer == 0 and push.layer == 1
         assert push.timestamp < trigger.timestamp  # narrated after, happened years before
-        after = next(u for u in life.units[push.id:] if u.layer == 0)
+        after = next(u for u in life.units[push.id :] if u.layer == 0)
         assert after.alignment == "POP" and after.timestamp[:10] == trigger.timestamp[:10]
     assert any(u.alignment == "TRANSIENT" for u in life.units)
     assert {u.alignment for u in life.units} == set(ALIGNMENTS)
@@ -69,7 +78,11 @@ def test_golds_agree_with_the_rendered_stream(life):
 
     for q in questions["T1"]:
         actions = " ".join(parse_units([texts[i]])[0].get("action") for i in q.evidence)
-        named = [item for part in re.findall(r"(?:buy|gives me) (.+?)(?: for \w+)?\.", actions) for item in split_entities(part)]
+        named = [
+            item
+            for part in re.findall(r"(?:buy|gives me) (.+?)(?: for \w+)?\.", actions)
+            for item in split_entities(part)
+        ]
         assert sorted(named) == sorted(q.gold["entities"])
 
     for q in questions["T3"]:
@@ -81,20 +94,26 @@ def test_golds_agree_with_the_rendered_stream(life):
             assert q.gold["years"] == whole_years_between(_time(first_recalled), _time(trigger))
             assert q.flashback
         elif q.kind == "order":
-            by_letter = {letter: next(u for u in units if phrase.lower() in render(u).lower())
-                         for letter, phrase in q.slots["options"].items()}
+            by_letter = {
+                letter: next(u for u in units if phrase.lower() in render(u).lower())
+                for letter, phrase in q.slots["options"].items()
+            }
             assert q.gold["order"] == sorted(by_letter, key=lambda letter: by_letter[letter].timestamp)
             narrated = sorted(by_letter, key=lambda letter: by_letter[letter].id)
             assert narrated != q.gold["order"]  # real time is not narration order
         else:
             present, past = units
             assert present.id < past.id and past.timestamp < present.timestamp  # the update paradox
-            assert q.gold["value"] in (render(present) if str(q.slots["year"]) >= present.timestamp[:4] else render(past))
+            assert q.gold["value"] in (
+                render(present) if str(q.slots["year"]) >= present.timestamp[:4] else render(past)
+            )
 
     for q in questions["T4"]:
         scale = SEVERITY[q.slots["dimension"]]["phrases"]
-        level = {letter: max(i for i, p in enumerate(scale) if p.lower() in render(u).lower())
-                 for letter, u in zip(q.slots["options"], (life.unit(i) for i in q.evidence))}
+        level = {
+            letter: max(i for i, p in enumerate(scale) if p.lower() in render(u).lower())
+            for letter, u in zip(q.slots["options"], (life.unit(i) for i in q.evidence))
+        }
         assert q.gold["order"] == sorted(level, key=level.get)
         by_time = sorted(q.slots["options"], key=lambda letter: life.unit(q.evidence["ABCD".index(letter)]).timestamp)
         assert q.gold["order"] not in (by_time, by_time[::-1])  # never plain chronology

@@ -71,14 +71,24 @@ def release(tmp_path: Path, rubric: str = RUBRIC, script: bool = True) -> Path:
 def test_the_release_rubric_file_becomes_one_prompt_per_family(tmp_path: Path) -> None:
     path = release(tmp_path) / "evaluate" / "evaluate prompt.md"
     rubric = release_rubric(path)
-    assert rubric.family_of == {"T4": "T4", "T3": "T3+T5", "T5": "T3+T5", "T6": "T6+T7", "T7": "T6+T7",
-                                "T1": "T1+T2", "T2": "T1+T2"}
+    assert rubric.family_of == {
+        "T4": "T4",
+        "T3": "T3+T5",
+        "T5": "T3+T5",
+        "T6": "T6+T7",
+        "T7": "T6+T7",
+        "T1": "T1+T2",
+        "T2": "T1+T2",
+    }
     template = rubric.prompts["T4"].template
     assert template.name == "knowme_release_t4" and len(template.version) == 12
     (system, text), (user, body) = template.messages
     assert (system, text, user) == ("system", SYSTEM_LINE, "user")
     assert "Costs $$5" in body and "- Question: $question" in body and "- Model: $answer" in body
-    assert rubric.source == f"the authors' rubric, read at run time from {path} (system line from {path.parent / 'run_eval.py'})"
+    assert (
+        rubric.source
+        == f"the authors' rubric, read at run time from {path} (system line from {path.parent / 'run_eval.py'})"
+    )
     assert find_rubric_file(path.parents[1]) == find_rubric_file(path.parents[1] / "KnowmeBench" / "dataset1") == path
     assert find_rubric_file(DATA) is None and find_rubric_file(None) is None
     # another wording is another template version, so cached verdicts never mix
@@ -93,13 +103,24 @@ def test_without_the_release_script_the_system_line_is_ours(tmp_path: Path) -> N
     assert rubric.source.endswith("(system line ours)")
 
 
-@pytest.mark.parametrize("rubric, message", [
-    (RUBRIC.split("# type Adversarial")[0], "no '# type' rubric for T1, T2"),
-    (RUBRIC.replace("- Model: {{model_answer}}\n", ""), "has no {{model_answer}} placeholder"),
-    (RUBRIC.replace("# type Logical Event Ordering", "# type Weather Forecasting"), "cannot tell which task 'Weather Forecasting'"),
-    (RUBRIC + "\n# type Temporal Reasoning\n{{question}}{{reference_answer}}{{model_answer}}", "a second rubric for 'Temporal Reasoning'"),
-])
-def test_a_rubric_file_that_cannot_grade_every_task_is_a_one_line_config_error(tmp_path: Path, rubric: str, message: str) -> None:
+@pytest.mark.parametrize(
+    "rubric, message",
+    [
+        (RUBRIC.split("# type Adversarial")[0], "no '# type' rubric for T1, T2"),
+        (RUBRIC.replace("- Model: {{model_answer}}\n", ""), "has no {{model_answer}} placeholder"),
+        (
+            RUBRIC.replace("# type Logical Event Ordering", "# type Weather Forecasting"),
+            "cannot tell which task 'Weather Forecasting'",
+        ),
+        (
+            RUBRIC + "\n# type Temporal Reasoning\n{{question}}{{reference_answer}}{{model_answer}}",
+            "a second rubric for 'Temporal Reasoning'",
+        ),
+    ],
+)
+def test_a_rubric_file_that_cannot_grade_every_task_is_a_one_line_config_error(
+    tmp_path: Path, rubric: str, message: str
+) -> None:
     path = release(tmp_path, rubric) / "evaluate" / "evaluate prompt.md"
     with pytest.raises(ConfigError) as info:
         release_rubric(path)
@@ -110,7 +131,11 @@ def test_our_rubric_covers_the_seven_tasks_in_the_releases_families() -> None:
     rubric = our_rubric()
     assert set(rubric.family_of) == {"T1", "T2", "T3", "T4", "T5", "T6", "T7"}
     assert {p.template.name for p in rubric.prompts.values()} == {
-        "knowme_judge_facts", "knowme_judge_value", "knowme_judge_ordering", "knowme_judge_insight"}
+        "knowme_judge_facts",
+        "knowme_judge_value",
+        "knowme_judge_ordering",
+        "knowme_judge_insight",
+    }
     assert rubric.source.startswith("ours: a paraphrase of the paper's rubrics (knowme_judge_facts@")
 
 
@@ -143,7 +168,9 @@ def _judge(score: float) -> tuple[KnowmeLLMJudge, dict[str, FixedPanel]]:
 
 
 def test_every_task_goes_to_its_family_and_keeps_its_diagnostic(tmp_path: Path) -> None:
-    suite = KnowmeSuite(SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=DATA, cache_dir=tmp_path, bootstrap=50))
+    suite = KnowmeSuite(
+        SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=DATA, cache_dir=tmp_path, bootstrap=50)
+    )
     judge, panels = _judge(4)
     t4 = suite.item("dataset1-T4-1")
     verdict = judge.score(t4, Answer("Slipping on the wet planks; the ladder; the car"), Trace())
@@ -151,14 +178,18 @@ def test_every_task_goes_to_its_family_and_keeps_its_diagnostic(tmp_path: Path) 
     assert verdict.detail["family"] == "T4" and verdict.detail["rubric_template"] == "knowme_judge_ordering@1"
     assert verdict.detail["diagnostic"]["scorer"] == "ranking_text" and verdict.detail["diagnostic"]["approximate"]
     assert verdict.detail["diagnostic"]["score"] == 100
-    (_, (system, user)), = panels["T4"].asked
+    ((_, (system, user)),) = panels["T4"].asked
     assert "Reference answer: 1. Slipping on the wet planks (Not a scratch.)\n2. The ladder slipping" in user["content"]
     flagged = judge.score(suite.item("dataset1-T3-1"), Answer("40 minutes"), Trace())
-    assert flagged.detail["family"] == "T3+T5" and flagged.detail["data_flags"] == ["evidence ids not in the stream: 99"]
+    assert flagged.detail["family"] == "T3+T5" and flagged.detail["data_flags"] == [
+        "evidence ids not in the stream: 99"
+    ]
 
 
 def test_a_declined_answer_is_the_rubrics_0_without_a_call_except_on_t2(tmp_path: Path) -> None:
-    suite = KnowmeSuite(SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50))
+    suite = KnowmeSuite(
+        SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50)
+    )
     judge, panels = _judge(5)
     abstain = Answer("ABSTAIN", abstained=True)
     t1 = suite.item("s2026-life00-T1-00")
@@ -167,8 +198,11 @@ def test_a_declined_answer_is_the_rubrics_0_without_a_call_except_on_t2(tmp_path
     assert panels["T1+T2"].asked == []
     t2 = suite.item("s2026-life00-T2-00")
     assert judge.score(t2, abstain, Trace()).score == 100
-    (_, (_, user)), = panels["T1+T2"].asked
-    assert f"Reference answer: {ABSTENTION_REFERENCE}" in user["content"] and f"Answer to grade: {ABSTENTION_ANSWER}" in user["content"]
+    ((_, (_, user)),) = panels["T1+T2"].asked
+    assert (
+        f"Reference answer: {ABSTENTION_REFERENCE}" in user["content"]
+        and f"Answer to grade: {ABSTENTION_ANSWER}" in user["content"]
+    )
 
 
 # --- through pytest, against the loopback server -----------------------------------------
@@ -178,8 +212,15 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
     report = pytester.path / "report.json"
     report.unlink(missing_ok=True)
     result = pytester.runpytest_subprocess(
-        "--memeval-suite=knowme", f"--memeval-base-url={base_url}", "--memeval-cache=off", "--memeval-judge=openai:judge-a",
-        f"--memeval-report={report}", "-p", "no:cacheprovider", "--memeval-embedder=hashing", *args,
+        "--memeval-suite=knowme",
+        f"--memeval-base-url={base_url}",
+        "--memeval-cache=off",
+        "--memeval-judge=openai:judge-a",
+        f"--memeval-report={report}",
+        "-p",
+        "no:cacheprovider",
+        "--memeval-embedder=hashing",
+        *args,
     )
     return result, json.loads(report.read_text()) if report.exists() else {}
 
@@ -189,14 +230,23 @@ def ours_script(request: Request) -> str:
     if "about the inner life" in text:
         return '{"score": 4, "reason": "right inner state, literal"}'
     if "factual question" in text:
-        return '{"score": 5, "reason": "declined as the reference does"}' if ABSTENTION_ANSWER in text else '{"score": 3, "reason": "partial"}'
+        return (
+            '{"score": 5, "reason": "declined as the reference does"}'
+            if ABSTENTION_ANSWER in text
+            else '{"score": 3, "reason": "partial"}'
+        )
     raise AssertionError(text[:300])
 
 
 def test_generated_lives_graded_by_our_rubric_under_the_papers_names(suite_pytester: pytest.Pytester) -> None:
     with LLMServer(ours_script) as server:
-        result, report = _run(suite_pytester, server.base_url, "--memsystem=context,none",
-                              "-m", "T1_extraction or T2_abstention or T6_mind_body")
+        result, report = _run(
+            suite_pytester,
+            server.base_url,
+            "--memsystem=context,none",
+            "-m",
+            "T1_extraction or T2_abstention or T6_mind_body",
+        )
         requests = server.requests
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
     runs = {run["key"]["memsystem"]: run for run in report["runs"]}
@@ -207,9 +257,15 @@ def test_generated_lives_graded_by_our_rubric_under_the_papers_names(suite_pytes
     called = [r for r in records if "not_called" not in r["detail"]]
     assert len(requests) == len(called) == 27 + 9  # context answers all three tasks; none is asked only on T2
     value = lambda run, name: run["metrics"][name]["value"]  # noqa: E731
-    assert value(context, "t1_extraction") == 60 and value(context, "t2_abstention") == 100 and value(context, "t6_mind_body") == 80
+    assert (
+        value(context, "t1_extraction") == 60
+        and value(context, "t2_abstention") == 100
+        and value(context, "t6_mind_body") == 80
+    )
     assert value(context, "t1_entity_f1") == 100 and "t6_coverage_approx" in context["metrics"]
-    assert value(none, "t1_extraction") == 0 and value(none, "t2_abstention") == 100 and value(none, "t1_t2_balance") == 0
+    assert (
+        value(none, "t1_extraction") == 0 and value(none, "t2_abstention") == 100 and value(none, "t1_t2_balance") == 0
+    )
     assert value(context, "level_i") == 80 and value(context, "level_iii") == 80
     assert context["extra"]["rubric"] == our_rubric().source and "; rubric: ours: a paraphrase" in context["note"]
     assert context["extra"]["rubric_templates"] == ["knowme_judge_facts@1", "knowme_judge_insight@1"]
@@ -224,7 +280,9 @@ def authors_script(request: Request) -> str:
     return '{"score": 4, "reasoning": "Step 1: compared. Step 2: fine."}'
 
 
-def test_the_release_is_graded_with_the_rubric_read_from_the_users_copy(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_the_release_is_graded_with_the_rubric_read_from_the_users_copy(
+    suite_pytester: pytest.Pytester, tmp_path: Path
+) -> None:
     root = release(tmp_path)
     with LLMServer(authors_script) as server:
         result, report = _run(suite_pytester, server.base_url, "--memsystem=context", f"--memeval-data={root}")
@@ -237,7 +295,10 @@ def test_the_release_is_graded_with_the_rubric_read_from_the_users_copy(suite_py
     assert len(requests) == len(called) and all(r["score"] == 80 for r in called)
     assert {"t1_extraction", "t4_ordering", "t7_principle", "level_ii", "t1_entity_f1_approx"} <= set(run["metrics"])
     path = root / "evaluate" / "evaluate prompt.md"
-    assert run["extra"]["rubric"] == f"the authors' rubric, read at run time from {path} (system line from {path.parent / 'run_eval.py'})"
+    assert (
+        run["extra"]["rubric"]
+        == f"the authors' rubric, read at run time from {path} (system line from {path.parent / 'run_eval.py'})"
+    )
     assert all(t.startswith("knowme_release_") for t in run["extra"]["rubric_templates"])
     assert f"read at run time from {path}" in run["note"]
     ordering = next(r.messages[1]["content"] for r in requests if "Order the gifts" in r.messages[1]["content"])
@@ -250,11 +311,19 @@ def test_the_release_is_graded_with_the_rubric_read_from_the_users_copy(suite_py
     assert records["dataset1-T4-1"]["detail"]["diagnostic"]["scorer"] == "ranking_text"
 
 
-def test_a_rubric_file_named_by_the_suite_option_grades_generated_lives(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_a_rubric_file_named_by_the_suite_option_grades_generated_lives(
+    suite_pytester: pytest.Pytester, tmp_path: Path
+) -> None:
     path = release(tmp_path) / "evaluate" / "evaluate prompt.md"
     with LLMServer(authors_script) as server:
-        result, report = _run(suite_pytester, server.base_url, "--memsystem=context", "-k", "life00-T4",
-                              f"--memeval-suite-option=knowme.rubric={path}")
+        result, report = _run(
+            suite_pytester,
+            server.base_url,
+            "--memsystem=context",
+            "-k",
+            "life00-T4",
+            f"--memeval-suite-option=knowme.rubric={path}",
+        )
         requests = server.requests
     run = report["runs"][0]
     assert run["n_items"] == 3 == len(requests) and run["metrics"]["t4_ordering"]["value"] == 80
@@ -269,7 +338,9 @@ def test_a_bad_rubric_file_is_a_usage_error(suite_pytester: pytest.Pytester, tmp
     else:
         root = release(tmp_path, RUBRIC.replace("Expert-Annotated Psychoanalysis, ", ""))
         args, expected = [f"--memeval-data={root}"], "no '# type' rubric for T7"
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=knowme", "--collect-only", *args)
+    result = suite_pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=knowme", "--collect-only", *args
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
     assert len(errors) == 1 and expected in errors[0], errors
@@ -279,7 +350,9 @@ def test_invalid_judge_output_is_an_error_not_a_score(suite_pytester: pytest.Pyt
     root = release(tmp_path)
     # our rubric's key ("reason") is not the authors' ("reasoning"): invalid output
     with LLMServer('{"score": 4, "reason": "fine"}') as server:
-        result, report = _run(suite_pytester, server.base_url, "--memsystem=context", f"--memeval-data={root}", "-k", "T6")
+        result, report = _run(
+            suite_pytester, server.base_url, "--memsystem=context", f"--memeval-data={root}", "-k", "T6"
+        )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     run = report["runs"][0]
     assert run["n_errors"] == run["n_items"] == 2 and run["metrics"] == {}

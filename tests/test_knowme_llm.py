@@ -13,39 +13,62 @@ from pytest_memeval.benchmarks.knowme.llm import KnowmePrompt, parse_answer
 from pytest_memeval.types import ItemView, Memory
 
 
-@pytest.mark.parametrize("text, form, label, abstained", [
-    ('{"answer": "saffron; lemons"}', "extract", "saffron; lemons", False),
-    ('{"answer": ["saffron", "lemons"]}', "extract", "saffron; lemons", False),
-    ('{"answer": ["B", "A", "C"]}', "rank", "B > A > C", False),
-    ('{"answer": "ABSTAIN"}', "extract", "ABSTAIN", True),
-    ('{"answer": "abstain."}', "duration", "ABSTAIN", True),
-])
+@pytest.mark.parametrize(
+    "text, form, label, abstained",
+    [
+        ('{"answer": "saffron; lemons"}', "extract", "saffron; lemons", False),
+        ('{"answer": ["saffron", "lemons"]}', "extract", "saffron; lemons", False),
+        ('{"answer": ["B", "A", "C"]}', "rank", "B > A > C", False),
+        ('{"answer": "ABSTAIN"}', "extract", "ABSTAIN", True),
+        ('{"answer": "abstain."}', "duration", "ABSTAIN", True),
+    ],
+)
 def test_answers_are_read_strictly(text: str, form: str, label: str, abstained: bool) -> None:
     answer = parse_answer(text, form)
     assert (answer.label, answer.abstained, answer.valid) == (label, abstained, True)
 
 
-@pytest.mark.parametrize("text", ["", "saffron", '```json\n{"answer": "x"}\n```', '{"answer": "x", "why": "y"}',
-                                  '{"answer": 3}', '{"answer": ""}', '["x"]'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "saffron",
+        '```json\n{"answer": "x"}\n```',
+        '{"answer": "x", "why": "y"}',
+        '{"answer": 3}',
+        '{"answer": ""}',
+        '["x"]',
+    ],
+)
 def test_anything_else_is_invalid_and_kept(text: str) -> None:
     answer = parse_answer(text, "extract")
     assert not answer.valid and answer.label is None and answer.raw == text
 
 
 def test_the_prompt_carries_question_format_and_memories() -> None:
-    view = ItemView("knowme", "duration", "How long?", extra={"slots": {}, "answer_format": "the duration with its units"})
+    view = ItemView(
+        "knowme", "duration", "How long?", extra={"slots": {}, "answer_format": "the duration with its units"}
+    )
     system, user = KnowmePrompt().messages(view, [Memory("2010-01-02 10:00:00 | the pier\nAction: I fish.")])
-    assert "Question: How long?" in system["content"] and "Answer format: the duration with its units." in system["content"]
+    assert (
+        "Question: How long?" in system["content"]
+        and "Answer format: the duration with its units." in system["content"]
+    )
     assert user["content"] == "2010-01-02 10:00:00 | the pier\nAction: I fish."
-
 
 
 def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.RunResult, dict]:
     report = pytester.path / "report.json"
     report.unlink(missing_ok=True)
     result = pytester.runpytest_subprocess(
-        "--memsystem=context", "--memeval-suite=knowme", f"--memeval-base-url={base_url}", "--memeval-cache=off",
-        f"--memeval-report={report}", "-p", "no:cacheprovider", *args,
+        "--memsystem=context",
+        "--memeval-suite=knowme",
+        f"--memeval-base-url={base_url}",
+        "--memeval-cache=off",
+        f"--memeval-report={report}",
+        "-p",
+        "no:cacheprovider",
+        *args,
     )
     return result, json.loads(report.read_text()) if report.exists() else {}
 
@@ -67,8 +90,14 @@ PRIVATE = re.compile(r"\b(T[1-7]|trap|evidence|dataset\d|s2026|life\d\d|entity_s
 
 def test_an_llm_responder_sees_only_public_text(suite_pytester: pytest.Pytester) -> None:
     with LLMServer(responder_script) as server:
-        result, report = _run(suite_pytester, server.base_url, "--memeval-responder=openai:reader-model",
-                              "--memeval-max-errors=100", "-k", "life00")
+        result, report = _run(
+            suite_pytester,
+            server.base_url,
+            "--memeval-responder=openai:reader-model",
+            "--memeval-max-errors=100",
+            "-k",
+            "life00",
+        )
         requests = server.requests
     run = report["runs"][0]
     assert run["n_items"] == 21 and len(requests) == 21

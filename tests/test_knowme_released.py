@@ -31,21 +31,34 @@ from pytest_memeval.errors import ConfigError, DataError
 
 DATA = Path(__file__).parent / "data" / "knowme"
 RELEASE = os.environ.get("MEMEVAL_KNOWME_RELEASE")
-needs_release = pytest.mark.skipif(not RELEASE, reason="set MEMEVAL_KNOWME_RELEASE to a checkout of QuantaAlpha/KnowMeBench")
+needs_release = pytest.mark.skipif(
+    not RELEASE, reason="set MEMEVAL_KNOWME_RELEASE to a checkout of QuantaAlpha/KnowMeBench"
+)
 
 
 def options(tmp_path: Path, data: Path | None = DATA, size: str = "smoke", **params: str) -> SuiteOptions:
-    return SuiteOptions(size=size, split=None, seeds=None, k=10, data_dir=data, cache_dir=tmp_path, bootstrap=50, params=params)
+    return SuiteOptions(
+        size=size, split=None, seeds=None, k=10, data_dir=data, cache_dir=tmp_path, bootstrap=50, params=params
+    )
 
 
-@pytest.mark.parametrize("name, task", [
-    ("Information Extraction_questions.json", "T1"), ("Information Extraction_question.json", "T1"),
-    ("Context-Aware Extraction_answers.json", "T1"), ("Adversarial Abstention_answer.json", "T2"),
-    ("Temporal Reasoning_answers.json", "T3"), ("Logical Event Ordering_question.json", "T4"),
-    ("Mnestic Trigger Analysis_questions.json", "T5"), ("Mind-Body Interaction_question.json", "T6"),
-    ("Expert-Annotated Psychoanalysis_questions.json", "T7"), ("T5_questions.json", "T5"),
-    ("task_2_questions.json", "T2"), ("Weather_questions.json", None),
-])
+@pytest.mark.parametrize(
+    "name, task",
+    [
+        ("Information Extraction_questions.json", "T1"),
+        ("Information Extraction_question.json", "T1"),
+        ("Context-Aware Extraction_answers.json", "T1"),
+        ("Adversarial Abstention_answer.json", "T2"),
+        ("Temporal Reasoning_answers.json", "T3"),
+        ("Logical Event Ordering_question.json", "T4"),
+        ("Mnestic Trigger Analysis_questions.json", "T5"),
+        ("Mind-Body Interaction_question.json", "T6"),
+        ("Expert-Annotated Psychoanalysis_questions.json", "T7"),
+        ("T5_questions.json", "T5"),
+        ("task_2_questions.json", "T2"),
+        ("Weather_questions.json", None),
+    ],
+)
 def test_the_task_of_a_file_comes_from_its_name(name: str, task: str | None) -> None:
     assert task_of(Path(name)) == task
 
@@ -93,11 +106,20 @@ def test_dataset1_shape_plural_names_undated_units_int_and_dangling_evidence() -
 def test_t4_gold_keeps_its_ranked_list() -> None:
     ranking = load_dataset(DATA / "dataset1").questions["T4"][0]
     assert isinstance(ranking.gold["answer"], list) and ranking.gold["answer"][2] == {
-        "rank": 3, "event": "The car clipping my bicycle", "reasoning": "A broken wrist."}
-    assert ranking.gold["events"] == ["Slipping on the wet planks", "The ladder slipping", "The car clipping my bicycle"]
+        "rank": 3,
+        "event": "The car clipping my bicycle",
+        "reasoning": "A broken wrist.",
+    }
+    assert ranking.gold["events"] == [
+        "Slipping on the wet planks",
+        "The ladder slipping",
+        "The car clipping my bicycle",
+    ]
     assert ranking.extra["reference"].splitlines() == [
-        "1. Slipping on the wet planks (Not a scratch.)", "2. The ladder slipping (A scraped elbow.)",
-        "3. The car clipping my bicycle (A broken wrist.)"]
+        "1. Slipping on the wet planks (Not a scratch.)",
+        "2. The ladder slipping (A scraped elbow.)",
+        "3. The car clipping my bicycle (A broken wrist.)",
+    ]
 
 
 def test_dataset2_shape_singular_names_evidence_ids_prose_ranking_and_a_list_answer() -> None:
@@ -105,19 +127,30 @@ def test_dataset2_shape_singular_names_evidence_ids_prose_ranking_and_a_list_ans
     assert sorted(data.questions) == ["T1", "T2", "T4", "T5", "T6"] and data.notes == ()
     assert data.questions["T1"][0].evidence == (1, 2) and data.questions["T5"][0].evidence == ()
     assert data.questions["T2"][0].extra["scoring"] == "abstain"  # "unable to answer"
-    assert data.questions["T4"][0].gold["events"] == ["The jar of honey (ID 1) - bought at the market.",
-                                                     "The red scarf (ID 2) - hand-knitted over a winter."]
+    assert data.questions["T4"][0].gold["events"] == [
+        "The jar of honey (ID 1) - bought at the market.",
+        "The red scarf (ID 2) - hand-knitted over a winter.",
+    ]
     t6 = data.questions["T6"][0]
     assert isinstance(t6.gold["answer"], list) and t6.extra["scoring"] == "text_coverage_approx"
-    assert t6.gold["reference"] == "1. I wave Lena off. (The outward act.)\n2. I keep smiling until the train is gone. (A mask over the loss.)"
+    assert (
+        t6.gold["reference"]
+        == "1. I wave Lena off. (The outward act.)\n2. I keep smiling until the train is gone. (A mask over the loss.)"
+    )
 
 
 def test_dataset3_shape_capitalised_fields_and_a_t2_file_that_holds_orders_and_an_empty_gold() -> None:
     data = load_dataset(DATA / "dataset3")
-    assert data.unit(1).inner_thought == "I want to know their names." and data.unit(2).environment == "The sea is grey."
+    assert (
+        data.unit(1).inner_thought == "I want to know their names." and data.unit(2).environment == "The sea is grey."
+    )
     assert data.unit(3).background == "The painter knows the girls."
     abstain, order = data.questions["T2"]  # the third, with an empty gold, is left out
-    assert abstain.extra["scoring"] == "abstain" and order.extra["scoring"] == "order" and order.gold["order"] == ["B", "C", "A"]
+    assert (
+        abstain.extra["scoring"] == "abstain"
+        and order.extra["scoring"] == "order"
+        and order.gold["order"] == ["B", "C", "A"]
+    )
     assert data.questions["T3"][0].gold["seconds"] == 10 and data.questions["T3"][0].evidence == ()
     assert data.notes == (
         "T2: 1 question with an empty gold answer left out (ids 3; Adversarial Abstention_answer.json)",
@@ -125,21 +158,33 @@ def test_dataset3_shape_capitalised_fields_and_a_t2_file_that_holds_orders_and_a
     )
 
 
-@pytest.mark.parametrize("value, scoring", [
-    ("The text does not mention / the information is insufficient / I don't know.", "abstain"),
-    ("not mentioned in the text", "abstain"), ("unable to answer", "abstain"),
-    ("A -> B -> C", "order"), ("C -> A -> D -> B. Event C occurs in 1952.", "order"),
-])
+@pytest.mark.parametrize(
+    "value, scoring",
+    [
+        ("The text does not mention / the information is insufficient / I don't know.", "abstain"),
+        ("not mentioned in the text", "abstain"),
+        ("unable to answer", "abstain"),
+        ("A -> B -> C", "order"),
+        ("C -> A -> D -> B. Event C occurs in 1952.", "order"),
+    ],
+)
 def test_released_t2_golds(value: str, scoring: str) -> None:
     assert released_gold("T2", value)[1] == scoring  # type: ignore[index]
 
 
 def test_released_golds_of_other_shapes() -> None:
     assert released_gold("T3", "2 hours, 30 minutes and 10 seconds (start time 16:30:00, end time 19:00:10)") == (
-        {"answer": "2 hours, 30 minutes and 10 seconds (start time 16:30:00, end time 19:00:10)", "seconds": 9010}, "duration")
+        {"answer": "2 hours, 30 minutes and 10 seconds (start time 16:30:00, end time 19:00:10)", "seconds": 9010},
+        "duration",
+    )
     assert released_gold("T2", "") is None and released_gold("T4", []) is None
-    assert letter_order("B -> C -> A (Event B is memory content)") == ["B", "C", "A"] and letter_order("Because") is None
-    assert reference_text([{"rank": 2, "event": "b"}, {"rank": 1, "event": "a", "reasoning": "first"}]) == "1. a (first)\n2. b"
+    assert (
+        letter_order("B -> C -> A (Event B is memory content)") == ["B", "C", "A"] and letter_order("Because") is None
+    )
+    assert (
+        reference_text([{"rank": 2, "event": "b"}, {"rank": 1, "event": "a", "reasoning": "first"}])
+        == "1. a (first)\n2. b"
+    )
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -181,13 +226,24 @@ def _break(root: Path, case: str) -> Path:
         return path
     if case == "duplicate unit":
         path = d1 / "input" / "dataset1.json"
-        path.write_text(json.dumps([{"id": 1, "timestamp": "", "location": "x"}, {"id": "1", "timestamp": "", "location": "y"}]))
+        path.write_text(
+            json.dumps([{"id": 1, "timestamp": "", "location": "x"}, {"id": "1", "timestamp": "", "location": "y"}])
+        )
         return path
     raise AssertionError(case)
 
 
-CASES = ["missing answers", "bad json", "non-integer evidence", "unanswered question", "unknown task", "missing stream",
-         "two streams", "bad timestamp", "duplicate unit"]
+CASES = [
+    "missing answers",
+    "bad json",
+    "non-integer evidence",
+    "unanswered question",
+    "unknown task",
+    "missing stream",
+    "two streams",
+    "bad timestamp",
+    "duplicate unit",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -221,8 +277,15 @@ def test_released_items_keep_golds_private_and_carry_reference_and_flags(tmp_pat
     ids = [e.id for e in suite.index()]
     assert len(ids) == 9 + 5 + 3 and "dataset1-T3-2" in ids and "dataset2-T1-7" in ids and "dataset3-T2-3" not in ids
     item = suite.item("dataset1-T2-1")
-    assert item.gold == {"answer": "The record does not mention this / I don't know."} and item.strata["trap"] == "false_premise"
-    assert item.view.task == "open" and item.view.extra["slots"] == {} and suite.item("dataset1-T1-1").view.task == item.view.task
+    assert (
+        item.gold == {"answer": "The record does not mention this / I don't know."}
+        and item.strata["trap"] == "false_premise"
+    )
+    assert (
+        item.view.task == "open"
+        and item.view.extra["slots"] == {}
+        and suite.item("dataset1-T1-1").view.task == item.view.task
+    )
     assert item.private["evidence_texts"][0].startswith("1990-06-02 09:12:30 | the ferry quay")
     assert item.private["reference"] == "The record does not mention this / I don't know."
     assert suite.item("dataset1-T3-1").private["flags"] == ["evidence ids not in the stream: 99"]
@@ -241,10 +304,17 @@ def test_the_release_runs_through_pytest_under_diagnostic_names(suite_pytester: 
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest(*args, f"--memeval-report={report}", "-p", "no:cacheprovider")
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-    result.stdout.fnmatch_lines(["knowme", "*context", "  items *17", "  t1_entity_f1_approx *",
-                                 "*release as loaded:*"])  # the note wraps at the terminal's width
+    result.stdout.fnmatch_lines(
+        ["knowme", "*context", "  items *17", "  t1_entity_f1_approx *", "*release as loaded:*"]
+    )  # the note wraps at the terminal's width
     run = json.loads(report.read_text())["runs"][0]
-    assert {"t2_abstain_exact", "t3_value_bands", "t4_rank_bands_approx", "t7_coverage_approx", "level_i_diag_approx"} <= set(run["metrics"])
+    assert {
+        "t2_abstain_exact",
+        "t3_value_bands",
+        "t4_rank_bands_approx",
+        "t7_coverage_approx",
+        "level_i_diag_approx",
+    } <= set(run["metrics"])
     assert not {"t1_extraction", "t2_abstention", "t3_temporal", "level_i"} & set(run["metrics"])
     assert any("dataset3: T2: 1 question with an empty gold" in note for note in run["extra"]["data_notes"])
     records = json.loads(report.read_text())["records"]
@@ -255,7 +325,9 @@ def test_the_release_runs_through_pytest_under_diagnostic_names(suite_pytester: 
 def test_a_broken_release_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     root = _copy(tmp_path)
     culprit = _break(root, "bad json")
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=knowme", f"--memeval-data={root}", "--collect-only")
+    result = suite_pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=knowme", f"--memeval-data={root}", "--collect-only"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
     assert len(errors) == 1 and str(culprit) in errors[0], errors
@@ -268,12 +340,30 @@ def test_a_broken_release_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_
 def test_the_real_release_loads_datasets_1_and_3(tmp_path: Path) -> None:
     root = Path(RELEASE or "")
     first = load_dataset(root / "KnowmeBench" / "dataset1")
-    assert {t: len(q) for t, q in first.questions.items()} == {"T1": 130, "T2": 100, "T3": 131, "T4": 52, "T5": 240, "T6": 295, "T7": 62}
-    assert sum(u.undated for u in first.units) == 173 and first.notes[0].startswith("173 stream units with an empty timestamp")
+    assert {t: len(q) for t, q in first.questions.items()} == {
+        "T1": 130,
+        "T2": 100,
+        "T3": 131,
+        "T4": 52,
+        "T5": 240,
+        "T6": 295,
+        "T7": 62,
+    }
+    assert sum(u.undated for u in first.units) == 173 and first.notes[0].startswith(
+        "173 stream units with an empty timestamp"
+    )
     assert all(isinstance(q.gold["answer"], list) for q in first.questions["T4"])
     assert {q.extra["scoring"] for q in first.questions["T2"]} == {"abstain"}
     third = load_dataset(root / "KnowmeBench" / "dataset3")
-    assert {t: len(q) for t, q in third.questions.items()} == {"T1": 100, "T2": 76, "T3": 200, "T4": 26, "T5": 200, "T6": 100, "T7": 46}
+    assert {t: len(q) for t, q in third.questions.items()} == {
+        "T1": 100,
+        "T2": 76,
+        "T3": 200,
+        "T4": 26,
+        "T5": 200,
+        "T6": 100,
+        "T7": 46,
+    }
     assert third.unit(1).location and any(u.inner_thought for u in third.units)
     suite = KnowmeSuite(options(tmp_path, root, size="full", datasets="1,3"))
     assert len(suite.index()) == 1010 + 748
@@ -290,10 +380,20 @@ def test_the_real_release_dataset2_questions_and_answers_load(tmp_path: Path) ->
     else:
         stand_in = tmp_path / "dataset2"
         (stand_in / "input").mkdir(parents=True)
-        (stand_in / "input" / "dataset2.json").write_text(json.dumps([{"id": 0, "timestamp": "1950-01-01 00:00:00", "location": "x"}]))
+        (stand_in / "input" / "dataset2.json").write_text(
+            json.dumps([{"id": 0, "timestamp": "1950-01-01 00:00:00", "location": "x"}])
+        )
         for folder in ("question", "answer"):
             (stand_in / folder).symlink_to(shipped / folder, target_is_directory=True)
         data = load_dataset(stand_in)
-    assert {t: len(q) for t, q in data.questions.items()} == {"T1": 100, "T2": 100, "T3": 230, "T4": 47, "T5": 141, "T6": 100, "T7": 80}
+    assert {t: len(q) for t, q in data.questions.items()} == {
+        "T1": 100,
+        "T2": 100,
+        "T3": 230,
+        "T4": 47,
+        "T5": 141,
+        "T6": 100,
+        "T7": 80,
+    }
     assert sum(isinstance(q.gold["answer"], list) for q in data.questions["T4"]) == 15
     assert sum(isinstance(q.gold["answer"], list) for q in data.questions["T6"]) == 1

@@ -26,7 +26,11 @@ from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
 def test_entities_are_split_and_matched_by_head_noun():
     assert split_entities("saffron; a wool scarf") == ["saffron", "a wool scarf"]
-    assert split_entities("A thermos of coffee, rye bread and a wool hat.") == ["A thermos of coffee", "rye bread", "a wool hat"]
+    assert split_entities("A thermos of coffee, rye bread and a wool hat.") == [
+        "A thermos of coffee",
+        "rye bread",
+        "a wool hat",
+    ]
     # saffron hits; lemons is extra; "jam" names the head but only 1 of 3 content words: vague
     f1, precision, recall = entity_f1(["saffron", "lemons", "jam"], ["saffron", "a jar of cloudberry jam"])
     assert (precision, recall) == (1 / 3, 1 / 2) and f1 == pytest.approx(0.4)
@@ -113,7 +117,9 @@ def test_the_offline_judge_scores_on_0_to_100_and_reports_evidence_recall():
     assert verdict.detail["evidence_recall"] == 0.5 and verdict.detail["approximate"] is False
     abstained = judge.score(_item("abstain", "ABSTAIN"), Answer("ABSTAIN", abstained=True), Trace())
     assert (abstained.score, abstained.correct, abstained.detail["evidence_recall"]) == (100, True, None)
-    insight = _item("coverage_approx", {"core": [["laugh"], ["envy"], ["candle"]], "rubric": "mind_body", "reference": "x"})
+    insight = _item(
+        "coverage_approx", {"core": [["laugh"], ["envy"], ["candle"]], "rubric": "mind_body", "reference": "x"}
+    )
     approx = judge.score(insight, Answer("I laugh out of envy"), Trace())
     assert approx.score == 80 and approx.correct is True and approx.detail["approximate"] is True
     assert "approximate" in judge.score(insight, Answer("I laugh"), Trace()).reason
@@ -121,5 +127,10 @@ def test_the_offline_judge_scores_on_0_to_100_and_reports_evidence_recall():
 
 def test_a_chunk_holding_a_units_header_and_first_line_counts_as_retrieved():
     item = _item("entities", {"entities": ["saffron"]}, [UNIT_A])
-    assert evidence_recall(item, [Memory(UNIT_A.splitlines()[0] + "\n" + UNIT_A.splitlines()[1] + "\n")])["evidence_recall"] == 1.0
+    assert (
+        evidence_recall(item, [Memory(UNIT_A.splitlines()[0] + "\n" + UNIT_A.splitlines()[1] + "\n")])[
+            "evidence_recall"
+        ]
+        == 1.0
+    )
     assert evidence_recall(item, [Memory(UNIT_A.splitlines()[1])])["evidence_recall"] == 0.0

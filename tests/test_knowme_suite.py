@@ -14,11 +14,15 @@ from pytest_memeval.benchmarks.knowme.suite import KnowmeSuite
 SMOKE_ITEMS = 63  # 3 lives x 7 tasks x 3 questions
 
 
-
 def _report(pytester: pytest.Pytester, name: str, *args: str) -> dict:
     report = pytester.path / f"{name}.json"
     result = pytester.runpytest_subprocess(
-        "--memeval-suite=knowme", "--memeval-embedder=hashing", f"--memeval-report={report}", "-p", "no:cacheprovider", *args
+        "--memeval-suite=knowme",
+        "--memeval-embedder=hashing",
+        f"--memeval-report={report}",
+        "-p",
+        "no:cacheprovider",
+        *args,
     )
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-3000:]
     return json.loads(report.read_text())
@@ -29,16 +33,23 @@ def _run(report: dict, system: str) -> dict:
 
 
 def test_smoke_collects_one_test_per_question(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=knowme", "--collect-only", "-q", "--strict-markers")
-    result.stdout.fnmatch_lines(["*test_knowme.py::test_knowme[[]s2026-life00-T1-00[]]", f"{SMOKE_ITEMS} tests collected*"])
+    result = suite_pytester.runpytest(
+        "--memsystem=context", "--memeval-suite=knowme", "--collect-only", "-q", "--strict-markers"
+    )
+    result.stdout.fnmatch_lines(
+        ["*test_knowme.py::test_knowme[[]s2026-life00-T1-00[]]", f"{SMOKE_ITEMS} tests collected*"]
+    )
 
 
-@pytest.mark.parametrize("expression, count", [
-    ("T2_abstention and trap_false_causality", 3),
-    ("level_II and dataset3", 6),
-    ("T3_temporal and flashback", 6),  # per life: a gap, a state (both flashback) and a duration
-    ("update_paradox or transient_trigger", 6),
-])
+@pytest.mark.parametrize(
+    "expression, count",
+    [
+        ("T2_abstention and trap_false_causality", 3),
+        ("level_II and dataset3", 6),
+        ("T3_temporal and flashback", 6),  # per life: a gap, a state (both flashback) and a duration
+        ("update_paradox or transient_trigger", 6),
+    ],
+)
 def test_markers_select_under_strict_markers(suite_pytester: pytest.Pytester, expression: str, count: int) -> None:
     result = suite_pytester.runpytest(
         "--memsystem=context", "--memeval-suite=knowme", "--collect-only", "-q", "--strict-markers", "-m", expression
@@ -48,7 +59,15 @@ def test_markers_select_under_strict_markers(suite_pytester: pytest.Pytester, ex
 
 def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--markers")
-    for marker in ("knowme:", "T1_extraction:", "level_III:", "trap_false_causality:", "flashback:", "update_paradox:", "dataset1:"):
+    for marker in (
+        "knowme:",
+        "T1_extraction:",
+        "level_III:",
+        "trap_false_causality:",
+        "flashback:",
+        "update_paradox:",
+        "dataset1:",
+    ):
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
@@ -73,27 +92,34 @@ def test_three_systems_on_one_and_two_workers(suite_pytester: pytest.Pytester) -
     parallel = _report(suite_pytester, "parallel", *two_lives, "-n", "2")
     assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
     strip = lambda report: sorted(  # noqa: E731
-        ({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]), key=lambda r: (r["key"]["memsystem"], r["id"])
+        ({k: v for k, v in r.items() if not k.endswith("_ms")} for r in report["records"]),
+        key=lambda r: (r["key"]["memsystem"], r["id"]),
     )
     assert strip(serial) == strip(parallel)
 
 
 def test_failure_message_is_readable(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=knowme", "-k", "life00-T1-00")
-    result.stdout.fnmatch_lines([
-        "*s2026-life00-T1-00: answered 'ABSTAIN', expected {'entities': [[]*" + "(abstained)",
-        "question: On *, 2008, at *, what did *?",
-        "memories retrieved: 0",
-        "judge: entities: 0/100, gold *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*s2026-life00-T1-00: answered 'ABSTAIN', expected {'entities': [[]*" + "(abstained)",
+            "question: On *, 2008, at *, what did *?",
+            "memories retrieved: 0",
+            "judge: entities: 0/100, gold *",
+        ]
+    )
 
 
-PRIVATE = re.compile(r"\b(T[1-7]|PUSH|POP|TRANSIENT|MAINTAIN|ABSTAIN|trap|evidence|dataset\d|life\d\d|s2026|entity_swap|"
-                     r"spatiotemporal|false_causality|layer|gold)\b")
+PRIVATE = re.compile(
+    r"\b(T[1-7]|PUSH|POP|TRANSIENT|MAINTAIN|ABSTAIN|trap|evidence|dataset\d|life\d\d|s2026|entity_swap|"
+    r"spatiotemporal|false_causality|layer|gold)\b"
+)
 
 
 def test_nothing_private_reaches_the_memory_system_or_the_views(tmp_path: Path) -> None:
-    suite = KnowmeSuite(SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50))
+    suite = KnowmeSuite(
+        SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50)
+    )
     entries = suite.index()
     stored = "\n".join(m.content for c in {e.context_id for e in entries} for s in suite.context(c).sessions for m in s)
     items = [suite.item(e.id) for e in entries]
@@ -106,4 +132,7 @@ def test_nothing_private_reaches_the_memory_system_or_the_views(tmp_path: Path) 
     t1 = next(i for i in items if i.strata["task"] == "T1")
     t2 = next(i for i in items if i.strata["task"] == "T2")
     assert (t1.view.task, set(t1.view.extra["slots"]), t1.view.extra["answer_format"]) == (
-        t2.view.task, set(t2.view.extra["slots"]), t2.view.extra["answer_format"])
+        t2.view.task,
+        set(t2.view.extra["slots"]),
+        t2.view.extra["answer_format"],
+    )

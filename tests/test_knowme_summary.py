@@ -9,43 +9,90 @@ from dataclasses import replace
 import pytest
 from harness import make_record
 
-from pytest_memeval.records import Record, Report, RunKey, RunSummary
-
 from pytest_memeval.benchmarks.knowme.figures import task_figures
 from pytest_memeval.benchmarks.knowme.summary import compare, summarize
+from pytest_memeval.records import Record, Report, RunKey, RunSummary
 
 
-def record(task: str, score: float, life: str = "L1", abstained: bool = False, approximate: bool = False,
-           recall: float | None = 1.0, **strata: str) -> Record:
+def record(
+    task: str,
+    score: float,
+    life: str = "L1",
+    abstained: bool = False,
+    approximate: bool = False,
+    recall: float | None = 1.0,
+    **strata: str,
+) -> Record:
     level = {"T1": "I", "T2": "I", "T3": "I", "T4": "II", "T5": "II", "T6": "III", "T7": "III"}[task]
-    full = {"task": task, "level": level, "dataset": "dataset1", "life": life, "trap": "none", "kind": "k",
-            "flashback": "no", "update_paradox": "no", **strata}
-    return make_record(f"{life}-{task}-{score}", suite="knowme", cluster=life, score=score, abstained=abstained,
-                       strata=full, detail={"approximate": approximate, "evidence_recall": recall,
-                                            "scorer": "coverage_approx" if approximate else "entities"})
+    full = {
+        "task": task,
+        "level": level,
+        "dataset": "dataset1",
+        "life": life,
+        "trap": "none",
+        "kind": "k",
+        "flashback": "no",
+        "update_paradox": "no",
+        **strata,
+    }
+    return make_record(
+        f"{life}-{task}-{score}",
+        suite="knowme",
+        cluster=life,
+        score=score,
+        abstained=abstained,
+        strata=full,
+        detail={
+            "approximate": approximate,
+            "evidence_recall": recall,
+            "scorer": "coverage_approx" if approximate else "entities",
+        },
+    )
 
 
 RECORDS = [
-    record("T1", 100), record("T1", 0, abstained=True),            # T1 50
-    record("T2", 100, abstained=True), record("T2", 100, abstained=True),  # T2 100
-    record("T3", 60), record("T3", 100, kind="gap", flashback="yes"),  # T3 80
-    record("T4", 40),                                                # T4 40
-    record("T6", 80, approximate=True, recall=0.5),                  # T6 80 (approx)
+    record("T1", 100),
+    record("T1", 0, abstained=True),  # T1 50
+    record("T2", 100, abstained=True),
+    record("T2", 100, abstained=True),  # T2 100
+    record("T3", 60),
+    record("T3", 100, kind="gap", flashback="yes"),  # T3 80
+    record("T4", 40),  # T4 40
+    record("T6", 80, approximate=True, recall=0.5),  # T6 80 (approx)
 ]
 
 
-PAPER_NAMES = {"t1_extraction", "t2_abstention", "t3_temporal", "t4_ordering", "t5_trigger", "t6_mind_body",
-               "t7_principle", "level_i", "level_ii", "level_iii"}
+PAPER_NAMES = {
+    "t1_extraction",
+    "t2_abstention",
+    "t3_temporal",
+    "t4_ordering",
+    "t5_trigger",
+    "t6_mind_body",
+    "t7_principle",
+    "level_i",
+    "level_ii",
+    "level_iii",
+}
 
 
-def judged(task: str, rubric: float, diagnostic: float, life: str = "L1", abstained: bool = False,
-           approximate: bool = False) -> Record:
+def judged(
+    task: str, rubric: float, diagnostic: float, life: str = "L1", abstained: bool = False, approximate: bool = False
+) -> Record:
     """A record graded by the rubric judge, its offline verdict kept as the diagnostic."""
     out = record(task, 20 * rubric, life=life, abstained=abstained)
-    detail = {"scorer": "rubric_llm", "approximate": False, "rubric": rubric, "evidence_recall": 1.0,
-              "rubric_template": "knowme_judge_facts@1",
-              "diagnostic": {"scorer": "coverage_approx" if approximate else "entities", "approximate": approximate,
-                             "score": diagnostic}}
+    detail = {
+        "scorer": "rubric_llm",
+        "approximate": False,
+        "rubric": rubric,
+        "evidence_recall": 1.0,
+        "rubric_template": "knowme_judge_facts@1",
+        "diagnostic": {
+            "scorer": "coverage_approx" if approximate else "entities",
+            "approximate": approximate,
+            "score": diagnostic,
+        },
+    }
     return replace(out, detail=detail)
 
 
@@ -64,8 +111,13 @@ def test_task_level_and_balance_values_are_diagnostics_without_a_judge():
 
 
 def test_judged_records_carry_the_papers_names_and_the_diagnostics_stay_beside_them():
-    records = [judged("T1", 5, 100), judged("T1", 3, 50), judged("T2", 5, 100, abstained=True),
-               judged("T6", 4, 60, approximate=True), judged("T7", 2, 20, approximate=True)]
+    records = [
+        judged("T1", 5, 100),
+        judged("T1", 3, 50),
+        judged("T2", 5, 100, abstained=True),
+        judged("T6", 4, 60, approximate=True),
+        judged("T7", 2, 20, approximate=True),
+    ]
     summary = summarize(records, n_resamples=200)
     value = {name: m.value for name, m in summary.metrics.items()}
     assert value["t1_extraction"] == 80 and value["t2_abstention"] == 100 and value["t6_mind_body"] == 80
@@ -76,9 +128,11 @@ def test_judged_records_carry_the_papers_names_and_the_diagnostics_stay_beside_t
     assert summary.breakdown["task"]["T1"].metrics["score"].value == 80
     assert summary.extra["rubric_templates"] == ["knowme_judge_facts@1"]
     assert summary.extra["scorers"]["T6"].keys() == {"coverage_approx", "rubric_llm"}
-    assert summary.note.startswith("t1_extraction, t2_abstention, t6_mind_body, t7_principle (and level_*) are the "
-                                      "paper's metric: the LLM judge on the paper's 0-5 rubrics, x20 (templates "
-                                      "knowme_judge_facts@1)")
+    assert summary.note.startswith(
+        "t1_extraction, t2_abstention, t6_mind_body, t7_principle (and level_*) are the "
+        "paper's metric: the LLM judge on the paper's 0-5 rubrics, x20 (templates "
+        "knowme_judge_facts@1)"
+    )
     # a task only partly judged never carries the paper's name
     mixed = summarize([judged("T1", 5, 100), record("T1", 0)], n_resamples=50).metrics
     assert "t1_extraction" not in mixed and mixed["t1_entity_f1"].value == 50
@@ -90,26 +144,37 @@ def test_an_approximate_scorer_is_named_in_every_line_it_feeds():
     assert "level_iii_diag_approx" in summary.metrics
     assert summary.extra["approximate"] == ["level_iii_diag_approx", "t6_coverage_approx"]
     assert "T6 (approx)" in summary.breakdown["task"] and "III (approx)" in summary.breakdown["level"]
-    assert summary.extra["scorers"]["T6"] == {"coverage_approx": "offline coverage of the gold's core elements, standing in "
-                                                           "for the rubric judge (approximate)"}
+    assert summary.extra["scorers"]["T6"] == {
+        "coverage_approx": "offline coverage of the gold's core elements, standing in "
+        "for the rubric judge (approximate)"
+    }
     assert "level_iii_diag_approx" in summary.breakdown["life"]["L1"].metrics
-    assert summary.note.startswith("t1_entity_f1, t2_abstain_exact, t3_value_bands, t4_rank_bands, t6_coverage (and "
-                                      "level_*_diag) are our deterministic diagnostics, not the paper's metric; "
-                                      "--memeval-judge=openai:MODEL grades all seven tasks as the paper does")
-    assert summary.note.endswith("approximate: level_iii_diag_approx, t6_coverage_approx come from an offline stand-in "
-                                    "(coverage of the gold's core elements or prose)")
+    assert summary.note.startswith(
+        "t1_entity_f1, t2_abstain_exact, t3_value_bands, t4_rank_bands, t6_coverage (and "
+        "level_*_diag) are our deterministic diagnostics, not the paper's metric; "
+        "--memeval-judge=openai:MODEL grades all seven tasks as the paper does"
+    )
+    assert summary.note.endswith(
+        "approximate: level_iii_diag_approx, t6_coverage_approx come from an offline stand-in "
+        "(coverage of the gold's core elements or prose)"
+    )
     assert "approximate" not in summarize([record("T1", 100)], n_resamples=50).note
 
 
 def test_always_abstaining_wins_t2_and_nothing_else():
-    abstain = [record(t, 100 if t == "T2" else 0, life=f"L{i}", abstained=True) for i in range(4) for t in ("T1", "T2", "T3")]
+    abstain = [
+        record(t, 100 if t == "T2" else 0, life=f"L{i}", abstained=True) for i in range(4) for t in ("T1", "T2", "T3")
+    ]
     value = {k: m.value for k, m in summarize(abstain, n_resamples=200).metrics.items()}
     assert value["t2_abstain_exact"] == 100 and value["t1_t2_balance"] == 0 and value["over_abstention"] == 100
 
 
 def test_intervals_resample_lives():
-    records = [record("T1", score, life=life) for life, scores in (("A", (100, 100)), ("B", (0, 0)), ("C", (50, 50)))
-               for score in scores]
+    records = [
+        record("T1", score, life=life)
+        for life, scores in (("A", (100, 100)), ("B", (0, 0)), ("C", (50, 50)))
+        for score in scores
+    ]
     summary = summarize(records, n_resamples=500)
     lo, hi = summary.metrics["t1_entity_f1"].ci
     assert lo < 50 < hi and lo >= 0 and hi <= 100
@@ -137,13 +202,24 @@ def test_paired_comparison_of_judged_runs_pairs_the_judge_and_the_diagnostic_sep
     assert result["t1_extraction"].difference == pytest.approx(50)
     assert result["t1_entity_f1"].difference == pytest.approx(-50)
     # the paper's metric is compared only when both sides were judged
-    assert set(compare(a, [record("T1", 0, life=r.cluster) for r in b], n_resamples=50)) == {"t1_entity_f1", "level_i_diag"}
+    assert set(compare(a, [record("T1", 0, life=r.cluster) for r in b], n_resamples=50)) == {
+        "t1_entity_f1",
+        "level_i_diag",
+    }
 
 
 def test_the_task_figure_has_one_bar_per_run_on_0_to_100():
-    runs = tuple(RunSummary(RunKey("knowme", name), 2, 2, 0, 0,
-                            summarize([record("T1", v), record("T6", v, approximate=True)], n_resamples=50))
-                 for name, v in (("context", 100), ("none", 0)))
+    runs = tuple(
+        RunSummary(
+            RunKey("knowme", name),
+            2,
+            2,
+            0,
+            0,
+            summarize([record("T1", v), record("T6", v, approximate=True)], n_resamples=50),
+        )
+        for name, v in (("context", 100), ("none", 0))
+    )
     score, recall = task_figures(Report({}, runs, ()), "knowme")
     assert score.categories == ("T1 extraction", "T6 mind body (approx)") and score.value_range == (0.0, 100.0)
     assert [s.name for s in score.series] == ["context", "none"]

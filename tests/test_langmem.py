@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
-
-import pytest
 
 import kit_helpers
+import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
+
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.registry import check_settings, resolve_memsystem
@@ -19,9 +19,11 @@ from pytest_memeval.types import Message
 
 pytest.importorskip("langmem", reason="the langmem extra is not installed")
 
-from pytest_memeval.memory.langmem import LangMemMemory  # noqa: E402
+from pytest_memeval.memory.langmem import LangMemMemory
 
-_SAID = re.compile(r"=+ (?:Human|Ai|System) Message =+\n\n(.*?)(?=\n\n=+ (?:Human|Ai|System) Message =+|\n</session_)", re.DOTALL)
+_SAID = re.compile(
+    r"=+ (?:Human|Ai|System) Message =+\n\n(.*?)(?=\n\n=+ (?:Human|Ai|System) Message =+|\n</session_)", re.DOTALL
+)
 
 
 def langmem_llm(request: Request) -> Reply:
@@ -38,7 +40,9 @@ def kit(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 
 def langmem_config(tmp_path: Path, base_url: str, model: str, **extra: object) -> Path:
-    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [f"{k} = {json.dumps(v)}" for k, v in extra.items()]
+    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [
+        f"{k} = {json.dumps(v)}" for k, v in extra.items()
+    ]
     config = tmp_path / "langmem.toml"
     config.write_text("[langmem]\n" + "\n".join(lines) + "\n")
     return config
@@ -59,7 +63,9 @@ def test_settings_are_checked_against_the_constructor() -> None:
         check_settings(resolved, {"embedder": "x"})
 
 
-@pytest.mark.parametrize("settings, message", [({}, "needs llm_model"), ({"llm_model": "m", "query_limit": 0}, "query_limit")])
+@pytest.mark.parametrize(
+    "settings, message", [({}, "needs llm_model"), ({"llm_model": "m", "query_limit": 0}, "query_limit")]
+)
 def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         LangMemMemory(HashingEmbedder(), **settings)  # type: ignore[arg-type]
@@ -67,7 +73,9 @@ def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
 
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path, server: LLMServer) -> None:
     config = langmem_config(tmp_path, server.base_url, "scripted-langmem", llm_max_retries=0)
-    result = kit_helpers.run(kit, "--memsystem=langmem", f"--memsystem-config={config}", "--memeval-embedder=hashing", timeout=1800)
+    result = kit_helpers.run(
+        kit, "--memsystem=langmem", f"--memsystem-config={config}", "--memeval-embedder=hashing", timeout=1800
+    )
     assert result.ret == 0, result.stdout.str()[-3000:]
     result.assert_outcomes(passed=24, skipped=1)
 
@@ -76,7 +84,10 @@ def test_memories_are_what_langmems_llm_wrote(server: LLMServer) -> None:
     memory = LangMemMemory(HashingEmbedder(), llm_model="scripted", llm_base_url=server.base_url, llm_max_retries=0)
     memory.ingest("ada", [Message("user", "The violin invoice is filed under VX-1."), Message("assistant", "  ")])
     memory.ingest("ada", [Message("user", "The ferry timetable is filed under FT-2.")])
-    assert [m.text for m in memory.dump("ada")] == ["The violin invoice is filed under VX-1.", "The ferry timetable is filed under FT-2."]
+    assert [m.text for m in memory.dump("ada")] == [
+        "The violin invoice is filed under VX-1.",
+        "The ferry timetable is filed under FT-2.",
+    ]
     first, second = server.requests
     # llama.cpp's tool-calling handler needs tool_choice; with existing memories LangMem asks
     # for "required" over three tools, which that handler rejects: it is sent as "auto"
@@ -89,7 +100,9 @@ def test_memories_are_what_langmems_llm_wrote(server: LLMServer) -> None:
 
 def test_an_llm_outage_is_an_error() -> None:
     with LLMServer(Reply.error(503)) as failing:
-        memory = LangMemMemory(HashingEmbedder(), llm_model="scripted", llm_base_url=failing.base_url, llm_max_retries=0)
+        memory = LangMemMemory(
+            HashingEmbedder(), llm_model="scripted", llm_base_url=failing.base_url, llm_max_retries=0
+        )
         with pytest.raises(Exception, match="503|Internal|server"):
             memory.ingest("ada", [Message("user", "The violin invoice is filed under VX-1.")])
         assert memory.dump("ada") == []
@@ -97,7 +110,9 @@ def test_an_llm_outage_is_an_error() -> None:
 
 @pytest.fixture(scope="module")
 def smollm2_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log", chat_format="chatml-function-calling") as model:
+    with LocalModel.smollm2(
+        log=tmp_path_factory.mktemp("llama") / "server.log", chat_format="chatml-function-calling"
+    ) as model:
         yield model
 
 
@@ -111,8 +126,13 @@ def test_a_real_local_model_writes_memories_and_keeps_namespaces_apart(smollm2_t
     """
     from pytest_memeval.memory.embedders import make_embedder
 
-    memory = LangMemMemory(make_embedder("minilm"), llm_model=smollm2_tools.alias, llm_base_url=smollm2_tools.base_url,
-                           llm_timeout=900.0, llm_max_tokens=128)
+    memory = LangMemMemory(
+        make_embedder("minilm"),
+        llm_model=smollm2_tools.alias,
+        llm_base_url=smollm2_tools.base_url,
+        llm_timeout=900.0,
+        llm_max_tokens=128,
+    )
     memory.ingest("a", [Message("user", "The harbour ferry timetable is filed under the code ZX-a-00-111.")])
     memory.ingest("b", [Message("user", "The violin lesson invoice is filed under the code ZX-b-00-222.")])
     written_a, written_b = memory.dump("a") or [], memory.dump("b") or []

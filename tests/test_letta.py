@@ -48,19 +48,24 @@ def forget_failed_starts() -> Iterator[None]:
 def failing_server(tmp_path: Path) -> tuple[Path, Path]:
     """A `letta` that prints a reason and exits: what a broken server installation looks like."""
     script, calls = tmp_path / "letta", tmp_path / "calls"
-    script.write_text(f"#!/bin/sh\necho started >> {calls}\necho 'ModuleNotFoundError: No module named asyncpg' >&2\nexit 3\n")
+    script.write_text(
+        f"#!/bin/sh\necho started >> {calls}\necho 'ModuleNotFoundError: No module named asyncpg' >&2\nexit 3\n"
+    )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return script, calls
 
 
-@pytest.mark.parametrize("settings, message", [
-    ({"mode": "stateful"}, "mode must be one of archival, agent"),
-    ({"mode": "agent"}, "mode = 'agent' needs an LLM"),
-    ({"blocks": "human, bad label"}, "blocks must be comma-separated block labels"),
-    ({"passage_tokens": 0}, "passage_tokens must be at least 1"),
-    ({"agent_prefix": "a/b"}, "agent_prefix"),
-    ({"server_command": "/nonexistent/letta"}, "'/nonexistent/letta' is not an executable; install the server"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"mode": "stateful"}, "mode must be one of archival, agent"),
+        ({"mode": "agent"}, "mode = 'agent' needs an LLM"),
+        ({"blocks": "human, bad label"}, "blocks must be comma-separated block labels"),
+        ({"passage_tokens": 0}, "passage_tokens must be at least 1"),
+        ({"agent_prefix": "a/b"}, "agent_prefix"),
+        ({"server_command": "/nonexistent/letta"}, "'/nonexistent/letta' is not an executable; install the server"),
+    ],
+)
 def test_bad_settings_are_one_line(tmp_path: Path, settings: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message) as info:
         LettaMemory(path=tmp_path, embedder=HashingEmbedder(), **settings)
@@ -70,7 +75,9 @@ def test_bad_settings_are_one_line(tmp_path: Path, settings: dict, message: str)
 def test_a_server_that_cannot_start_fails_once_in_one_line(tmp_path: Path) -> None:
     script, calls = failing_server(tmp_path)
     with pytest.raises(ConfigError) as first:
-        LettaMemory(path=tmp_path / "work", embedder=HashingEmbedder(), server_command=str(script), startup_timeout_s=30)
+        LettaMemory(
+            path=tmp_path / "work", embedder=HashingEmbedder(), server_command=str(script), startup_timeout_s=30
+        )
     assert "did not answer" in str(first.value) and "No module named asyncpg" in str(first.value)
     assert "\n" not in str(first.value)
     with pytest.raises(ConfigError) as again:  # a worker's next items do not wait for it again
@@ -79,11 +86,15 @@ def test_a_server_that_cannot_start_fails_once_in_one_line(tmp_path: Path) -> No
     assert calls.read_text().count("started") == 1
 
 
-def test_a_run_with_an_unstartable_server_makes_each_item_an_error(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_a_run_with_an_unstartable_server_makes_each_item_an_error(
+    toy_pytester: pytest.Pytester, tmp_path: Path
+) -> None:
     script, calls = failing_server(tmp_path)
     config = tmp_path / "memsystems.toml"
     config.write_text(f'[letta]\nserver_command = "{script}"\nstartup_timeout_s = 30.0\n')
-    result = toy_pytester.runpytest("test_toy.py", "--memsystem=letta", f"--memsystem-config={config}", "--memeval-embedder=hashing")
+    result = toy_pytester.runpytest(
+        "test_toy.py", "--memsystem=letta", f"--memsystem-config={config}", "--memeval-embedder=hashing"
+    )
     result.assert_outcomes(errors=12)
     assert "letta: the Letta server" in result.stdout.str() and "No module named asyncpg" in result.stdout.str()
     assert calls.read_text().count("started") == 1
@@ -105,7 +116,9 @@ def test_the_embedding_endpoint_serves_the_run_embedder() -> None:
         packed = client.embeddings.create(model="m", input="the colour of ada")  # base64, the client's default
         assert floats.data[0].embedding == pytest.approx(embedder.embed(["the colour of ada"])[0].tolist(), abs=1e-6)
         assert packed.data[0].embedding == pytest.approx(floats.data[0].embedding, abs=1e-6)
-        request = urllib.request.Request(f"{endpoint.base_url}/embeddings", data=json.dumps({"input": [1, 2]}).encode(), method="POST")
+        request = urllib.request.Request(
+            f"{endpoint.base_url}/embeddings", data=json.dumps({"input": [1, 2]}).encode(), method="POST"
+        )
         with pytest.raises(urllib.error.HTTPError, match="400"):
             urllib.request.urlopen(request, timeout=10)
 
@@ -132,7 +145,9 @@ def test_the_kit_passes_against_a_shared_server_from_two_workers(
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     config = tmp_path / "memsystems.toml"
     config.write_text(f'[letta]\nbase_url = "{server.base_url}"\n')
-    result = kit_helpers.run(kit, "--memsystem=letta", f"--memsystem-config={config}", "--memeval-embedder=hashing", "-n", "2")
+    result = kit_helpers.run(
+        kit, "--memsystem=letta", f"--memsystem-config={config}", "--memeval-embedder=hashing", "-n", "2"
+    )
     assert result.ret == 0, result.stdout.str()
     # skipped: the floor check, and the ranking check (Letta's archival search gives no scores)
     result.assert_outcomes(passed=23, skipped=2)
@@ -145,9 +160,14 @@ def test_the_adapter_starts_and_stops_a_server_of_its_own(tmp_path: Path) -> Non
     try:
         server = memory._server
         assert server is not None and server.running and server.host == "127.0.0.1"
-        memory.ingest("ada", [Message("user", "The colour of ada is red."), Message("assistant", "Bob drinks green tea.")])
+        memory.ingest(
+            "ada", [Message("user", "The colour of ada is red."), Message("assistant", "Bob drinks green tea.")]
+        )
         assert [m.text for m in memory.retrieve("ada", "which colour is ada", 1)] == ["The colour of ada is red."]
-        assert sorted(m.text for m in memory.dump("ada") or []) == ["Bob drinks green tea.", "The colour of ada is red."]
+        assert sorted(m.text for m in memory.dump("ada") or []) == [
+            "Bob drinks green tea.",
+            "The colour of ada is red.",
+        ]
         assert (tmp_path / server.home.name / ".letta" / "sqlite.db").exists()
     finally:
         memory.close()
@@ -175,14 +195,22 @@ def _called(request: Request, tool: str) -> bool:
 @needs_server
 def test_the_stateful_agent_edits_its_human_block(server: LettaServer, tmp_path: Path) -> None:
     with LLMServer(memory_tool_script) as llm:
-        memory = LettaMemory(mode="agent", base_url=server.base_url, embedder=HashingEmbedder(), llm_model="scripted", llm_base_url=llm.base_url)
+        memory = LettaMemory(
+            mode="agent",
+            base_url=server.base_url,
+            embedder=HashingEmbedder(),
+            llm_model="scripted",
+            llm_base_url=llm.base_url,
+        )
         try:
             assert memory.retrieve("ada", "anything", 5) == []
             memory.ingest("ada", [Message("user", "My favourite colour is red.")])
             (block,) = memory.retrieve("ada", "anything", 1)  # the block whatever k is
             assert block.id == "human" and "My favourite colour is red." in block.text
             assert memory.dump("ada") == [block]
-            assert llm.count >= 1 and all(r.model == "scripted" for r in llm.requests if r.path.endswith("/chat/completions"))
+            assert llm.count >= 1 and all(
+                r.model == "scripted" for r in llm.requests if r.path.endswith("/chat/completions")
+            )
         finally:
             memory.close()
     assert agents_on(server) == []

@@ -16,11 +16,16 @@ pytestmark = [*LIVE, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 SESSIONS = (
     [
-        Message("user", "My name is Dana Whitfield. I moved to Lisbon in March 2024 and I work as a nurse at the city hospital."),
+        Message(
+            "user",
+            "My name is Dana Whitfield. I moved to Lisbon in March 2024 and I work as a nurse at the city hospital.",
+        ),
         Message("assistant", "Nice to meet you, Dana! How do you like Lisbon?"),
     ],
     [
-        Message("user", "I swim at the municipal pool every Tuesday at 7 am, and my sister Ines visits me each December."),
+        Message(
+            "user", "I swim at the municipal pool every Tuesday at 7 am, and my sister Ines visits me each December."
+        ),
         Message("assistant", "A good routine."),
     ],
 )

@@ -38,7 +38,9 @@ def live_settings(server, model: str = SMOLLM, **overrides: object) -> LLMSettin
     return LLMSettings(**values)
 
 
-def test_multisource_answers_in_the_schema_with_structured_output(local_models, tmp_path: Path, record_property) -> None:
+def test_multisource_answers_in_the_schema_with_structured_output(
+    local_models, tmp_path: Path, record_property
+) -> None:
     """Four questions of one persona, each asked with and without the schema constraint. The
     two requests of an item have the same prompt, so the server reuses its cached prefix for
     the second; max_tokens 64 leaves room for the ~20 tokens of a valid answer."""
@@ -86,7 +88,15 @@ def test_memfail_responder_and_staged_judges(local_models, suite_pytester: pytes
     assert scored, [r.get("raw") for r in records]
     for record in scored:  # the paper's stages ran through the LLM judge
         assert record["detail"]["judge"] == "llm"
-        assert record["detail"]["stage"] in ("correct", "abstention", "reasoning", "storage", "summary", "retrieval", "unknown")
+        assert record["detail"]["stage"] in (
+            "correct",
+            "abstention",
+            "reasoning",
+            "storage",
+            "summary",
+            "retrieval",
+            "unknown",
+        )
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 
 

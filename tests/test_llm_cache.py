@@ -67,8 +67,9 @@ def test_the_key_ignores_the_api_key_endpoint_and_transport(monkeypatch: pytest.
     base = LLMSettings(model="m", base_url="http://a:1/v1")
     first = key_of(base)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-another-key-entirely-000000")
-    same = replace(base, base_url="http://b:2/v1", timeout_s=5, max_attempts=2, retry_budget_s=9,
-                   concurrency=3, backoff_s=0.1)
+    same = replace(
+        base, base_url="http://b:2/v1", timeout_s=5, max_attempts=2, retry_budget_s=9, concurrency=3, backoff_s=0.1
+    )
     assert key_of(same) == first
     assert SECRET not in str(ChatRequest.build(base, MESSAGES, "t@1").canonical())
 
@@ -77,7 +78,9 @@ def test_completions_round_trip(tmp_path: Path):
     cache = CallCache(tmp_path / "c.sqlite")
     settings = LLMSettings(model="m")
     request = ChatRequest.build(settings, MESSAGES, "t@1")
-    completion = Completion("ok", "stop", (TokenLogprob("o", -0.1, (("o", -0.1), ("k", -2.0))),), "m", {"total_tokens": 3})
+    completion = Completion(
+        "ok", "stop", (TokenLogprob("o", -0.1, (("o", -0.1), ("k", -2.0))),), "m", {"total_tokens": 3}
+    )
     cache.put(request, completion)
     cache.put(request, replace(completion, content="second writer loses"))
     got = cache.get(request.key())
@@ -281,6 +284,8 @@ def test_replay_does_not_need_the_openai_package(tmp_path: Path):
     with LLMServer(REPLY) as server:
         record(server, path, views(1))
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    done = subprocess.run([sys.executable, "-c", REPLAY_WITHOUT_OPENAI, str(path)], capture_output=True, text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", REPLAY_WITHOUT_OPENAI, str(path)], capture_output=True, text=True, env=env, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "10_to_19"

@@ -26,8 +26,15 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def settings_for(server: LLMServer, **overrides: object) -> LLMSettings:
-    values: dict = dict(model="test-model", base_url=server.base_url, timeout_s=2.0, max_attempts=4,
-                        retry_budget_s=10.0, backoff_s=0.02, backoff_max_s=0.1)
+    values: dict = dict(
+        model="test-model",
+        base_url=server.base_url,
+        timeout_s=2.0,
+        max_attempts=4,
+        retry_budget_s=10.0,
+        backoff_s=0.02,
+        backoff_max_s=0.1,
+    )
     values.update(overrides)
     return LLMSettings(**values)
 
@@ -188,11 +195,25 @@ def test_an_echoed_key_in_content_is_scrubbed(tmp_path):
 def _echo_everywhere(request) -> Reply:
     """A hostile server: the key in every text field of a completion, log-prob tokens included."""
     key = request.headers["authorization"]
-    token = {"token": key, "logprob": -0.1, "bytes": None, "top_logprobs": [{"token": key, "logprob": -0.1, "bytes": None}]}
+    token = {
+        "token": key,
+        "logprob": -0.1,
+        "bytes": None,
+        "top_logprobs": [{"token": key, "logprob": -0.1, "bytes": None}],
+    }
     body = {
-        "id": "c", "object": "chat.completion", "created": 0, "model": f"model-{key}",
-        "choices": [{"index": 0, "finish_reason": f"stop {key}", "logprobs": {"content": [token]},
-                     "message": {"role": "assistant", "content": f"answer {key}"}}],
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": f"model-{key}",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": f"stop {key}",
+                "logprobs": {"content": [token]},
+                "message": {"role": "assistant", "content": f"answer {key}"},
+            }
+        ],
     }
     return Reply(body=json.dumps(body).encode())
 
@@ -236,8 +257,16 @@ def test_no_key_and_no_local_server_is_a_config_error(monkeypatch: pytest.Monkey
 
 @pytest.mark.parametrize(
     "bad",
-    [dict(temperature=-1), dict(max_attempts=0), dict(concurrency=0), dict(timeout_s=0),
-     dict(cache_mode="sometimes"), dict(cache_mode="replay"), dict(model=""), dict(top_logprobs=50)],
+    [
+        dict(temperature=-1),
+        dict(max_attempts=0),
+        dict(concurrency=0),
+        dict(timeout_s=0),
+        dict(cache_mode="sometimes"),
+        dict(cache_mode="replay"),
+        dict(model=""),
+        dict(top_logprobs=50),
+    ],
 )
 def test_bad_settings_are_config_errors(bad: dict):
     with pytest.raises(ConfigError):

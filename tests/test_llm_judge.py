@@ -49,9 +49,17 @@ def test_parse_score_is_strict():
     assert parse_score('{"score": 4, "reason": "ok"}', low=1, high=5, pass_at=4) == Verdict(
         correct=True, score=4.0, reason="ok", detail={"score": 4}
     )
-    for bad in ['{"score": 6, "reason": ""}', '{"score": 4.5, "reason": ""}', '{"score": true, "reason": ""}',
-                '{"score": "4", "reason": ""}', '{"score": 4}', '{"score": 4, "reason": "", "x": 1}', "4", "",
-                '{"score": 4, "reason": 7}']:
+    for bad in [
+        '{"score": 6, "reason": ""}',
+        '{"score": 4.5, "reason": ""}',
+        '{"score": true, "reason": ""}',
+        '{"score": "4", "reason": ""}',
+        '{"score": 4}',
+        '{"score": 4, "reason": "", "x": 1}',
+        "4",
+        "",
+        '{"score": 4, "reason": 7}',
+    ]:
         with pytest.raises(InvalidOutput):
             parse_score(bad, low=1, high=5)
 
@@ -67,7 +75,9 @@ def test_a_judge_scores_through_the_real_client(prompt: TemplateJudgePrompt):
     assert user == "Reference: helpful reply\nResponse: " + (ANSWER.label or "")[:1500]
 
 
-@pytest.mark.parametrize("reply", ['{"score": 9, "reason": "x"}', "Score: 5", Reply('{"score": 5, "rea', finish_reason="length")])
+@pytest.mark.parametrize(
+    "reply", ['{"score": 9, "reason": "x"}', "Score: 5", Reply('{"score": 5, "rea', finish_reason="length")]
+)
 def test_invalid_judge_output_is_an_error_not_a_score(prompt: TemplateJudgePrompt, reply):
     with LLMServer(reply) as server:
         judge = LLMJudge(prompt, LLMSettings(model="judge-a", base_url=server.base_url))
@@ -89,7 +99,9 @@ def panel_script(request):
 
 def test_a_panel_returns_each_judges_parse(prompt: TemplateJudgePrompt, tmp_path: Path):
     with LLMServer(panel_script) as server:
-        settings = LLMSettings(model="unused", base_url=server.base_url, cache_mode="readwrite", cache_path=tmp_path / "j.sqlite")
+        settings = LLMSettings(
+            model="unused", base_url=server.base_url, cache_mode="readwrite", cache_path=tmp_path / "j.sqlite"
+        )
         panel = JudgePanel.from_models(prompt, settings, ["judge-a", "judge-b", "judge-c"])
         results = panel.verdicts(ITEM, ANSWER)
         with pytest.raises(JudgeOutputError, match="2 of 3 judges"):

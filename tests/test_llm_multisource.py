@@ -44,8 +44,12 @@ def test_the_prompt_keeps_the_papers_principles_and_wording():
     assert principles.strip() in system  # verbatim: principles and output format
     for section in re.findall(r"^## .*\(.*\)$", paper, flags=re.M):
         assert section in system
-    for step in ("Read the question text carefully.", "use your judgment to determine the most likely",
-                 "you MUST pick one", "Record this as would_skip (true/false)."):
+    for step in (
+        "Read the question text carefully.",
+        "use your judgment to determine the most likely",
+        "you MUST pick one",
+        "Record this as would_skip (true/false).",
+    ):
         assert step in system
     assert "18" not in system
 

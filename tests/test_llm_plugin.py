@@ -9,10 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
-
+from harness import TEST_API_KEY as SECRET
 from llm_server import LLMServer, Reply, Request, fail_first
 
-from harness import TEST_API_KEY as SECRET
 LABEL_LINE = re.compile(r"^- (\w+)", re.M)
 
 
@@ -27,7 +26,6 @@ def script(request: Request) -> Reply | str:
     first = LABEL_LINE.search(question)
     assert first is not None, system
     return json.dumps({"answer": first.group(1), "would_skip": "## A1 " in system})
-
 
 
 def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.RunResult, dict]:
@@ -49,7 +47,10 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
 
 
 def _answers(report: dict) -> list[tuple]:
-    return [(r["id"], r["answer"], r["abstained"], (r["status"] == "scored"), r["correct"], r.get("raw")) for r in report["records"]]
+    return [
+        (r["id"], r["answer"], r["abstained"], (r["status"] == "scored"), r["correct"], r.get("raw"))
+        for r in report["records"]
+    ]
 
 
 def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester) -> None:
@@ -73,7 +74,16 @@ def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester)
     assert all(r["answer_detail"].get("cached") for r in again["records"] if (r["status"] == "scored"))
 
     # a request the cache never saw is an error naming the item, not a score
-    missed, partial = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-k=3", "--memsystem=chroma", "--memeval-embedder=hashing", "-k", "stable_121-A2")
+    missed, partial = _run(
+        suite_pytester,
+        "http://127.0.0.1:9/v1",
+        "--memeval-cache=replay",
+        "--memeval-k=3",
+        "--memsystem=chroma",
+        "--memeval-embedder=hashing",
+        "-k",
+        "stable_121-A2",
+    )
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
     assert "gen20260321-stable_121-A2" in partial["records"][0]["reason"]
     assert partial["runs"][0]["n_errors"] == 1 and partial["runs"][0]["metrics"] == {}
@@ -92,8 +102,14 @@ def test_the_api_key_appears_nowhere(suite_pytester: pytest.Pytester) -> None:
     (suite_pytester.path / "fixtures").mkdir()
     with LLMServer(script) as server:
         result, _ = _run(
-            suite_pytester, server.base_url, "-k", "stable_121", "--memeval-snapshot", "--snapshot-update",
-            f"--memeval-html={suite_pytester.path / 'report.html'}", "-v",
+            suite_pytester,
+            server.base_url,
+            "-k",
+            "stable_121",
+            "--memeval-snapshot",
+            "--snapshot-update",
+            f"--memeval-html={suite_pytester.path / 'report.html'}",
+            "-v",
         )
         assert all(r.headers.get("authorization") == f"Bearer {SECRET}" for r in server.requests)
     outputs = [p for p in suite_pytester.path.rglob("*") if p.is_file()]
@@ -107,12 +123,28 @@ def test_the_api_key_appears_nowhere(suite_pytester: pytest.Pytester) -> None:
 
 def test_llm_options_are_checked(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     cases = [
-        (["--memeval-responder=gpt-4"], "--memeval-responder: unknown responder 'gpt-4' (available: reader, openai:MODEL)"),
+        (
+            ["--memeval-responder=gpt-4"],
+            "--memeval-responder: unknown responder 'gpt-4' (available: reader, openai:MODEL)",
+        ),
         (["--memeval-responder=openai:"], "--memeval-responder: 'openai:' is not of the form openai:MODEL"),
         (["--memeval-responder=openai:m", "--memeval-cache=sometimes"], "--memeval-cache: 'sometimes' is not one of"),
-        (["--memeval-responder=openai:m", "--memeval-cache=replay", f"--memeval-cache-file={tmp_path / 'none.sqlite'}"], "no cache file at"),
-        (["--memeval-responder=openai:m", "--memeval-timeout=0"], "--memeval-timeout: must be a positive finite number"),
-        (["--memeval-judge=openai:m"], "--memeval-judge: none of the selected suites (multisource) is graded by an LLM judge"),
+        (
+            [
+                "--memeval-responder=openai:m",
+                "--memeval-cache=replay",
+                f"--memeval-cache-file={tmp_path / 'none.sqlite'}",
+            ],
+            "no cache file at",
+        ),
+        (
+            ["--memeval-responder=openai:m", "--memeval-timeout=0"],
+            "--memeval-timeout: must be a positive finite number",
+        ),
+        (
+            ["--memeval-judge=openai:m"],
+            "--memeval-judge: none of the selected suites (multisource) is graded by an LLM judge",
+        ),
     ]
     for args, message in cases:
         result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", *args)

@@ -27,8 +27,16 @@ def item(i: int) -> tuple[str, ItemView, list[Memory]]:
 
 
 def settings_for(server: LLMServer, **overrides: object) -> LLMSettings:
-    values: dict = dict(model="m", base_url=server.base_url, timeout_s=0.5, max_attempts=3,
-                        retry_budget_s=5.0, backoff_s=0.01, backoff_max_s=0.05, concurrency=8)
+    values: dict = dict(
+        model="m",
+        base_url=server.base_url,
+        timeout_s=0.5,
+        max_attempts=3,
+        retry_budget_s=5.0,
+        backoff_s=0.01,
+        backoff_max_s=0.05,
+        concurrency=8,
+    )
     values.update(overrides)
     return LLMSettings(**values)
 
@@ -45,13 +53,13 @@ def mixed(request):
     kind = tag_of(request) % 8
     return [
         VALID,
-        '{"answer": "medium", "would_skip": false}',      # wrong label -> invalid
-        '```json\n' + VALID + '\n```',                    # fenced -> invalid
+        '{"answer": "medium", "would_skip": false}',  # wrong label -> invalid
+        "```json\n" + VALID + "\n```",  # fenced -> invalid
         Reply('{"answer": "mi', finish_reason="length"),  # cut -> invalid
-        Reply.error(500),                                 # always failing -> error
-        Reply.malformed_body(),                           # always unreadable -> error
-        VALID,                                            # (429 first, see below) -> valid
-        VALID,                                            # (slow first) -> valid
+        Reply.error(500),  # always failing -> error
+        Reply.malformed_body(),  # always unreadable -> error
+        VALID,  # (429 first, see below) -> valid
+        VALID,  # (slow first) -> valid
     ][kind]
 
 

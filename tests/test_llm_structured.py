@@ -48,7 +48,9 @@ def fresh_endpoints(monkeypatch: pytest.MonkeyPatch):
 
 
 def settings_for(server: LLMServer, **overrides: object) -> LLMSettings:
-    values: dict = dict(model="m", base_url=server.base_url, timeout_s=5.0, max_attempts=3, backoff_s=5.0, backoff_max_s=5.0)
+    values: dict = dict(
+        model="m", base_url=server.base_url, timeout_s=5.0, max_attempts=3, backoff_s=5.0, backoff_max_s=5.0
+    )
     values.update(overrides)
     return LLMSettings(**values)
 
@@ -174,7 +176,9 @@ def test_a_server_refusing_for_length_is_a_context_window_error_not_a_retry():
         ENDPOINTS.windows[(server.base_url, "m")] = None  # the server did not say
         try:
             with pytest.raises(ContextWindowError, match="maximum context length is 50"):
-                client.complete(ChatRequest.build(settings, [{"role": "user", "content": "word " * 80}]), label="item-2")
+                client.complete(
+                    ChatRequest.build(settings, [{"role": "user", "content": "word " * 80}]), label="item-2"
+                )
         finally:
             client.close()
         assert server.count == 1
@@ -208,14 +212,23 @@ def test_the_completions_api_sends_plain_text_and_reads_legacy_log_probs():
 
     with LLMServer(script) as server:
         settings = settings_for(server, api="completions", logprobs=True, top_logprobs=5, max_tokens=1)
-        request = ChatRequest.build(settings, [{"role": "system", "content": "Pick."}, {"role": "user", "content": "A or B?"}], "t@1", {"type": "object"})
+        request = ChatRequest.build(
+            settings,
+            [{"role": "system", "content": "Pick."}, {"role": "user", "content": "A or B?"}],
+            "t@1",
+            {"type": "object"},
+        )
         client = ChatClient(settings)
         try:
             completion = client.complete(request)
         finally:
             client.close()
         (sent,) = server.requests
-    assert sent.body["prompt"] == "Pick.\n\nA or B?\n\nAnswer:" and sent.body["logprobs"] == 5 and sent.body["max_tokens"] == 1
+    assert (
+        sent.body["prompt"] == "Pick.\n\nA or B?\n\nAnswer:"
+        and sent.body["logprobs"] == 5
+        and sent.body["max_tokens"] == 1
+    )
     assert "response_format" not in sent.body and "structured" not in request.params  # no schema on /completions
     assert completion.content == " B" and completion.logprobs[0].top[0] == (" B", -0.2)
     assert request.params["api"] == "completions/1"  # the plain-text rendering is part of the key

@@ -25,7 +25,11 @@ def test_bundled_templates_load_and_render():
 
 
 def test_rendering_is_strict_and_keeps_json_braces(tmp_path: Path):
-    write(tmp_path, "judge", 'name = "judge"\nversion = 3\nsystem = \'\'\'\nReply {"score": <1-5>} for $$5 of $what\n\'\'\'\nuser = "$answer"\n')
+    write(
+        tmp_path,
+        "judge",
+        "name = \"judge\"\nversion = 3\nsystem = '''\nReply {\"score\": <1-5>} for $$5 of $what\n'''\nuser = \"$answer\"\n",
+    )
     template = load_template("judge", directory=tmp_path)
     assert template.version == "3"
     messages = template.render({"what": "work", "answer": "an $answer with {braces}"})
@@ -42,9 +46,17 @@ def test_rendering_is_strict_and_keeps_json_braces(tmp_path: Path):
 
 
 def test_multi_turn_templates(tmp_path: Path):
-    write(tmp_path, "few", 'name = "few"\nversion = "1"\n[[messages]]\nrole = "user"\ncontent = "q: $q"\n'
-          '[[messages]]\nrole = "assistant"\ncontent = "a"\n[[messages]]\nrole = "user"\ncontent = "again"\n')
-    assert [m["role"] for m in load_template("few", directory=tmp_path).render({"q": "x"})] == ["user", "assistant", "user"]
+    write(
+        tmp_path,
+        "few",
+        'name = "few"\nversion = "1"\n[[messages]]\nrole = "user"\ncontent = "q: $q"\n'
+        '[[messages]]\nrole = "assistant"\ncontent = "a"\n[[messages]]\nrole = "user"\ncontent = "again"\n',
+    )
+    assert [m["role"] for m in load_template("few", directory=tmp_path).render({"q": "x"})] == [
+        "user",
+        "assistant",
+        "user",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -80,4 +92,6 @@ def test_a_new_version_of_the_same_wording_is_a_new_cache_key(tmp_path: Path):
     settings = LLMSettings(model="m")
     messages = first.render({"x": "same"})
     assert messages == second.render({"x": "same"})
-    assert ChatRequest.build(settings, messages, first.id).key() != ChatRequest.build(settings, messages, second.id).key()
+    assert (
+        ChatRequest.build(settings, messages, first.id).key() != ChatRequest.build(settings, messages, second.id).key()
+    )

@@ -28,7 +28,11 @@ def test_model_names_paths_and_aliases(tmp_path: Path) -> None:
     gguf = tmp_path / "tiny.gguf"
     gguf.write_bytes(b"GGUF")
     specs = parse_specs("--m", f"smollm2-135m, {gguf}, mine={gguf}")
-    assert specs == (ModelSpec("smollm2-135m", "smollm2-135m"), ModelSpec("tiny", str(gguf)), ModelSpec("mine", str(gguf)))
+    assert specs == (
+        ModelSpec("smollm2-135m", "smollm2-135m"),
+        ModelSpec("tiny", str(gguf)),
+        ModelSpec("mine", str(gguf)),
+    )
     for raw, message in (
         ("llama-7b", "neither a known model"),
         ("smollm2-135m,,gemma3-270m", "empty model name"),
@@ -48,11 +52,18 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch, 
 
 def test_usage_errors_of_the_local_model_options(suite_pytester: pytest.Pytester) -> None:
     cases = {
-        ("--memeval-timeout=inf", "--memeval-responder=openai:m"): "--memeval-timeout: must be a positive finite number",
+        (
+            "--memeval-timeout=inf",
+            "--memeval-responder=openai:m",
+        ): "--memeval-timeout: must be a positive finite number",
         ("--memeval-timeout-per-1k-tokens=-1", "--memeval-responder=openai:m"): "must be at least 0",
         ("--memeval-local-model=smollm2-135m",): "no LLM uses it",
         ("--memeval-local-model=smollm2-135m", "--memeval-responder=openai:gpt-x"): "'gpt-x' is not served",
-        ("--memeval-local-model=smollm2-135m", "--memeval-responder=openai:smollm2-135m", "--memeval-base-url=http://x/v1"): "drop --memeval-base-url",
+        (
+            "--memeval-local-model=smollm2-135m",
+            "--memeval-responder=openai:smollm2-135m",
+            "--memeval-base-url=http://x/v1",
+        ): "drop --memeval-base-url",
         ("--memeval-local-model=nope.gguf", "--memeval-responder=openai:nope"): "neither a known model",
         ("--memeval-structured=xml", "--memeval-responder=openai:m"): "--memeval-structured: 'xml' is not one of",
         ("--memeval-context-window=0", "--memeval-responder=openai:m"): "--memeval-context-window: must be at least 1",

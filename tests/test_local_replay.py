@@ -36,15 +36,31 @@ def _recorded_suites() -> list[str]:
     return [s for s in runs if (SNAPSHOTS / f"test_{s}").is_dir()] if CACHE.is_file() else []
 
 
-@pytest.mark.parametrize("suite", _recorded_suites() or [pytest.param("none", marks=pytest.mark.skip(reason="no recording committed: make record-local"))])
-def test_the_committed_recording_replays_offline_with_the_same_verdicts(suite: str, suite_pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    "suite",
+    _recorded_suites()
+    or [pytest.param("none", marks=pytest.mark.skip(reason="no recording committed: make record-local"))],
+)
+def test_the_committed_recording_replays_offline_with_the_same_verdicts(
+    suite: str, suite_pytester: pytest.Pytester
+) -> None:
     selection, args = _makefile_runs()[suite]
     shutil.copytree(SNAPSHOTS / f"test_{suite}", suite_pytester.path / "snapshots" / f"test_{suite}")
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--memsystem=chroma", "--memeval-k=3", "--memeval-snapshot",
-        f"--memeval-cache-file={CACHE}", "--memeval-cache=replay", "--memeval-max-errors=100000",
-        f"--memeval-suite={suite}", "-k", selection, f"--memeval-report={report}", "--snapshot-no-colors",
+        "-p",
+        "no:cacheprovider",
+        "--memsystem=chroma",
+        "--memeval-k=3",
+        "--memeval-snapshot",
+        f"--memeval-cache-file={CACHE}",
+        "--memeval-cache=replay",
+        "--memeval-max-errors=100000",
+        f"--memeval-suite={suite}",
+        "-k",
+        selection,
+        f"--memeval-report={report}",
+        "--snapshot-no-colors",
         "--memeval-base-url=http://127.0.0.1:9/v1",  # nothing listens there: replay must not call
         *[a for a in args if not a.startswith("--memeval-local-model")],
         timeout=600,
@@ -79,15 +95,25 @@ multisource.MultisourcePrompt.schema = schema
 @pytest.mark.xdist_group("live_model")
 def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suite_pytester: pytest.Pytester) -> None:
     common = [
-        "--memsystem=none", "--memeval-suite=multisource", f"--memeval-responder=openai:{SMOLLM}",
-        "--memeval-max-tokens=48", "--memeval-snapshot", "--snapshot-no-colors",
-        f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}", "-k", "stable_121-A1 or stable_121-A3",
+        "--memsystem=none",
+        "--memeval-suite=multisource",
+        f"--memeval-responder=openai:{SMOLLM}",
+        "--memeval-max-tokens=48",
+        "--memeval-snapshot",
+        "--snapshot-no-colors",
+        f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}",
+        "-k",
+        "stable_121-A1 or stable_121-A3",
     ]
-    recorded = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common, "--snapshot-update"), timeout=600)
+    recorded = suite_pytester.runpytest_subprocess(
+        *plugin_args(local_models, *common, "--snapshot-update"), timeout=600
+    )
     assert "2 snapshots generated" in recorded.stdout.str(), recorded.stdout.str()[-2000:]
     suite_pytester.makeconftest(EDITED_SCHEMA)
     # replayed, the edited schema makes requests the recording never saw: errors naming the items
-    missed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common, "--memeval-cache=replay"), timeout=600)
+    missed = suite_pytester.runpytest_subprocess(
+        *plugin_args(local_models, *common, "--memeval-cache=replay"), timeout=600
+    )
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
     assert "replay cache miss for s20260321-stable_121-A1" in missed.stdout.str()
     # recorded against the real model, the new answers show as readable diffs of the verdicts

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
-
-import pytest
+from typing import Any
 
 import kit_helpers
+import pytest
 from llm_server import LLMServer, Reply, Request
+
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.mem0 import Mem0Memory
 from pytest_memeval.registry import check_settings, resolve_memsystem
@@ -80,7 +81,14 @@ def test_bad_settings_fail_when_built(make_mem0: Callable[..., Mem0Memory], sett
 def test_without_an_llm_each_message_is_stored_as_said(make_mem0: Callable[..., Mem0Memory]) -> None:
     with LLMServer(extract_facts) as server:
         memory = make_mem0(**llm(server, infer=False))
-        memory.ingest("ada", [Message("user", "The colour of ada is red."), Message("system", "Profile: ada, 34."), Message("assistant", " ")])
+        memory.ingest(
+            "ada",
+            [
+                Message("user", "The colour of ada is red."),
+                Message("system", "Profile: ada, 34."),
+                Message("assistant", " "),
+            ],
+        )
         memory.ingest("ben", [Message("user", "The colour of ben is blue.")])
         assert [(m.text, m.metadata["role"]) for m in memory.dump("ada") or []] == [
             ("The colour of ada is red.", "user"),
@@ -99,7 +107,14 @@ def test_with_an_llm_mem0_stores_what_the_llm_extracted(
     with LLMServer(extract_facts) as server:
         memory = make_mem0(**llm(server))
         assert memory.infer
-        memory.ingest("ada", [Message("user", "Hi! How are you?"), Message("user", "The colour of ada is red."), Message("assistant", "Good to know.")])
+        memory.ingest(
+            "ada",
+            [
+                Message("user", "Hi! How are you?"),
+                Message("user", "The colour of ada is red."),
+                Message("assistant", "Good to know."),
+            ],
+        )
         assert [m.text for m in memory.dump("ada") or []] == ["Noted: The colour of ada is red."]
         assert [m.text for m in memory.retrieve("ada", "colour of ada", 3)] == ["Noted: The colour of ada is red."]
         (request,) = server.requests
@@ -139,7 +154,9 @@ def test_a_slow_llm_times_out(make_mem0: Callable[..., Mem0Memory]) -> None:
         assert time.monotonic() - started < 10
 
 
-def test_the_kit_passes_without_an_llm(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_kit_passes_without_an_llm(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     result = kit_helpers.run(kit, "--memsystem=mem0", timeout=1200)
     assert result.ret == 0, result.stdout.str()
@@ -151,7 +168,9 @@ def test_the_kit_passes_through_llm_extraction(
 ) -> None:
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     with LLMServer(keep_every_message) as server:
-        result = kit_helpers.run(kit, "--memsystem=mem0", f"--memsystem-config={_toy_config(tmp_path, server)}", timeout=1200)
+        result = kit_helpers.run(
+            kit, "--memsystem=mem0", f"--memsystem-config={_toy_config(tmp_path, server)}", timeout=1200
+        )
         assert result.ret == 0, result.stdout.str()
         result.assert_outcomes(passed=24, skipped=1)
         assert server.count > 20, "the kit did not go through the LLM"
@@ -159,7 +178,9 @@ def test_the_kit_passes_through_llm_extraction(
 
 def _toy_config(tmp_path: Path, server: LLMServer) -> Path:
     config = tmp_path / "memsystems.toml"
-    config.write_text(f'[mem0]\nllm_base_url = "{server.base_url}"\nllm_model = "scripted-extractor"\nllm_max_retries = 0\n')
+    config.write_text(
+        f'[mem0]\nllm_base_url = "{server.base_url}"\nllm_model = "scripted-extractor"\nllm_max_retries = 0\n'
+    )
     return config
 
 
@@ -169,7 +190,9 @@ def test_the_toy_suite_runs_through_extraction_on_two_workers(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-toy")
     with LLMServer(extract_facts) as server:
         config = _toy_config(tmp_path, server)
-        result = toy_pytester.runpytest_subprocess("test_toy.py", "--memsystem=mem0", f"--memsystem-config={config}", "-n", "2", timeout=600)
+        result = toy_pytester.runpytest_subprocess(
+            "test_toy.py", "--memsystem=mem0", f"--memsystem-config={config}", "-n", "2", timeout=600
+        )
         result.assert_outcomes(passed=12)
         # one extraction per context (four toy personas, one session each), whichever worker filled it
         assert server.count == 4
@@ -184,16 +207,32 @@ def test_an_llm_outage_makes_items_errors_not_wrong_answers(toy_pytester: pytest
         assert "memsystem 'mem0' failed in ingest: LLMError" in result.stdout.str()
 
 
-def test_multisource_runs_on_mem0_and_pairs_with_chroma(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_multisource_runs_on_mem0_and_pairs_with_chroma(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
     report = tmp_path / "report.json"
     result = pytester.runpytest_subprocess(
-        "--memsystem=mem0,chroma", "--memeval-suite=multisource", "-n", "2", "-k", "stable_121",
-        f"--memeval-report={report}", "-p", "no:cacheprovider",
+        "--memsystem=mem0,chroma",
+        "--memeval-suite=multisource",
+        "-n",
+        "2",
+        "-k",
+        "stable_121",
+        f"--memeval-report={report}",
+        "-p",
+        "no:cacheprovider",
     )
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-2000:]
     data = json.loads(report.read_text())
-    assert [(run["key"]["memsystem"], run["n_items"], run["n_errors"]) for run in data["runs"]] == [("chroma", 18, 0), ("mem0", 18, 0)]
+    assert [(run["key"]["memsystem"], run["n_items"], run["n_errors"]) for run in data["runs"]] == [
+        ("chroma", 18, 0),
+        ("mem0", 18, 0),
+    ]
     (comparison,) = data["comparisons"]
-    assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == ("mem0", "chroma", 18)
+    assert (comparison["a"]["memsystem"], comparison["b"]["memsystem"], comparison["n_paired"]) == (
+        "mem0",
+        "chroma",
+        18,
+    )
     assert set(comparison["metrics"]) == {"accuracy", "coverage", "selective_accuracy", "f05"}

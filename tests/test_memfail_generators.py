@@ -28,7 +28,14 @@ def full(name: str, seed: int = 42):
 
 def test_full_sizes_are_the_papers():
     counts = {d.name: len(full(d.name).questions) for d in DATASETS}
-    assert counts == {"cond_easy": 100, "cond_hard": 100, "coexisting": 100, "persona": 300, "longhop": 92, "update": 100}
+    assert counts == {
+        "cond_easy": 100,
+        "cond_hard": 100,
+        "coexisting": 100,
+        "persona": 300,
+        "longhop": 92,
+        "update": 100,
+    }
     assert sum(counts.values()) - counts["update"] == 692  # the paper's graded questions per configuration
     assert Counter(q.gold for q in full("cond_easy").questions) == {"yes": 32, "no": 68}
     assert Counter(q.gold for q in full("cond_hard").questions) == {"yes": 49, "no": 51}
@@ -44,8 +51,15 @@ def test_full_sizes_are_the_papers():
 def test_condition_types_are_the_papers_32_in_9_groups():
     assert len(CONDITION_TYPES) == 32 and len(GROUPS) == 9
     assert {t.name for t in CONDITION_TYPES if t.pets} == {
-        "time_of_day", "weather", "temperature", "location", "noise_level", "lighting",
-        "food_or_drink_present", "prior_activity", "company",
+        "time_of_day",
+        "weather",
+        "temperature",
+        "location",
+        "noise_level",
+        "lighting",
+        "food_or_drink_present",
+        "prior_activity",
+        "company",
     }
     used = {q.strata["condition_type"] for seed in (42, 7, 8) for q in full("cond_easy", seed).questions}
     assert len(used) >= 27
@@ -77,7 +91,9 @@ def test_conditional_essays_follow_the_generation_rules(seed: int):
             # exactly one condition is stated: fillers are unconditional facts
             assert len([c for s in said for c in conditions_in(normalize(s), TYPES)]) == 1
             # the question's situation is about the rule's condition type, and nothing else
-            assert [s.type for s in situations_in(normalize(question.text), TYPES)] == [question.strata["condition_type"]]
+            assert [s.type for s in situations_in(normalize(question.text), TYPES)] == [
+                question.strata["condition_type"]
+            ]
             if name == "cond_hard":
                 text = normalize(essay)
                 assert not [w for w in FORBIDDEN if f" {w} " in text], essay
@@ -134,12 +150,14 @@ def test_persona_distractors_appear_nowhere_in_the_store():
     misleading = [q for q in build_.questions if q.grading.get("distractor")]
     assert 0.4 < len(misleading) / len(build_.questions) < 0.6
     assert all(not contains(stored, q.grading["distractor"]) for q in misleading)
-    for (essay,), row in zip(build_.sessions, range(100)):
+    for (essay,), _row in zip(build_.sessions, range(100)):
         assert 10 <= len(sentences(essay)) <= 15
     facts_per_essay = Counter(q.row for q in build_.questions)
     assert set(facts_per_essay.values()) == {3}
     values = [(s.name, v) for s in SLOTS for v in s.values]
-    assert not [(a, b) for a, b in itertools.permutations(values, 2) if a[0] != b[0] and contains(normalize(a[1]), b[1])]
+    assert not [
+        (a, b) for a, b in itertools.permutations(values, 2) if a[0] != b[0] and contains(normalize(a[1]), b[1])
+    ]
 
 
 def test_longhop_never_puts_two_facts_of_a_chain_in_one_conversation():

@@ -5,19 +5,26 @@ from __future__ import annotations
 import pytest
 from harness import make_record
 
-from pytest_memeval.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
-
 from pytest_memeval.benchmarks.memfail.attribution import attribute
 from pytest_memeval.benchmarks.memfail.figures import memfail_figures
 from pytest_memeval.benchmarks.memfail.judge import MemfailJudge
 from pytest_memeval.benchmarks.memfail.model import Fact, Piece
 from pytest_memeval.benchmarks.memfail.summary import clustered_wilson, compare, summarize
+from pytest_memeval.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
 from pytest_memeval.report.figures import LineChart, StackedBarChart
 from pytest_memeval.stats import wilson_interval
 from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
-RULE = Fact("rule", (Piece("Mira sketches floor plans only when it is raining.", ("Mira", "sketches floor plans"),
-                           ("only when", "it is raining")),))
+RULE = Fact(
+    "rule",
+    (
+        Piece(
+            "Mira sketches floor plans only when it is raining.",
+            ("Mira", "sketches floor plans"),
+            ("only when", "it is raining"),
+        ),
+    ),
+)
 STORED = "Mira is a baker. Mira sketches floor plans only when it is raining."
 UNCONDITIONAL = "Mira sketches floor plans."
 
@@ -42,9 +49,14 @@ def test_the_first_failing_stage_labels_a_fact(retrieved, stored, stage):
 
 
 def test_a_rule_may_be_spread_over_memories_and_the_earliest_stage_wins():
-    hard = Fact("rule", (Piece("Gideon has a habit of painting.", ("Gideon", "painting")),
-                         Piece("Gideon often finds himself out in the rain.", ("Gideon", "out in the rain")),
-                         Piece("That's when Gideon's quirk tends to appear.", ("Gideon", "quirk tends to appear"))))
+    hard = Fact(
+        "rule",
+        (
+            Piece("Gideon has a habit of painting.", ("Gideon", "painting")),
+            Piece("Gideon often finds himself out in the rain.", ("Gideon", "out in the rain")),
+            Piece("That's when Gideon's quirk tends to appear.", ("Gideon", "quirk tends to appear")),
+        ),
+    )
     texts = [p.text for p in hard.pieces]
     assert attribute([hard], texts, texts).stage == "ok"
     assert attribute([hard], texts[:2], texts).stage == "retrieval"
@@ -54,14 +66,27 @@ def test_a_rule_may_be_spread_over_memories_and_the_earliest_stage_wins():
 
 
 def test_a_failed_overwrite_is_a_storage_failure():
-    update = Fact("overwrite", (Piece("My cousin Tariq gave up the cello and switched to the piano.", ("Tariq", "piano"),
-                                      ("gave up the cello",), stale=("Tariq", "cello")),))
+    update = Fact(
+        "overwrite",
+        (
+            Piece(
+                "My cousin Tariq gave up the cello and switched to the piano.",
+                ("Tariq", "piano"),
+                ("gave up the cello",),
+                stale=("Tariq", "cello"),
+            ),
+        ),
+    )
     old, new = "My cousin Tariq plays the cello.", "My cousin Tariq gave up the cello and switched to the piano."
     assert attribute([update], [new], [old, new]).stage == "ok"  # history kept, the update says what changed
-    assert attribute([update], ["Tariq plays the piano."], ["Tariq plays the piano."]).stage == "ok"  # a clean overwrite
+    assert (
+        attribute([update], ["Tariq plays the piano."], ["Tariq plays the piano."]).stage == "ok"
+    )  # a clean overwrite
     result = attribute([update], ["Tariq plays the piano."], [old, "Tariq plays the piano."])
     assert result.stage == "storage" and result.reason.startswith("failed overwrite")
-    assert attribute([update], [old, "Tariq plays the piano."], [old, new, "Tariq plays the piano."]).stage == "retrieval"
+    assert (
+        attribute([update], [old, "Tariq plays the piano."], [old, new, "Tariq plays the piano."]).stage == "retrieval"
+    )
 
 
 def _item(task: str, gold, facts, grading=None) -> Item:
@@ -85,21 +110,37 @@ def test_a_verdict_is_correct_only_when_every_stage_passes():
 def test_a_misleading_question_needs_no_memory_only_an_abstention():
     item = _item("persona", "I don't have information about Noah Brooks.", [], {"distractor": "Noah Brooks"})
     no_dump = Trace((), lambda: pytest.fail("a question without facts must not list the store"))
-    assert MemfailJudge().score(item, Answer("I don't have information about Noah Brooks.", abstained=True), no_dump).correct
+    assert (
+        MemfailJudge()
+        .score(item, Answer("I don't have information about Noah Brooks.", abstained=True), no_dump)
+        .correct
+    )
     wrong = MemfailJudge().score(item, Answer("kiwi"), no_dump)
     assert wrong.detail["stage"] == "abstention" and "Noah Brooks" in wrong.reason
 
 
 def _record(dataset: str, stage: str, cluster: str, tokens: int = 10, memories: int = 2) -> Record:
-    return make_record(f"{cluster}-{dataset}", suite="memfail", correct=stage == "correct", cluster=cluster,
-                       strata={"dataset": dataset}, detail={"stage": stage}, retrieved_tokens=tokens,
-                       n_memories=memories, retrieve_ms=1.0, answer_ms=1.0)
+    return make_record(
+        f"{cluster}-{dataset}",
+        suite="memfail",
+        correct=stage == "correct",
+        cluster=cluster,
+        strata={"dataset": dataset},
+        detail={"stage": stage},
+        retrieved_tokens=tokens,
+        n_memories=memories,
+        retrieve_ms=1.0,
+        answer_ms=1.0,
+    )
 
 
 def test_wilson_intervals_match_the_paper_and_widen_for_shared_essays():
     assert clustered_wilson([True] * 35 + [False] * 65, [str(i) for i in range(100)]).ci == pytest.approx(
-        wilson_interval(35, 100), abs=1e-6)
-    assert clustered_wilson([True] * 35 + [False] * 65, [str(i) for i in range(100)]).ci == pytest.approx((0.264, 0.447), abs=1e-3)
+        wilson_interval(35, 100), abs=1e-6
+    )
+    assert clustered_wilson([True] * 35 + [False] * 65, [str(i) for i in range(100)]).ci == pytest.approx(
+        (0.264, 0.447), abs=1e-3
+    )
     # three questions per essay, answered alike within an essay: the effective n is a third
     outcomes = [i < 15 for i in range(30) for _ in range(3)]
     clustered = clustered_wilson(outcomes, [str(i) for i in range(30) for _ in range(3)])
@@ -107,7 +148,9 @@ def test_wilson_intervals_match_the_paper_and_widen_for_shared_essays():
 
 
 def test_summary_reports_success_per_dataset_stage_shares_and_tokens():
-    records = [_record("coexisting", s, f"c{i}") for i, s in enumerate(["correct", "retrieval", "retrieval", "storage"])]
+    records = [
+        _record("coexisting", s, f"c{i}") for i, s in enumerate(["correct", "retrieval", "retrieval", "storage"])
+    ]
     records += [_record("longhop", "correct", "h0", tokens=30, memories=2)]
     summary = summarize(records, n_resamples=200)
     metrics = summary.metrics
@@ -115,19 +158,31 @@ def test_summary_reports_success_per_dataset_stage_shares_and_tokens():
     assert metrics["success_longhop"].value == 1.0 and "success_persona" not in metrics
     assert metrics["share_retrieval"].value == 0.4 and metrics["share_storage"].value == 0.2
     assert metrics["tokens_per_memory"].value == 7.0 and metrics["tokens_per_question"].value == 14.0
-    assert summary.extra["stages"]["coexisting"] == {"correct": 0.25, "storage": 0.25, "summary": 0.0, "retrieval": 0.5,
-                                               "reasoning": 0.0, "abstention": 0.0, "unknown": 0.0, "unattributed": 0.0}
+    assert summary.extra["stages"]["coexisting"] == {
+        "correct": 0.25,
+        "storage": 0.25,
+        "summary": 0.0,
+        "retrieval": 0.5,
+        "reasoning": 0.0,
+        "abstention": 0.0,
+        "unknown": 0.0,
+        "unattributed": 0.0,
+    }
     assert summary.breakdown["failure_stage"]["retrieval"].n == 2
     assert summary.extra["latency_ms"]["retrieve"] == {"p50": 1.0, "p95": 1.0}
     differences = compare(records, [_record(r.strata["dataset"], "correct", r.cluster) for r in records], 200)
-    assert differences["success"].difference == pytest.approx(-0.6) and differences["success"].test == "cluster_sign_flip"
+    assert (
+        differences["success"].difference == pytest.approx(-0.6) and differences["success"].test == "cluster_sign_flip"
+    )
     assert "success_coexisting" in differences and "success_longhop" not in differences  # one pair is too few
 
 
 def test_figures_stack_stages_per_dataset_and_plot_success_against_k():
     def run(system: str, k: int, success: float) -> RunSummary:
         stages = {"correct": success, "retrieval": 1 - success}
-        summary = SuiteSummary({"success_coexisting": Metric(success, (0, 1))}, extra={"stages": {"coexisting": stages}})
+        summary = SuiteSummary(
+            {"success_coexisting": Metric(success, (0, 1))}, extra={"stages": {"coexisting": stages}}
+        )
         return RunSummary(RunKey("memfail", system, k=k), 1, 1, 0, 0, summary)
 
     def report_of(*runs: RunSummary) -> Report:
@@ -155,4 +210,6 @@ def test_free_text_answers_are_checked_by_what_they_name():
     assert not answer_correct(item("coexisting", ["fedoras", "beanies"]), Answer("A fedora."))
     overwrite = item("update", ["piano"], {"stale": ["cello"]})
     assert answer_correct(overwrite, Answer("The piano.")) and not answer_correct(overwrite, Answer("piano, cello"))
-    assert answer_correct(item("conditional", "no"), Answer("No")) and not answer_correct(item("conditional", "no"), Answer("no", abstained=True))
+    assert answer_correct(item("conditional", "no"), Answer("No")) and not answer_correct(
+        item("conditional", "no"), Answer("no", abstained=True)
+    )

@@ -34,7 +34,10 @@ def test_the_prompt_shows_memories_options_and_the_datasets_answer_format():
     assert '{"selected_choice"' in user["content"]
     [conditional] = prompt.messages(ItemView("memfail", "conditional", "Would Sylas draw maps?", ("yes", "no")), [])
     assert "Relevant Memories:\n\n\n\nEND of Relevant Memories" in conditional["content"]
-    assert '{"answer": "<yes or no>", "memories_used"' in conditional["content"] and "unknown" not in conditional["content"]
+    assert (
+        '{"answer": "<yes or no>", "memories_used"' in conditional["content"]
+        and "unknown" not in conditional["content"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -42,12 +45,24 @@ def test_the_prompt_shows_memories_options_and_the_datasets_answer_format():
     [
         ("longhop", '{"selected_choice": "b"}', "take scenic photos", False),
         ("conditional", '{"answer": "No.", "memories_used": "none"}', "no", False),
-        ("persona", '{"answer": "I don\'t have information about Noah Brooks.", "memories_used": "none"}',
-         "I don't have information about Noah Brooks.", True),
-        ("persona", '{"answer": "I don\'t have any memories about Noah Brooks.", "memories_used": "none"}',
-         "I don't have any memories about Noah Brooks.", True),
-        ("coexisting", '{"answer": "fedoras, beanies", "memories_used": "I wear fedoras; beanies keep me warm"}',
-         "fedoras, beanies", False),
+        (
+            "persona",
+            '{"answer": "I don\'t have information about Noah Brooks.", "memories_used": "none"}',
+            "I don't have information about Noah Brooks.",
+            True,
+        ),
+        (
+            "persona",
+            '{"answer": "I don\'t have any memories about Noah Brooks.", "memories_used": "none"}',
+            "I don't have any memories about Noah Brooks.",
+            True,
+        ),
+        (
+            "coexisting",
+            '{"answer": "fedoras, beanies", "memories_used": "I wear fedoras; beanies keep me warm"}',
+            "fedoras, beanies",
+            False,
+        ),
     ],
 )
 def test_valid_answers_parse(task, text, label, abstained):
@@ -66,10 +81,16 @@ def test_unknown_is_an_answer_of_the_guided_prompt_only():
 
 @pytest.mark.parametrize(
     ("task", "text"),
-    [("longhop", '{"selected_choice": "F"}'), ("longhop", '{"answer": "A"}'), ("conditional", '{"answer": "maybe", "memories_used": ""}'),
-     ("conditional", '{"answer": "yes"}'), ("coexisting", "fedoras and beanies"),
-     ("persona", '{"answer": "kiwi", "memories_used": "essay", "why": "essay"}'),
-     ("persona", '{"answer": "kiwi", "memories_used": ["essay"]}'), ("update", '{"answer": 3, "memories_used": "none"}')],
+    [
+        ("longhop", '{"selected_choice": "F"}'),
+        ("longhop", '{"answer": "A"}'),
+        ("conditional", '{"answer": "maybe", "memories_used": ""}'),
+        ("conditional", '{"answer": "yes"}'),
+        ("coexisting", "fedoras and beanies"),
+        ("persona", '{"answer": "kiwi", "memories_used": "essay", "why": "essay"}'),
+        ("persona", '{"answer": "kiwi", "memories_used": ["essay"]}'),
+        ("update", '{"answer": 3, "memories_used": "none"}'),
+    ],
 )
 def test_anything_else_is_invalid_and_keeps_the_raw_text(task, text):
     answer = parse_answer(text, ItemView("memfail", task, "q?", OPTIONS if task == "longhop" else ()))
@@ -78,8 +99,16 @@ def test_anything_else_is_invalid_and_keeps_the_raw_text(task, text):
     assert cut.detail["invalid"].startswith("output cut at max_tokens")
 
 
-RULE = Fact("rule", (Piece("Mira sketches floor plans only when it is raining.", ("Mira", "sketches floor plans"),
-                           ("only when", "it is raining")),))
+RULE = Fact(
+    "rule",
+    (
+        Piece(
+            "Mira sketches floor plans only when it is raining.",
+            ("Mira", "sketches floor plans"),
+            ("only when", "it is raining"),
+        ),
+    ),
+)
 
 
 def _item(facts, dataset="cond_easy", task="conditional", gold="yes", grading=None) -> Item:
@@ -90,8 +119,12 @@ def _item(facts, dataset="cond_easy", task="conditional", gold="yes", grading=No
 
 def _stage(request: Request) -> str:
     system = request.messages[0]["content"]
-    for stage, cue in (("storage", "stored in a memory system"), ("summary", "quality of a stored"),
-                       ("retrieval", "included in the memories retrieved"), ("answer", "checking whether an AI model")):
+    for stage, cue in (
+        ("storage", "stored in a memory system"),
+        ("summary", "quality of a stored"),
+        ("retrieval", "included in the memories retrieved"),
+        ("answer", "checking whether an AI model"),
+    ):
         if cue in system:
             return stage
     raise AssertionError(system)
@@ -131,8 +164,12 @@ def test_the_staged_judge_stops_at_the_first_failing_stage():
 def test_misleading_questions_get_the_abstention_check_and_unlisted_stores_unknown():
     with LLMServer(lambda r: json.dumps({"verdict": 0 if _stage(r) == "retrieval" else 1, "reason": "x"})) as server:
         judge = _judge(server)
-        misleading = _item([], "persona", "persona", "I don't have information about Noah Brooks.", {"distractor": "Noah Brooks"})
-        abstained = judge.score(misleading, Answer("I don't have information about Noah Brooks.", abstained=True), Trace())
+        misleading = _item(
+            [], "persona", "persona", "I don't have information about Noah Brooks.", {"distractor": "Noah Brooks"}
+        )
+        abstained = judge.score(
+            misleading, Answer("I don't have information about Noah Brooks.", abstained=True), Trace()
+        )
         checked = server.requests[0].messages[0]["content"]
         unknown = judge.score(_item([RULE]), Answer("yes"), Trace((), lambda: None))
         judge.close()
@@ -140,8 +177,9 @@ def test_misleading_questions_get_the_abstention_check_and_unlisted_stores_unkno
     assert unknown.detail["stage"] == "unknown" and unknown.reason.startswith("unknown: storage unknown")
 
 
-def test_an_llm_responder_and_judge_run_the_suite_through_pytest(pytester: pytest.Pytester, tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch):
+def test_an_llm_responder_and_judge_run_the_suite_through_pytest(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
 
     def script(request: Request) -> str:
@@ -159,18 +197,34 @@ def test_an_llm_responder_and_judge_run_the_suite_through_pytest(pytester: pytes
     report = tmp_path / "report.json"
     with LLMServer(script) as server:
         result = pytester.runpytest(
-            "--memsystem=context", "--memeval-suite=memfail", "--memeval-responder=openai:answerer",
-            "--memeval-judge=openai:judge-a", f"--memeval-base-url={server.base_url}", f"--memeval-report={report}",
-            "-m", "conditional_easy", "-p", "no:cacheprovider",
+            "--memsystem=context",
+            "--memeval-suite=memfail",
+            "--memeval-responder=openai:answerer",
+            "--memeval-judge=openai:judge-a",
+            f"--memeval-base-url={server.base_url}",
+            f"--memeval-report={report}",
+            "-m",
+            "conditional_easy",
+            "-p",
+            "no:cacheprovider",
         )
-        storage = [r for r in server.requests if r.messages[0]["content"].startswith("You are a helpful chat assistant")]
+        storage = [
+            r for r in server.requests if r.messages[0]["content"].startswith("You are a helpful chat assistant")
+        ]
         answers = [r for r in server.requests if r.messages[0]["content"].startswith("You are an intelligent memory")]
     records = json.loads(report.read_text())["records"]
     assert len(records) == 8 and all(r["detail"]["judge"] == "llm" and r["answer"] == "yes" for r in records)
-    assert all(r["detail"]["attribution"] == "llm_judge" and r["detail"]["stored_turns"] == "user+assistant" for r in records)
-    assert {r["detail"]["stage"] for r in records} == {"correct", "reasoning"}  # the LLM judge says the facts were all fine
+    assert all(
+        r["detail"]["attribution"] == "llm_judge" and r["detail"]["stored_turns"] == "user+assistant" for r in records
+    )
+    assert {r["detail"]["stage"] for r in records} == {
+        "correct",
+        "reasoning",
+    }  # the LLM judge says the facts were all fine
     assert {r["gold"] for r in records if r["detail"]["stage"] == "correct"} == {"yes"}
     # every essay was a storage turn the model answered, and the store (context) holds both turns
-    assert len(storage) == 8 and all(r.messages[0]["content"].endswith(r.messages[0]["content"].split("User: ", 1)[1]) for r in storage)
+    assert len(storage) == 8 and all(
+        r.messages[0]["content"].endswith(r.messages[0]["content"].split("User: ", 1)[1]) for r in storage
+    )
     assert "- Noted, I will remember that." in answers[0].messages[0]["content"]
     result.assert_outcomes(passed=sum(r["correct"] for r in records), failed=sum(not r["correct"] for r in records))

@@ -56,9 +56,11 @@ Choose exactly one option above. The correct answer is uniquely determined by ch
 
 Respond with a single JSON object on its own line and nothing else, using this exact schema:
 {"selected_choice": "<one of A, B, C, D, E>"}"""
-UNGRADED_INSTRUCTION = ("You are a helpful chat assistant. Read the user's message carefully and remember any new personal "
-                        "information, preferences, or facts they share that you feel are important to remember. They may be "
-                        "recalled in future conversations.")
+UNGRADED_INSTRUCTION = (
+    "You are a helpful chat assistant. Read the user's message carefully and remember any new personal "
+    "information, preferences, or facts they share that you feel are important to remember. They may be "
+    "recalled in future conversations."
+)
 OPTIONS = ("fold the laundry", "take scenic photos", "water the ferns", "read old diaries", "bake oat cookies")
 
 
@@ -71,13 +73,18 @@ def _filled(template: str, **values: str) -> str:
 def test_the_default_prompt_is_the_papers_graded_turn_word_for_word():
     prompt = MemfailPrompt()
     view = ItemView("memfail", "conditional", "It's pouring — would Mira sketch floor plans?", ("yes", "no"))
-    [message] = prompt.messages(view, [Memory("Mira sketches floor plans only when it rains."), Memory("  "), Memory("Mira likes tea.")])
+    [message] = prompt.messages(
+        view, [Memory("Mira sketches floor plans only when it rains."), Memory("  "), Memory("Mira likes tea.")]
+    )
     answer_format = template_tables("memfail_answer")["formats"]["conditional"]
     query = f"{view.question}\n\n{answer_format}"
     memories = "- Mira sketches floor plans only when it rains.\n- Mira likes tea."
     assert message == {"role": "user", "content": _filled(GRADED_TURN, history="", memories=memories, query=query)}
     # the format only says how to write the answer down: no abstention option, no instruction of ours
-    assert answer_format.splitlines()[0] == "Respond with a single JSON object on its own line and nothing else, using this exact schema:"
+    assert (
+        answer_format.splitlines()[0]
+        == "Respond with a single JSON object on its own line and nothing else, using this exact schema:"
+    )
     assert "unknown" not in message["content"] and "I don't have information" not in message["content"]
     assert "do not assume" not in message["content"]
 
@@ -87,12 +94,14 @@ def test_long_hop_questions_get_the_papers_mcq_wrapper():
     [message] = MemfailPrompt().messages(view, [])
     listed = "\n".join(f"{letter}. {option}" for letter, option in zip("ABCDE", OPTIONS))
     question = f"{view.question}\n\nOptions:\n{listed}"  # how the release's graded_question reads
-    assert message["content"] == _filled(GRADED_TURN, history="", memories="", query=_filled(MCQ_WRAPPER, question_with_choices=question))
+    assert message["content"] == _filled(
+        GRADED_TURN, history="", memories="", query=_filled(MCQ_WRAPPER, question_with_choices=question)
+    )
 
 
 def _paper_block(start: str, end: str) -> str:
     text = PAPER.read_text(encoding="utf-8")
-    block = text[text.index(start) + len(start): text.index(end)]
+    block = text[text.index(start) + len(start) : text.index(end)]
     return re.sub(r"\n[\u21b3\u21aa] ", " ", block).strip()  # join the listing's wrapped lines
 
 
@@ -108,8 +117,10 @@ def test_the_prompts_match_the_papers_own_text():
 
 
 def test_the_guided_variant_adds_exactly_our_three_instructions():
-    views = [ItemView("memfail", task, "Q?", OPTIONS if task == "longhop" else ()) for task in
-             ("conditional", "coexisting", "persona", "update", "longhop")]
+    views = [
+        ItemView("memfail", task, "Q?", OPTIONS if task == "longhop" else ())
+        for task in ("conditional", "coexisting", "persona", "update", "longhop")
+    ]
     added = set()
     for view in views:
         paper = MemfailPrompt().messages(view, [Memory("m")])[0]["content"]
@@ -117,7 +128,8 @@ def test_the_guided_variant_adds_exactly_our_three_instructions():
         paper_lines, guided_lines = paper.splitlines(), guided.splitlines()
         added |= {line for line in guided_lines if line not in paper_lines}
         assert {line for line in paper_lines if line not in guided_lines} <= {
-            line for line in paper_lines if line.startswith(("Answer the user's question.", '{"answer": "<yes or no>"'))}
+            line for line in paper_lines if line.startswith(("Answer the user's question.", '{"answer": "<yes or no>"'))
+        }
     assert added == {
         "Answer the user's question. You may use the provided memories if they are helpful. If you use the memories above to answer "
         "a question, please EXPLICITLY RESTATE which memories you used below, or state that you used no memories. You should only "
@@ -142,7 +154,9 @@ def test_the_suite_option_picks_the_prompt_and_rejects_anything_else(tmp_path: P
 
 
 def test_a_bad_prompt_option_is_a_usage_error(suite_pytester: pytest.Pytester):
-    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=memfail", "--memeval-suite-option=memfail.prompt=x")
+    result = suite_pytester.runpytest(
+        "--memsystem=context", "--memeval-suite=memfail", "--memeval-suite-option=memfail.prompt=x"
+    )
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*memfail.prompt: 'x' is not one of paper, guided*"])
 
@@ -163,20 +177,35 @@ def test_the_model_answers_every_stored_message_and_both_turns_are_stored(tmp_pa
 
     sessions = (("I keep bees.", "They hate rain."), ("I play the oboe.",))
     with LLMServer(script) as server:
-        settings = LLMSettings(model="answerer", base_url=server.base_url, cache_mode="readwrite",
-                               cache_path=tmp_path / "calls.sqlite", concurrency=2)
+        settings = LLMSettings(
+            model="answerer",
+            base_url=server.base_url,
+            cache_mode="readwrite",
+            cache_path=tmp_path / "calls.sqlite",
+            concurrency=2,
+        )
         stored = converse(sessions, settings, "s42-coexisting")
         prompts = [r.messages[0]["content"] for r in server.requests]
-        replayed = converse(sessions, LLMSettings(model="answerer", cache_mode="replay", cache_path=tmp_path / "calls.sqlite"),
-                            "s42-coexisting")
+        replayed = converse(
+            sessions,
+            LLMSettings(model="answerer", cache_mode="replay", cache_path=tmp_path / "calls.sqlite"),
+            "s42-coexisting",
+        )
         assert server.count == 3  # the replay never called
     assert [[(m.role, m.content) for m in s] for s in stored] == [
-        [("user", "I keep bees."), ("assistant", "Noted: i keep bees."),
-         ("user", "They hate rain."), ("assistant", "Noted: they hate rain.")],
+        [
+            ("user", "I keep bees."),
+            ("assistant", "Noted: i keep bees."),
+            ("user", "They hate rain."),
+            ("assistant", "Noted: they hate rain."),
+        ],
         [("user", "I play the oboe."), ("assistant", "Noted: i play the oboe.")],
     ]
     assert replayed == stored
-    assert any("Conversation History:\nUser: I keep bees.\nAssistant: Noted: i keep bees.\n\nUser: They hate rain." in p for p in prompts)
+    assert any(
+        "Conversation History:\nUser: I keep bees.\nAssistant: Noted: i keep bees.\n\nUser: They hate rain." in p
+        for p in prompts
+    )
 
 
 def test_the_offline_reader_stores_user_turns_only_and_the_record_says_so(tmp_path: Path):
@@ -191,5 +220,9 @@ def test_the_offline_reader_stores_user_turns_only_and_the_record_says_so(tmp_pa
 def test_a_failing_storage_turn_is_one_line(tmp_path: Path):
     with LLMServer(lambda request: Reply.error(400, "no such model")) as server:
         with pytest.raises(ResponseError) as raised:
-            converse((("I keep bees.",),), LLMSettings(model="answerer", base_url=server.base_url, max_attempts=1), "s42-coexisting")
+            converse(
+                (("I keep bees.",),),
+                LLMSettings(model="answerer", base_url=server.base_url, max_attempts=1),
+                "s42-coexisting",
+            )
     assert "s42-coexisting storage conversation 1" in str(raised.value) and "\n" not in str(raised.value)

@@ -54,7 +54,10 @@ def test_a_release_in_the_shipped_format_loads(tmp_path: Path):
     assert easy[0].essays[0].startswith("Odile runs a small bakery") and easy[1].essays[0].endswith('"never before".')
     assert release.coexisting[0].statements[1] == "Rooibos is my caf\u00e9-free evening cup."
     [persona] = release.persona
-    assert [(q.distractor, q.answer[:9]) for q in persona.questions] == [(None, "Something"), ("Tomas Brandt", "I don't h")]
+    assert [(q.distractor, q.answer[:9]) for q in persona.questions] == [
+        (None, "Something"),
+        ("Tomas Brandt", "I don't h"),
+    ]
     hop3 = release.longhop[2]
     assert (hop3.hops, len(hop3.facts), len(hop3.chain)) == (3, 4, 5)
     assert hop3.stem == "When I meet snow, what do I end up doing?" and hop3.choices[1] == hop3.answer == "read poems"
@@ -66,7 +69,8 @@ def test_hand_edited_variations_read_the_same(tmp_path: Path):
     rows = conditional_rows()
     edited = {
         "cond_easy": "\ufeff" + csv_text(CONDITIONAL_COLUMNS, rows),  # a byte-order mark
-        "cond_hard": csv_text(CONDITIONAL_COLUMNS, conditional_rows(hard=True), line_end="\n") + "\n\n",  # LF, blank lines
+        "cond_hard": csv_text(CONDITIONAL_COLUMNS, conditional_rows(hard=True), line_end="\n")
+        + "\n\n",  # LF, blank lines
         "coexisting": csv_text([*COEXISTING_COLUMNS, "notes"], [{**r, "notes": "extra"} for r in coexisting_rows()]),
     }
     root = write_release(tmp_path / "edited", edited)
@@ -86,50 +90,104 @@ def _edit(rows: list[dict], index: int, **changes) -> list[dict]:
 
 
 BROKEN = {
-    "unclosed quote": ({"cond_easy": csv_text(CONDITIONAL_COLUMNS, conditional_rows()) + '"Odile,person\r\n'},
-                       "conditional_facts_dataset_easy.csv line 5: malformed CSV (unexpected end of data)"),
-    "too many fields": ({"cond_hard": csv_text(CONDITIONAL_COLUMNS, conditional_rows()).replace("Biscuit,", "Biscuit,x,", 1)},
-                        "conditional_facts_dataset_hard.csv row 2 (line 3): 11 fields, the header has 10"),
-    "missing column": (_broken("cond_easy", CONDITIONAL_COLUMNS[:-1], conditional_rows()),
-                       "conditional_facts_dataset_easy.csv: the header lacks column(s) ground_truth_answer"),
-    "repeated column": ({"persona": csv_text(list(PERSONA_COLUMNS) + ["entity"], [dict(r) for r in persona_rows()])},
-                        "persona_dataset.csv: the header repeats column 'entity'"),
+    "unclosed quote": (
+        {"cond_easy": csv_text(CONDITIONAL_COLUMNS, conditional_rows()) + '"Odile,person\r\n'},
+        "conditional_facts_dataset_easy.csv line 5: malformed CSV (unexpected end of data)",
+    ),
+    "too many fields": (
+        {"cond_hard": csv_text(CONDITIONAL_COLUMNS, conditional_rows()).replace("Biscuit,", "Biscuit,x,", 1)},
+        "conditional_facts_dataset_hard.csv row 2 (line 3): 11 fields, the header has 10",
+    ),
+    "missing column": (
+        _broken("cond_easy", CONDITIONAL_COLUMNS[:-1], conditional_rows()),
+        "conditional_facts_dataset_easy.csv: the header lacks column(s) ground_truth_answer",
+    ),
+    "repeated column": (
+        {"persona": csv_text(list(PERSONA_COLUMNS) + ["entity"], [dict(r) for r in persona_rows()])},
+        "persona_dataset.csv: the header repeats column 'entity'",
+    ),
     "header only": ({"coexisting": csv_text(COEXISTING_COLUMNS, [])}, "coexisting_facts_dataset.csv: no data rows"),
     "empty file": ({"coexisting": ""}, "coexisting_facts_dataset.csv: the file is empty (no header row)"),
-    "essay not JSON": (_broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 1, entity_facts="[Biscuit chases")),
-                       "easy.csv row 2 (line 3): column 'entity_facts' is not valid JSON (Expecting value at character 1)"),
-    "empty essay list": (_broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 0, entity_facts=[])),
-                         "row 1 (line 2): column 'entity_facts' must be a non-empty JSON list, got list"),
-    "essay not a string": (_broken("persona", PERSONA_COLUMNS, _edit(persona_rows(), 0, entity_facts=[{"essay": "x"}])),
-                           "persona_dataset.csv row 1 (line 2): column 'entity_facts': entry 1 must be a non-empty string, got dict"),
-    "empty cell": (_broken("cond_hard", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 2, question="  ")),
-                   "hard.csv row 3 (line 4): column 'question' is empty"),
-    "condition_met": (_broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 2, condition_met="maybe")),
-                      "row 3 (line 4): condition_met must be yes or no, got 'maybe'"),
-    "preference count": (_broken("coexisting", COEXISTING_COLUMNS, _edit(coexisting_rows(), 1, preferences=["chess"])),
-                         "coexisting_facts_dataset.csv row 2 (line 3): 1 preferences but 3 preference_facts"),
-    "question object": (_broken("persona", PERSONA_COLUMNS, _edit(persona_rows(), 0, questions=[{"text": "Hi?"}])),
-                        "row 1 (line 2): questions entry 1 lacks distractor, ground_truth_answer, is_misleading"),
-    "is_misleading text": (_broken("persona", PERSONA_COLUMNS, _edit(persona_rows(), 0, questions=[
-        {"text": "Hi?", "is_misleading": "true", "distractor": "Al", "ground_truth_answer": "x"}])),
-                           "questions entry 1: is_misleading must be true or false, got 'true'"),
-    "no distractor": (_broken("persona", PERSONA_COLUMNS, _edit(persona_rows(), 0, questions=[
-        {"text": "Hi?", "is_misleading": True, "distractor": None, "ground_truth_answer": "x"}])),
-                      "questions entry 1: a misleading question needs a distractor name"),
-    "fact beyond the hops": (_broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 0, fact_3="Stray fact.")),
-                             "long_hop_chains.csv row 1 (line 2): fact_3 is filled, but hop_count 1 uses fact_1..fact_2"),
-    "missing chain anchor": (_broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 2, chain_5="")),
-                             "row 3 (line 18): chain_5 is empty, but hop_count 3 uses chain_1..chain_5"),
-    "hop count": (_broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 1, hop_count="two")),
-                  "row 2 (line 10): hop_count must be 1..3, got 'two'"),
-    "wrong letter": (_broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 0, correct_choice="C")),
-                     "row 1 (line 2): correct_choice C is 'water ferns', not the ground truth 'call my sister'"),
-    "options differ": (_broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 3, choice_e="walk cats")),
-                       "row 4 (line 26): graded_question must be the question, a blank line, 'Options:'"),
-    "repeated id": (_broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 3, id="longhop-1hop-001")),
-                    "long_hop_chains.csv row 4: id 'longhop-1hop-001' repeats row 1"),
-    "odd id": (_broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 0, id="chain one")),
-               "row 1 (line 2): id 'chain one' may hold only letters"),
+    "essay not JSON": (
+        _broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 1, entity_facts="[Biscuit chases")),
+        "easy.csv row 2 (line 3): column 'entity_facts' is not valid JSON (Expecting value at character 1)",
+    ),
+    "empty essay list": (
+        _broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 0, entity_facts=[])),
+        "row 1 (line 2): column 'entity_facts' must be a non-empty JSON list, got list",
+    ),
+    "essay not a string": (
+        _broken("persona", PERSONA_COLUMNS, _edit(persona_rows(), 0, entity_facts=[{"essay": "x"}])),
+        "persona_dataset.csv row 1 (line 2): column 'entity_facts': entry 1 must be a non-empty string, got dict",
+    ),
+    "empty cell": (
+        _broken("cond_hard", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 2, question="  ")),
+        "hard.csv row 3 (line 4): column 'question' is empty",
+    ),
+    "condition_met": (
+        _broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 2, condition_met="maybe")),
+        "row 3 (line 4): condition_met must be yes or no, got 'maybe'",
+    ),
+    "preference count": (
+        _broken("coexisting", COEXISTING_COLUMNS, _edit(coexisting_rows(), 1, preferences=["chess"])),
+        "coexisting_facts_dataset.csv row 2 (line 3): 1 preferences but 3 preference_facts",
+    ),
+    "question object": (
+        _broken("persona", PERSONA_COLUMNS, _edit(persona_rows(), 0, questions=[{"text": "Hi?"}])),
+        "row 1 (line 2): questions entry 1 lacks distractor, ground_truth_answer, is_misleading",
+    ),
+    "is_misleading text": (
+        _broken(
+            "persona",
+            PERSONA_COLUMNS,
+            _edit(
+                persona_rows(),
+                0,
+                questions=[{"text": "Hi?", "is_misleading": "true", "distractor": "Al", "ground_truth_answer": "x"}],
+            ),
+        ),
+        "questions entry 1: is_misleading must be true or false, got 'true'",
+    ),
+    "no distractor": (
+        _broken(
+            "persona",
+            PERSONA_COLUMNS,
+            _edit(
+                persona_rows(),
+                0,
+                questions=[{"text": "Hi?", "is_misleading": True, "distractor": None, "ground_truth_answer": "x"}],
+            ),
+        ),
+        "questions entry 1: a misleading question needs a distractor name",
+    ),
+    "fact beyond the hops": (
+        _broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 0, fact_3="Stray fact.")),
+        "long_hop_chains.csv row 1 (line 2): fact_3 is filled, but hop_count 1 uses fact_1..fact_2",
+    ),
+    "missing chain anchor": (
+        _broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 2, chain_5="")),
+        "row 3 (line 18): chain_5 is empty, but hop_count 3 uses chain_1..chain_5",
+    ),
+    "hop count": (
+        _broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 1, hop_count="two")),
+        "row 2 (line 10): hop_count must be 1..3, got 'two'",
+    ),
+    "wrong letter": (
+        _broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 0, correct_choice="C")),
+        "row 1 (line 2): correct_choice C is 'water ferns', not the ground truth 'call my sister'",
+    ),
+    "options differ": (
+        _broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 3, choice_e="walk cats")),
+        "row 4 (line 26): graded_question must be the question, a blank line, 'Options:'",
+    ),
+    "repeated id": (
+        _broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 3, id="longhop-1hop-001")),
+        "long_hop_chains.csv row 4: id 'longhop-1hop-001' repeats row 1",
+    ),
+    "odd id": (
+        _broken("longhop", LONGHOP_COLUMNS, _edit(longhop_rows(), 0, id="chain one")),
+        "row 1 (line 2): id 'chain one' may hold only letters",
+    ),
 }
 
 
@@ -167,9 +225,16 @@ def test_released_items_have_their_own_ids_and_the_harness_storage_order(tmp_pat
     suite = _suite(write_release(tmp_path))
     entries = suite.index()
     assert Counter(e.context_id for e in entries) == {
-        "release-s42-cond_easy": 3, "release-s42-cond_hard": 3, "release-s42-coexisting": 2,
-        "release-s42-persona": 2, "release-s42-longhop": 4}
-    assert [e.id for e in entries if "longhop" in e.id][:2] == ["release-s42-longhop-1hop-001", "release-s42-longhop-2hop-001"]
+        "release-s42-cond_easy": 3,
+        "release-s42-cond_hard": 3,
+        "release-s42-coexisting": 2,
+        "release-s42-persona": 2,
+        "release-s42-longhop": 4,
+    }
+    assert [e.id for e in entries if "longhop" in e.id][:2] == [
+        "release-s42-longhop-1hop-001",
+        "release-s42-longhop-2hop-001",
+    ]
     assert all(e.id.startswith("release-s42-") for e in entries)  # generated ids are s<seed>-..., never release-
     # each unit is its own conversation, in the order of the release's evaluate_*.py scripts
     order = list(range(3))
@@ -200,9 +265,13 @@ def test_released_items_carry_the_release_gold_and_no_spans(tmp_path: Path):
     assert easy.private["facts"][0]["pieces"][0]["anchor"] == []
     marks = {e.id: e.marks for e in suite.index()}
     assert "cond_time_of_day" in marks["release-s42-cond_easy-002"]
-    assert not any(m.startswith("cond_invented") for m in marks["release-s42-cond_easy-003"])  # unknown types get no marker
+    assert not any(
+        m.startswith("cond_invented") for m in marks["release-s42-cond_easy-003"]
+    )  # unknown types get no marker
     direct, misleading = suite.item("release-s42-persona-001-q1"), suite.item("release-s42-persona-001-q2")
-    assert direct.private["grading"]["free_text_gold"] and direct.private["facts"][0]["label"] == "essay about Mirela Voss"
+    assert (
+        direct.private["grading"]["free_text_gold"] and direct.private["facts"][0]["label"] == "essay about Mirela Voss"
+    )
     assert misleading.private["facts"] == [] and misleading.private["grading"]["distractor"] == "Tomas Brandt"
     assert direct.cluster == misleading.cluster  # an essay's questions share a cluster
     hop = suite.item("release-s42-longhop-3hop-001")
@@ -215,7 +284,11 @@ def test_released_items_carry_the_release_gold_and_no_spans(tmp_path: Path):
 def test_sizes_take_the_first_rows_and_full_takes_every_row(tmp_path: Path):
     many = [dict(conditional_rows()[i % 3], question=f"Question {i}?") for i in range(120)]
     release = load_release(write_release(tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, many)}))
-    assert [len(build_released(release, 42, "cond_easy", size).questions) for size in ("smoke", "small", "full")] == [8, 30, 120]
+    assert [len(build_released(release, 42, "cond_easy", size).questions) for size in ("smoke", "small", "full")] == [
+        8,
+        30,
+        120,
+    ]
     assert len(build_released(release, 42, "cond_easy", "full").sessions) == 120
     assert len(build_released(release, 42, "longhop", "smoke").questions) == 4  # smoke asks for 6 chains, there are 4
     picked = select(release.longhop, "longhop", 3)  # the first chain of each hop count, in file order
@@ -224,8 +297,15 @@ def test_sizes_take_the_first_rows_and_full_takes_every_row(tmp_path: Path):
 
 def _run(pytester: pytest.Pytester, data_dir: Path, *args: str) -> tuple[pytest.RunResult, dict]:
     report = pytester.path / f"report-{abs(hash(args))}.json"
-    result = pytester.runpytest("--memsystem=context", "--memeval-suite=memfail", f"--memeval-data={data_dir}",
-                                f"--memeval-report={report}", "-p", "no:cacheprovider", *args)
+    result = pytester.runpytest(
+        "--memsystem=context",
+        "--memeval-suite=memfail",
+        f"--memeval-data={data_dir}",
+        f"--memeval-report={report}",
+        "-p",
+        "no:cacheprovider",
+        *args,
+    )
     return result, json.loads(report.read_text()) if report.exists() else {}
 
 
@@ -234,15 +314,24 @@ def test_the_offline_reader_says_it_cannot_read_the_release(suite_pytester: pyte
     records = report["records"]
     assert len(records) == 3 and all(r["status"] == "invalid" and r["correct"] is None for r in records)
     result.stdout.fnmatch_lines(["*invalid answer from 'reader'*"])
-    assert all(r["answer_detail"]["invalid"].startswith("memfail reader: the released data is written by an LLM") for r in records)
+    assert all(
+        r["answer_detail"]["invalid"].startswith("memfail reader: the released data is written by an LLM")
+        for r in records
+    )
 
 
 def test_a_bad_release_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path):
-    root = write_release(tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, _edit(conditional_rows(), 1, condition_met="?"))})
+    root = write_release(
+        tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, _edit(conditional_rows(), 1, condition_met="?"))}
+    )
     result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=memfail", f"--memeval-data={root}")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*memfail release: conditional_facts/easy/conditional_facts_dataset_easy.csv row 2 (line 3): "
-                                 "condition_met must be yes or no, got '?'"])
+    result.stderr.fnmatch_lines(
+        [
+            "*memfail release: conditional_facts/easy/conditional_facts_dataset_easy.csv row 2 (line 3): "
+            "condition_met must be yes or no, got '?'"
+        ]
+    )
 
 
 def _model(request: Request) -> str:
@@ -259,34 +348,58 @@ def _model(request: Request) -> str:
     return json.dumps({"verdict": 1, "reason": "fine"})
 
 
-def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(suite_pytester: pytest.Pytester, tmp_path: Path):
+def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(
+    suite_pytester: pytest.Pytester, tmp_path: Path
+):
     with LLMServer(_model) as server:
-        _, report = _run(suite_pytester, write_release(tmp_path), "--memeval-responder=openai:answerer",
-                         f"--memeval-base-url={server.base_url}", "--memeval-max-errors=99")
+        _, report = _run(
+            suite_pytester,
+            write_release(tmp_path),
+            "--memeval-responder=openai:answerer",
+            f"--memeval-base-url={server.base_url}",
+            "--memeval-max-errors=99",
+        )
     records = {r["id"].removeprefix("release-s42-"): r for r in report["records"]}
     detail = {key: r["detail"] for key, r in records.items() if r["status"] != "error"}
     assert {key: (d["stage"], d["attribution"]) for key, d in detail.items() if key.startswith("cond_easy")} == {
-        "cond_easy-001": ("unattributed", "unavailable"), "cond_easy-002": ("correct", "unavailable"),
-        "cond_easy-003": ("correct", "unavailable")}
+        "cond_easy-001": ("unattributed", "unavailable"),
+        "cond_easy-002": ("correct", "unavailable"),
+        "cond_easy-003": ("correct", "unavailable"),
+    }
     assert not records["coexisting-002"]["correct"]
-    assert detail["coexisting-002"]["attribution_note"].startswith("failure not attributed: released items carry no critical spans")
+    assert detail["coexisting-002"]["attribution_note"].startswith(
+        "failure not attributed: released items carry no critical spans"
+    )
     assert detail["coexisting-001"]["stage"] == "correct" and detail["longhop-3hop-001"]["stage"] == "correct"
     # a misleading question needs no memory: answering it is an abstention failure, attributable without spans
     assert (detail["persona-001-q2"]["stage"], detail["persona-001-q2"]["attribution"]) == ("abstention", "none_needed")
     # a direct Persona question's prose gold cannot be checked without the LLM judge: a counted error, one line
-    assert records["persona-001-q1"]["reason"].startswith("memfail: release-s42-persona-001-q1 has a free-text ground truth")
+    assert records["persona-001-q1"]["reason"].startswith(
+        "memfail: release-s42-persona-001-q1 has a free-text ground truth"
+    )
     assert all(d["stored_turns"] == "user+assistant" for d in detail.values())
 
 
 def test_with_the_llm_judge_released_failures_are_attributed_by_it(suite_pytester: pytest.Pytester, tmp_path: Path):
     with LLMServer(_model) as server:
-        _, report = _run(suite_pytester, write_release(tmp_path), "--memeval-responder=openai:answerer",
-                         "--memeval-judge=openai:judge", f"--memeval-base-url={server.base_url}", "-m", "persona_retrieval")
+        _, report = _run(
+            suite_pytester,
+            write_release(tmp_path),
+            "--memeval-responder=openai:answerer",
+            "--memeval-judge=openai:judge",
+            f"--memeval-base-url={server.base_url}",
+            "-m",
+            "persona_retrieval",
+        )
         judged = [r for r in server.requests if "GROUND TRUTH ANSWER:" in r.text]
     records = report["records"]
-    assert len(records) == 2 and all(r["status"] != "error" and r["detail"]["attribution"] == "llm_judge" for r in records)
+    assert len(records) == 2 and all(
+        r["status"] != "error" and r["detail"]["attribution"] == "llm_judge" for r in records
+    )
     assert {r["id"]: r["detail"]["answer_check"] for r in records} == {
-        "release-s42-persona-001-q1": "llm", "release-s42-persona-001-q2": "llm"}
+        "release-s42-persona-001-q1": "llm",
+        "release-s42-persona-001-q2": "llm",
+    }
     assert "Something without walnuts; she is allergic to them." in judged[0].text  # the release's ground-truth text
 
 
@@ -311,4 +424,7 @@ def test_the_real_release_matches_the_papers_table_2():
     assert len(entries) == 692  # "692 graded questions per (system, k) configuration"
     for entry in entries:
         assert suite.item(entry.id).id == entry.id
-    assert sum(len(suite.context(f"release-s42-{d}").sessions) for d in ("cond_easy", "coexisting", "longhop")) == 100 + 340 + 274
+    assert (
+        sum(len(suite.context(f"release-s42-{d}").sessions) for d in ("cond_easy", "coexisting", "longhop"))
+        == 100 + 340 + 274
+    )

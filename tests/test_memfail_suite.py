@@ -14,7 +14,6 @@ from pytest_memeval.benchmarks.memfail.suite import MemfailSuite
 BASE = ("--memeval-suite=memfail", "-p", "no:cacheprovider")
 
 
-
 def _index(tmp_path: Path):
     return MemfailSuite(SuiteOptions("smoke", None, None, 10, None, tmp_path)).index()
 
@@ -26,19 +25,40 @@ def _report(pytester: pytest.Pytester, *args: str, subprocess: bool = False) -> 
     return result, json.loads(report.read_text())
 
 
-def test_one_test_per_graded_question_with_markers_under_strict_markers(suite_pytester: pytest.Pytester, tmp_path: Path):
+def test_one_test_per_graded_question_with_markers_under_strict_markers(
+    suite_pytester: pytest.Pytester, tmp_path: Path
+):
     entries = _index(tmp_path)
     result = suite_pytester.runpytest("--memsystem=context", *BASE, "--collect-only", "-q", "--strict-markers")
-    result.stdout.fnmatch_lines(["*test_memfail.py::test_memfail[[]s42-cond_easy-000[]]",
-                                 "*test_memfail[[]s42-persona-000-q1[]]", f"{len(entries)} tests collected*"])
-    for expression, wanted in (("long_hop and hops_3", {"long_hop", "hops_3"}), ("persona_misleading", {"persona_misleading"}),
-                               ("targets_retrieval and not coexisting", {"long_hop"}), ("update_overwrite", {"update_overwrite"})):
+    result.stdout.fnmatch_lines(
+        [
+            "*test_memfail.py::test_memfail[[]s42-cond_easy-000[]]",
+            "*test_memfail[[]s42-persona-000-q1[]]",
+            f"{len(entries)} tests collected*",
+        ]
+    )
+    for expression, wanted in (
+        ("long_hop and hops_3", {"long_hop", "hops_3"}),
+        ("persona_misleading", {"persona_misleading"}),
+        ("targets_retrieval and not coexisting", {"long_hop"}),
+        ("update_overwrite", {"update_overwrite"}),
+    ):
         expected = sum(wanted <= set(e.marks) for e in entries)
         assert expected > 0
-        selected = suite_pytester.runpytest("--memsystem=context", *BASE, "--collect-only", "-q", "--strict-markers", "-m", expression)
+        selected = suite_pytester.runpytest(
+            "--memsystem=context", *BASE, "--collect-only", "-q", "--strict-markers", "-m", expression
+        )
         selected.stdout.fnmatch_lines([f"{expected}/{len(entries)} tests collected*"])
     markers = suite_pytester.runpytest("--markers")
-    for marker in ("memfail:", "conditional_hard:", "cond_weather:", "facts_5:", "hops_1:", "persona_misleading:", "update_addition:"):
+    for marker in (
+        "memfail:",
+        "conditional_hard:",
+        "cond_weather:",
+        "facts_5:",
+        "hops_1:",
+        "persona_misleading:",
+        "update_addition:",
+    ):
         markers.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
@@ -52,7 +72,9 @@ def test_the_ceiling_passes_and_the_floor_fails_at_storage(suite_pytester: pytes
     assert all(r["correct"] for r in floor if r["strata"].get("misleading") == "yes")
     comparison = report["comparisons"][0]
     assert comparison["metrics"]["success"]["difference"] > 0.5 and "success_longhop" in comparison["metrics"]
-    ceiling.stdout.fnmatch_lines(["*s42-longhop-000*: answered None, expected *", "judge: storage: hop 1 of * is not in the store: *"])
+    ceiling.stdout.fnmatch_lines(
+        ["*s42-longhop-000*: answered None, expected *", "judge: storage: hop 1 of * is not in the store: *"]
+    )
 
 
 def _strip(report: dict) -> tuple:
@@ -79,15 +101,20 @@ def test_each_failing_adapter_gets_its_own_stage(suite_pytester: pytest.Pytester
         counts = stages.setdefault(record["key"]["memsystem"].split(":")[1], {})
         counts[record["detail"]["stage"]] = counts.get(record["detail"]["stage"], 0) + 1
     assert set(stages["DroppingMemory"]) == {"correct", "storage"}
-    assert stages["TruncatingMemory"]["summary"] >= 5 and set(stages["TruncatingMemory"]) == {"correct", "storage", "summary"}
+    assert stages["TruncatingMemory"]["summary"] >= 5 and set(stages["TruncatingMemory"]) == {
+        "correct",
+        "storage",
+        "summary",
+    }
     assert set(stages["RandomMemory"]) == {"correct", "retrieval"}
     assert set(stages["UnlistableMemory"]) == {"correct"}  # everything retrieved intact: no dump needed
 
 
 def test_a_k_sweep_labels_runs_by_k_and_the_html_plots_stages_and_success_against_k(suite_pytester: pytest.Pytester):
     html = suite_pytester.path / "report.html"
-    _, report = _report(suite_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-k=2,12",
-                        f"--memeval-html={html}")
+    _, report = _report(
+        suite_pytester, "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-k=2,12", f"--memeval-html={html}"
+    )
     runs = {run["key"]["k"]: run for run in report["runs"]}
     assert set(runs) == {2, 12}
     assert runs[2]["metrics"]["share_retrieval"]["value"] > runs[12]["metrics"]["share_retrieval"]["value"]

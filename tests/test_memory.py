@@ -39,7 +39,9 @@ def test_hashing_embedder_is_deterministic_normalised_and_lexical() -> None:
 
 def test_minilm_embeds_offline_and_semantically() -> None:
     embedder = MiniLMEmbedder()
-    query, near, far = embedder.embed(["How long did she sleep?", "She slept for seven hours.", "The invoice was paid."])
+    query, near, far = embedder.embed(
+        ["How long did she sleep?", "She slept for seven hours.", "The invoice was paid."]
+    )
     assert query.shape == (384,) and abs(float(np.linalg.norm(query)) - 1) < 1e-5
     assert query @ near > query @ far + 0.2
 
@@ -82,7 +84,7 @@ def test_threads_share_one_cache(tmp_path: Path) -> None:
         try:
             for i in range(30):
                 cache.embed([f"thread text {offset + i}", "shared text"])
-        except BaseException as exc:  # noqa: BLE001 - the assertion below reports it
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(n * 100,)) for n in range(4)]
@@ -117,12 +119,26 @@ def test_an_adapter_that_can_extract_gets_the_runs_llm_endpoint() -> None:
     from pytest_memeval.state import RunState
 
     settings = Settings(
-        memsystems=("mem0", "chroma"), suites=("multisource",), size="smoke", split=None, seeds=None, ks=(10,),
-        responder="openai:m", report=None, data_dir=None, embedder="hashing", cache_dir=Path("/tmp"), bootstrap=10,
-        memsystem_config={"mem0": {"llm_timeout": 5.0}}, llm=LLMSettings(model="m", base_url="http://127.0.0.1:9/v1"),
+        memsystems=("mem0", "chroma"),
+        suites=("multisource",),
+        size="smoke",
+        split=None,
+        seeds=None,
+        ks=(10,),
+        responder="openai:m",
+        report=None,
+        data_dir=None,
+        embedder="hashing",
+        cache_dir=Path("/tmp"),
+        bootstrap=10,
+        memsystem_config={"mem0": {"llm_timeout": 5.0}},
+        llm=LLMSettings(model="m", base_url="http://127.0.0.1:9/v1"),
     )
     state = RunState.from_settings(settings)
     assert state.adapter_settings("mem0") == {
-        "llm_timeout": 5.0, "llm_model": "m", "llm_base_url": "http://127.0.0.1:9/v1", "llm_max_retries": 5,
+        "llm_timeout": 5.0,
+        "llm_model": "m",
+        "llm_base_url": "http://127.0.0.1:9/v1",
+        "llm_max_retries": 5,
     }
     assert state.adapter_settings("chroma") == {}

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 from pytest_memeval.benchmarks.multisource import (
-    DAYS, FAILURE_MODES, QUESTION_IDS, QUESTIONS, REASONING_TYPES, SOURCE_NAMES, source_atoms)
+    DAYS,
+    FAILURE_MODES,
+    QUESTION_IDS,
+    QUESTIONS,
+    REASONING_TYPES,
+    SOURCE_NAMES,
+    source_atoms,
+)
 
 
 def _day(i: int, **fields) -> dict:
     return {"date": DAYS[i - 1][0], "day_index": i, **fields}
 
 
-def _device(i: int, available=True, bed="23:00", hours=7.5, workout=False, minutes=20, focus=None,
-            late=False) -> dict:
+def _device(i: int, available=True, bed="23:00", hours=7.5, workout=False, minutes=20, focus=None, late=False) -> dict:
     if not available:
         return _day(i, available=False, signals={})
-    sig = {"sleep_tracker": {"bedtime": bed, "wake_time": "07:00", "duration_h": hours},
-           "activity_tracker": {"active_minutes": minutes, "workout_detected": workout}}
+    sig = {
+        "sleep_tracker": {"bedtime": bed, "wake_time": "07:00", "duration_h": hours},
+        "activity_tracker": {"active_minutes": minutes, "workout_detected": workout},
+    }
     if focus is not None:
         sig["work_session"] = {"focus_minutes": focus, "late_finish": late}
     return _day(i, available=True, signals=sig)
@@ -34,8 +42,9 @@ def test_device_sleep_is_extrapolated_over_worn_nights():
 
 
 def test_bedtime_compliance_crosses_midnight():
-    planner = [_day(i, sleep_target={"bedtime": "23:50", "duration_h": 7.5, "wake_time": "07:20"})
-               for i in range(1, 31)]
+    planner = [
+        _day(i, sleep_target={"bedtime": "23:50", "duration_h": 7.5, "wake_time": "07:20"}) for i in range(1, 31)
+    ]
     # 00:05 is 15 min after a 23:50 target (within), 00:30 is 40 min late
     device = [_device(i, bed="00:05" if i % 2 else "00:30") for i in range(1, 31)]
     atoms = source_atoms({"planner": {"records": planner}, "device_log": {"records": device}})
@@ -48,8 +57,12 @@ def test_bedtime_compliance_crosses_midnight():
 
 
 def test_profile_edge_labels_and_constant_atoms():
-    profile = {"facts": {"traits": {"afterhours_work_style": None},
-                         "routine_snapshot": {"exercise": {"type": "yoga"}, "diet": {"meals_per_day": 3.0}}}}
+    profile = {
+        "facts": {
+            "traits": {"afterhours_work_style": None},
+            "routine_snapshot": {"exercise": {"type": "yoga"}, "diet": {"meals_per_day": 3.0}},
+        }
+    }
     atoms = source_atoms({"profile_ltm": profile})
     assert set(atoms["B2"].values()) == {"no_frequency_described"}
     assert set(atoms["B3"].values()) == {"no_approach_described"}
@@ -83,11 +96,23 @@ def test_every_question_and_source_is_present():
 def test_question_table():
     assert len(QUESTIONS) == 18 and set(REASONING_TYPES) == {"A", "B", "C", "D", "E", "F", "G", "Ctrl"}
     tags = {q.id: q.failure_mode for q in QUESTIONS.values()}
-    expected = {"C2": "planner_absence", "F1": "planner_absence", "F2": "tracker_missing",
-                "F3": "timesheet_missing", "B2": "profile_anchoring", "B3": "profile_anchoring",
-                "D2": "profile_anchoring", "E1": "salient_factor", "E2": "salient_factor",
-                "C3": "cross_midnight", "G1": "latent_attribute", "G2": "latent_attribute",
-                "A1": "self_report_bias", "A2": "self_report_bias", "A3": "self_report_bias"}
+    expected = {
+        "C2": "planner_absence",
+        "F1": "planner_absence",
+        "F2": "tracker_missing",
+        "F3": "timesheet_missing",
+        "B2": "profile_anchoring",
+        "B3": "profile_anchoring",
+        "D2": "profile_anchoring",
+        "E1": "salient_factor",
+        "E2": "salient_factor",
+        "C3": "cross_midnight",
+        "G1": "latent_attribute",
+        "G2": "latent_attribute",
+        "A1": "self_report_bias",
+        "A2": "self_report_bias",
+        "A3": "self_report_bias",
+    }
     assert {k: v for k, v in tags.items() if v} == expected
     assert set(expected.values()) == set(FAILURE_MODES)
     for q in QUESTIONS.values():

@@ -6,13 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
+from reference_data import MULTISOURCE as REF
 
 from pytest_memeval.benchmarks.multisource import (
-    QUESTION_IDS, compute_ground_truth, parse_records, render_markdown, render_units,
-    source_atoms, units_from_markdown)
-
-
-from reference_data import MULTISOURCE as REF
+    QUESTION_IDS,
+    compute_ground_truth,
+    parse_records,
+    render_markdown,
+    render_units,
+    source_atoms,
+    units_from_markdown,
+)
 
 SEED_DIR = REF / "s20260324"
 PERSONA_DIRS = sorted(SEED_DIR.glob("bench_*")) if SEED_DIR.is_dir() else []

@@ -7,13 +7,25 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from reference_data import MULTISOURCE
 
 from pytest_memeval.benchmarks.multisource import (
-    DAYS, DIFFICULTIES, QUESTION_IDS, QUESTIONS, SEEDS, SOURCE_NAMES, compute_ground_truth,
-    generate, generate_by_id, index_of, parse_persona_id, persona_index, split_of, split_personas)
+    DAYS,
+    DIFFICULTIES,
+    QUESTION_IDS,
+    QUESTIONS,
+    SEEDS,
+    SOURCE_NAMES,
+    compute_ground_truth,
+    generate,
+    generate_by_id,
+    index_of,
+    parse_persona_id,
+    persona_index,
+    split_of,
+    split_personas,
+)
 from pytest_memeval.benchmarks.multisource.generator import split_for_number
-
-from reference_data import MULTISOURCE  # noqa: E402
 
 SEED = SEEDS[0]
 
@@ -87,7 +99,15 @@ def test_split_sizes_and_stratification(seed):
 
 def test_split_rule():
     assert [split_for_number(n) for n in (1, 72, 73, 88, 89, 120, 121, 160)] == [
-        "train", "train", "dev", "dev", "calibration", "calibration", "test", "test"]
+        "train",
+        "train",
+        "dev",
+        "dev",
+        "calibration",
+        "calibration",
+        "test",
+        "test",
+    ]
     with pytest.raises(ValueError):
         split_for_number(161)
     with pytest.raises(ValueError):
@@ -131,8 +151,15 @@ def _paths(obj, prefix="", out=None):
         for v in obj:
             _paths(v, f"{prefix}[]", out)
     else:
-        kind = ("null" if obj is None else "bool" if isinstance(obj, bool)
-                else "number" if isinstance(obj, (int, float)) else type(obj).__name__)
+        kind = (
+            "null"
+            if obj is None
+            else "bool"
+            if isinstance(obj, bool)
+            else "number"
+            if isinstance(obj, (int, float))
+            else type(obj).__name__
+        )
         out.add((prefix, kind))
     return out
 

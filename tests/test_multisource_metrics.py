@@ -7,8 +7,17 @@ import math
 import pytest
 
 from pytest_memeval.benchmarks.multisource import (
-    QUESTIONS, coverage, expected_random_accuracy, f_beta, macro_accuracy, majority_labels,
-    per_question_accuracy, random_predictions, reachable, selective_accuracy)
+    QUESTIONS,
+    coverage,
+    expected_random_accuracy,
+    f_beta,
+    macro_accuracy,
+    majority_labels,
+    per_question_accuracy,
+    random_predictions,
+    reachable,
+    selective_accuracy,
+)
 
 QIDS = ["A1", "A1", "A1", "A2", "A2"]
 CORRECT = [True, False, True, True, False]
@@ -34,8 +43,7 @@ def test_f05_uses_released_precision_and_recall():
     p = 0.5
     r = p * 0.4 / ((2 / 3 + 1 / 2) / 2)
     assert f_beta(QIDS, CORRECT, ANSWERED) == pytest.approx(1.25 * p * r / (0.25 * p + r))
-    assert f_beta(QIDS, CORRECT, [True] * 5) == pytest.approx(
-        1.25 * (7 / 12) * 1.0 / (0.25 * (7 / 12) + 1.0))
+    assert f_beta(QIDS, CORRECT, [True] * 5) == pytest.approx(1.25 * (7 / 12) * 1.0 / (0.25 * (7 / 12) + 1.0))
     assert f_beta(QIDS, CORRECT, [False] * 5) == 0.0
 
 

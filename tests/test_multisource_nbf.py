@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from pytest_memeval.benchmarks.multisource import (
-    NBFModel, SEEDS, calibrate_theta, fit_nbf, generate, source_atoms)
+from pytest_memeval.benchmarks.multisource import SEEDS, NBFModel, calibrate_theta, fit_nbf, generate, source_atoms
 
 LO, MID, HI = "fewer_than_10", "10_to_19", "20_or_more"
 SOURCES = ("planner", "daily_self_report")
@@ -41,8 +40,9 @@ def test_hand_computed_posterior(model):
 
 
 def test_unknown_labels_count_as_null(model):
-    assert model.predict("A1", {"planner": "nonsense", "daily_self_report": LO}) == \
-        model.predict("A1", {"planner": None, "daily_self_report": LO})
+    assert model.predict("A1", {"planner": "nonsense", "daily_self_report": LO}) == model.predict(
+        "A1", {"planner": None, "daily_self_report": LO}
+    )
 
 
 def test_fewer_than_two_atoms_always_answer(model):
@@ -79,7 +79,6 @@ def test_fit_on_generated_personas():
     atoms = [source_atoms(p.sources) for p in personas]
     model = fit_nbf(atoms, [p.answers for p in personas])
     assert set(model.labels) == set(atoms[0]) and model.n_train == len(personas)
-    correct = sum(model.predict(q, a[q]).label == p.answers[q]
-                  for p, a in zip(personas, atoms) for q in a)
+    correct = sum(model.predict(q, a[q]).label == p.answers[q] for p, a in zip(personas, atoms) for q in a)
     assert correct / (18 * len(personas)) > 0.8  # in-sample sanity
     assert NBFModel.from_json(json.loads(json.dumps(model.to_json()))) == model

@@ -8,7 +8,14 @@ import re
 import pytest
 
 from pytest_memeval.benchmarks.multisource import (
-    SEEDS, SOURCE_NAMES, generate, parse_records, render_markdown, render_units, source_atoms)
+    SEEDS,
+    SOURCE_NAMES,
+    generate,
+    parse_records,
+    render_markdown,
+    render_units,
+    source_atoms,
+)
 
 PERSONAS = [generate(seed, i) for seed in SEEDS for i in range(3, 480, 29)]
 
@@ -56,11 +63,14 @@ def test_garbage_is_ignored():
     p = PERSONAS[7]
     texts = [t for _, t in render_units(p.sources)]
     junk = [
-        "", "hello world", "## Something Else\n#### 2026-01-05 (Monday)\n- Sleep tracker: bed 25:99.",
+        "",
+        "hello world",
+        "## Something Else\n#### 2026-01-05 (Monday)\n- Sleep tracker: bed 25:99.",
         "#### 2026-13-45 (Funday)\n- Sleep: went to bed at 22:00, woke at 06:00, slept 8.0 hours, quality good.",
         "#### 2025-12-01 (Monday)\n- Diet: 9 meals total, 9 home-cooked.",  # outside the window
         "- Sleep: went to bed at 01:00, woke at 09:00, slept 8.0 hours.",  # no day heading
-        "Traits of a good friend: loyalty.", "Exercise: lots of it",
+        "Traits of a good friend: loyalty.",
+        "Exercise: lots of it",
         "\x00\x01 binary \u2603 noise " * 20,
     ]
     mixed = texts[:40] + junk + texts[40:]
@@ -80,16 +90,18 @@ def test_truncated_lines_are_dropped_not_misread():
 
 
 def _records(parsed, source):
-    return {d: r for d, r in getattr(parsed, source).items()
-            if source not in ("objective_log", "device_log") or r["available"]}
+    return {
+        d: r
+        for d, r in getattr(parsed, source).items()
+        if source not in ("objective_log", "device_log") or r["available"]
+    }
 
 
 def test_missing_section_headers_are_inferred_from_line_grammar():
     p = PERSONAS[11]
     reference = parse_records(render_markdown(p.sources))
     headless_units = ["\n".join(t.split("\n")[1:]) for _, t in render_units(p.sources)]
-    headless_doc = "\n".join(line for line in render_markdown(p.sources).split("\n")
-                             if not line.startswith("## "))
+    headless_doc = "\n".join(line for line in render_markdown(p.sources).split("\n") if not line.startswith("## "))
     for parsed in (parse_records(headless_units), parse_records(headless_doc)):
         assert parsed.profile == reference.profile
         for source in ("planner", "daily_self_report", "objective_log", "device_log"):
@@ -102,7 +114,7 @@ def test_ambiguous_unavailable_line_needs_context():
     assert parse_records("## Objective Records\n" + block).objective_log[2]["available"] is False
     assert parse_records("## Device and Activity Records\n" + block).device_log[2]["available"] is False
     # a preceding device line sets the context for the next day's block
-    text = ("#### 2026-01-03 (Saturday)\n- Activity: 20 active minutes, no workout detected.\n\n" + block)
+    text = "#### 2026-01-03 (Saturday)\n- Activity: 20 active minutes, no workout detected.\n\n" + block
     parsed = parse_records(text)
     assert parsed.device_log[2]["available"] is False and not parsed.objective_log
 
@@ -112,7 +124,7 @@ def test_fixed_size_chunks_without_headers():
     doc = render_markdown(p.sources)
     reference = parse_records(doc)
     size, overlap = 700, 350  # overlap longer than any day block
-    chunks = [doc[i:i + size] for i in range(0, len(doc), size - overlap)]
+    chunks = [doc[i : i + size] for i in range(0, len(doc), size - overlap)]
     parsed = parse_records(chunks)
     for source in ("planner", "daily_self_report", "objective_log", "device_log"):
         assert _records(parsed, source) == _records(reference, source), source
@@ -138,8 +150,11 @@ def test_partial_days_give_partial_evidence():
 
 def test_partial_counts_are_rescaled_to_the_window():
     # 10 of 30 self-report days, all >= 7 h: 10 nights scale to 30 -> "20_or_more"
-    days = [f"## Daily Self-Reports\n#### 2026-01-{d:02d}\n- Sleep: went to bed at 22:00, "
-            f"woke at 06:00, slept 8.0 hours, quality good." for d in range(3, 13)]
+    days = [
+        f"## Daily Self-Reports\n#### 2026-01-{d:02d}\n- Sleep: went to bed at 22:00, "
+        f"woke at 06:00, slept 8.0 hours, quality good."
+        for d in range(3, 13)
+    ]
     assert source_atoms(parse_records(days))["A1"]["daily_self_report"] == "20_or_more"
     # the same 10 days with one short night among them
     days[0] = days[0].replace("slept 8.0", "slept 5.0")

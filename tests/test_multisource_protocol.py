@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from reference_data import MULTISOURCE as REFERENCE
+from reference_data import needs_multisource_reference as needs_reference
 
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.multisource import NBFModel, fit_nbf, public_sources, source_atoms
@@ -21,9 +23,6 @@ from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.types import ItemView, Memory
 
-from reference_data import MULTISOURCE as REFERENCE
-from reference_data import needs_multisource_reference as needs_reference
-
 YES, NO = "yes", "no"
 SOURCES = ("planner", "daily_self_report")
 
@@ -33,8 +32,9 @@ def _two_label_model(p: float, q: float) -> NBFModel:
 
     With two labels the margin is tanh(T * D / 2), D the log-score gap of the two labels."""
     emit = [[math.log(p), math.log(1 - p)], [math.log(q), math.log(1 - q)]]
-    return NBFModel(labels={"A1": [YES, NO]}, log_prior={"A1": [math.log(0.5)] * 2},
-                    log_emit={"A1": {s: emit for s in SOURCES}})
+    return NBFModel(
+        labels={"A1": [YES, NO]}, log_prior={"A1": [math.log(0.5)] * 2}, log_emit={"A1": {s: emit for s in SOURCES}}
+    )
 
 
 def test_f05_on_counts_treats_every_skip_as_a_miss() -> None:
@@ -52,7 +52,10 @@ def test_temperature_and_threshold_are_chosen_together() -> None:
     q = (math.exp(0.075) - 1) / (math.exp(0.14) - 1)
     p = q * math.exp(0.065)
     model = _two_label_model(p, q)
-    both = lambda label: {"A1": {s: label for s in SOURCES}}
+
+    def both(label):
+        return {"A1": {s: label for s in SOURCES}}
+
     atoms, golds = [both(YES), both(NO)], [{"A1": NO}, {"A1": NO}]
     # The (yes, yes) item is answered wrongly with margin tanh(.065T), the (no, no) item
     # rightly with tanh(.075T). Answering both: P = 1/2, R = 1 -> F = 5/9; skipping only the
@@ -88,8 +91,9 @@ def test_reference_sample_reproduces_the_release_fit(tmp_path: Path) -> None:
     expected = {"nbf": (2.8, 0.0, 108, 80), "nbf-skip": (1.6, 0.30, 89, 71)}
     for variant, (temperature, theta, n_answered, n_right) in expected.items():
         model = fitted_models(catalog, variant)[20260324]
-        predictions = [(model.predict(q, a[q]), p.answers[q]) for p in test
-                       for a in [source_atoms(public_sources(p))] for q in a]
+        predictions = [
+            (model.predict(q, a[q]), p.answers[q]) for p in test for a in [source_atoms(public_sources(p))] for q in a
+        ]
         assert (model.temperature, model.theta) == pytest.approx((temperature, theta))
         assert sum(pred.answered for pred, _ in predictions) == n_answered
         assert sum(pred.answered and pred.label == gold for pred, gold in predictions) == n_right
@@ -167,18 +171,29 @@ def test_reader_option_selects_the_variant(tmp_path: Path) -> None:
 
 def test_bad_reader_value_is_a_one_line_usage_error(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest_subprocess(
-        "--memsystem=context", "--memeval-suite=multisource", "--memeval-suite-option", "multisource.reader=best", "--collect-only"
+        "--memsystem=context",
+        "--memeval-suite=multisource",
+        "--memeval-suite-option",
+        "multisource.reader=best",
+        "--collect-only",
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
-    assert len(errors) == 1 and "multisource.reader: 'best' is not one of nbf-skip, nbf, pooled-margin" in errors[0], errors
+    assert len(errors) == 1 and "multisource.reader: 'best' is not one of nbf-skip, nbf, pooled-margin" in errors[0], (
+        errors
+    )
 
 
 def test_reader_variant_runs_through_pytest(suite_pytester: pytest.Pytester) -> None:
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest(
-        "--memsystem=context", "--memeval-suite=multisource", "-k", "A1", f"--memeval-report={report}",
-        "--memeval-suite-option", "multisource.reader=nbf",
+        "--memsystem=context",
+        "--memeval-suite=multisource",
+        "-k",
+        "A1",
+        f"--memeval-report={report}",
+        "--memeval-suite-option",
+        "multisource.reader=nbf",
     )
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     records = json.loads(report.read_text())["records"]

@@ -7,13 +7,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+from reference_data import MULTISOURCE as REF
 
 from pytest_memeval.benchmarks.multisource import (
-    DataError, compute_ground_truth, load_released, load_released_persona, render_markdown,
-    source_atoms, split_of)
-
-
-from reference_data import MULTISOURCE as REF  # noqa: E402
+    DataError,
+    compute_ground_truth,
+    load_released,
+    load_released_persona,
+    render_markdown,
+    source_atoms,
+    split_of,
+)
 
 pytestmark = pytest.mark.skipif(not (REF / "s20260324").is_dir(), reason=f"reference data not found at {REF}")
 
@@ -24,8 +28,12 @@ def test_loads_all_reference_personas():
     assert [p.persona_id for p in personas] == sorted(p.persona_id for p in personas)
     for p in personas:
         assert p.seed == 20260324 and p.spec is None
-        assert p.difficulty == {"stable": "stable", "shift": "temporal_shift",
-                                "stated": "stated_vs_revealed"}[p.persona_id.split("_")[1]]
+        assert (
+            p.difficulty
+            == {"stable": "stable", "shift": "temporal_shift", "stated": "stated_vs_revealed"}[
+                p.persona_id.split("_")[1]
+            ]
+        )
         assert p.split == split_of(p.seed, p.persona_id)
         assert p.sources["generation_metadata"]["difficulty_type"] == p.difficulty
         assert p.nl_render == render_markdown(p.sources)

@@ -7,15 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from reference_data import MULTISOURCE as REFERENCE
+from reference_data import needs_multisource_reference as needs_reference
 
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.multisource import QUESTIONS
 from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
 from pytest_memeval.types import Memory
-
-from reference_data import MULTISOURCE as REFERENCE
-from reference_data import needs_multisource_reference as needs_reference
-
 
 
 def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
@@ -26,21 +24,44 @@ def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
 
 def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["*test_multisource.py::test_multisource[[]gen20260321-stable_121-A1[]]", "216 tests collected*"])
+    result.stdout.fnmatch_lines(
+        ["*test_multisource.py::test_multisource[[]gen20260321-stable_121-A1[]]", "216 tests collected*"]
+    )
 
 
 def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
-        "--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q", "--strict-markers", "-m", "type_F and difficulty_stable"
+        "--memsystem=context",
+        "--memeval-suite=multisource",
+        "--collect-only",
+        "-q",
+        "--strict-markers",
+        "-m",
+        "type_F and difficulty_stable",
     )
     result.stdout.fnmatch_lines(["12/216 tests collected (204 deselected)*"])  # 3 questions x 4 personas
-    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q", "--strict-markers", "-m", "fm_cross_midnight")
+    result = suite_pytester.runpytest(
+        "--memsystem=context",
+        "--memeval-suite=multisource",
+        "--collect-only",
+        "-q",
+        "--strict-markers",
+        "-m",
+        "fm_cross_midnight",
+    )
     result.stdout.fnmatch_lines(["12/216 tests collected*"])  # C3 for the 12 personas
 
 
 def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--markers")
-    for marker in ("multisource:", "type_A:", "difficulty_temporal_shift:", "edge_label:", "source_unreachable:", "fm_tracker_missing:"):
+    for marker in (
+        "multisource:",
+        "type_A:",
+        "difficulty_temporal_shift:",
+        "edge_label:",
+        "source_unreachable:",
+        "fm_tracker_missing:",
+    ):
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
@@ -53,7 +74,13 @@ def test_without_memsystem_only_tests_run(suite_pytester: pytest.Pytester) -> No
 def _report(pytester: pytest.Pytester, *args: str) -> dict:
     report = pytester.path / f"report-{len(args)}.json"
     result = pytester.runpytest_subprocess(
-        "--memsystem=context,chroma", "--memeval-suite=multisource", "--memeval-embedder=hashing", f"--memeval-report={report}", "-p", "no:cacheprovider", *args
+        "--memsystem=context,chroma",
+        "--memeval-suite=multisource",
+        "--memeval-embedder=hashing",
+        f"--memeval-report={report}",
+        "-p",
+        "no:cacheprovider",
+        *args,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()[-2000:]
     return json.loads(report.read_text())
@@ -85,10 +112,14 @@ def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: 
 
 @needs_reference
 def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={REFERENCE}", "--collect-only", "-q")
+    result = suite_pytester.runpytest(
+        "--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={REFERENCE}", "--collect-only", "-q"
+    )
     # the reference holds 2 test-split personas per difficulty class
     result.stdout.fnmatch_lines(["*test_multisource[[]s20260324-stable_131-A1[]]", "108 tests collected*"])
-    outcome = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={REFERENCE}", "-q")
+    outcome = suite_pytester.runpytest(
+        "--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={REFERENCE}", "-q"
+    )
     assert outcome.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     outcome.stdout.fnmatch_lines(["multisource", "*context", "  items *108"])
 
@@ -98,20 +129,26 @@ def test_broken_release_is_a_one_line_usage_error(suite_pytester: pytest.Pyteste
     copy = tmp_path / "release"
     shutil.copytree(REFERENCE / "s20260324", copy / "s20260324")
     (copy / "s20260324" / "bench_stable_131_vera_bennett" / "event_table.json").write_text("{not json")
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={copy}", "--collect-only")
+    result = suite_pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={copy}", "--collect-only"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.errlines if line.strip()]
     assert len(errors) == 1 and "event_table.json" in errors[0], errors
 
 
 def test_data_dir_without_seeds_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={tmp_path}", "--collect-only")
+    result = suite_pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={tmp_path}", "--collect-only"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --memeval-data: *no s<seed> directories found*"])
 
 
 def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=multisource", "--memeval-data=/", "--collect-only")
+    result = suite_pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=multisource", "--memeval-data=/", "--collect-only"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
@@ -136,6 +173,16 @@ def test_nothing_private_reaches_the_memory_system(tmp_path: Path) -> None:
     stored = "\n".join(m.content for e in entries[::18] for s in suite.context(e.context_id).sessions for m in s)
     views = [suite.item(e.id).view for e in entries]
     public = stored + "\n".join(v.question + " ".join(v.answer_space) + v.task for v in views)
-    for secret in ("bench_", "gen_", "gen20260321", "stable_121", "temporal_shift", "stated_vs_revealed", "20260321", "calibration", "derivation"):
+    for secret in (
+        "bench_",
+        "gen_",
+        "gen20260321",
+        "stable_121",
+        "temporal_shift",
+        "stated_vs_revealed",
+        "20260321",
+        "calibration",
+        "derivation",
+    ):
         assert secret not in public
     assert all(not hasattr(v, "gold") and "gold" not in v.extra for v in views)

@@ -22,7 +22,10 @@ BAD_OPTIONS = [
     (["--memsystem=context", "--memeval-embedder=bert"], "--memeval-embedder: 'bert' is not one of minilm, hashing"),
     (["--memsystem=context", "--memeval-bootstrap=0"], "--memeval-bootstrap: must be at least 1"),
     (["--memsystem=context", "--memeval-report=/nonexistent-dir/r.json"], "directory /nonexistent-dir does not exist"),
-    (["--memsystem=context", "--memeval-data=/nonexistent-data"], "--memeval-data: /nonexistent-data is not a directory"),
+    (
+        ["--memsystem=context", "--memeval-data=/nonexistent-data"],
+        "--memeval-data: /nonexistent-data is not a directory",
+    ),
 ]
 
 
@@ -93,7 +96,9 @@ def test_unreadable_memsystem_config(pytester: pytest.Pytester) -> None:
 
 
 def test_data_and_split_options_must_apply_to_every_selected_suite(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=bayes", f"--memeval-data={pytester.path}")
+    result = pytester.runpytest_subprocess(
+        "--memsystem=context", "--memeval-suite=bayes", f"--memeval-data={pytester.path}"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--memeval-data: " in result.errlines[0] and "is not a BayesBench checkout" in result.errlines[0]
     result = pytester.runpytest_subprocess("--memsystem=context", "--memeval-suite=bayes", "--memeval-split=train")

@@ -50,13 +50,32 @@ def test_a_repository_without_tests_runs_the_bundled_suites(wheel: Path, tmp_pat
     env = dict(os.environ, PYTHONPATH=str(installed), MEMEVAL_CACHE_DIR=str(tmp_path / "cache"))
     where = subprocess.run(
         [sys.executable, "-c", "import pytest_memeval; print(pytest_memeval.__file__)"],
-        cwd=project, env=env, capture_output=True, text=True, check=True,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert where.stdout.strip().startswith(str(installed))
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--memsystem=chroma", "-n", "2", "--memeval-embedder=hashing",
-         "--memeval-suite=multisource", "-p", "no:cacheprovider", "-q"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--memsystem=chroma",
+            "-n",
+            "2",
+            "--memeval-embedder=hashing",
+            "--memeval-suite=multisource",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
     assert re.search(r"^multisource\n.*chroma\n  items +216$", run.stdout, re.MULTILINE), run.stdout[-3000:]

@@ -25,15 +25,25 @@ def progress_lines(output: str) -> list[str]:
 
 def test_a_chroma_run_under_xdist_shows_progress_per_worker(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest_subprocess(
-        "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-suite=memfail", "-n", "2",
-        "--memeval-progress=0.3", "-p", "no:cacheprovider", timeout=600,
+        "--memsystem=chroma",
+        "--memeval-embedder=hashing",
+        "--memeval-suite=memfail",
+        "-n",
+        "2",
+        "--memeval-progress=0.3",
+        "-p",
+        "no:cacheprovider",
+        timeout=600,
     )
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-3000:]
     output = result.stdout.str()
     lines = progress_lines(output)
     assert lines, output[:3000]
-    assert re.search(r"^  gw[01]: \d+ items, (filling memfail s42-\S+ \(session \d+ of \d+\)|\d+ contexts filled)",
-                     output, re.MULTILINE), output[:3000]
+    assert re.search(
+        r"^  gw[01]: \d+ items, (filling memfail s42-\S+ \(session \d+ of \d+\)|\d+ contexts filled)",
+        output,
+        re.MULTILINE,
+    ), output[:3000]
     assert re.search(r"texts/s", output)
     assert "[100%]" in output and "memeval summary" in output  # pytest's output goes on around them
     for line in output.splitlines():

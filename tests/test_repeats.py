@@ -50,15 +50,19 @@ def test_a_flaky_system_shows_per_item_flakiness(toy_pytester: pytest.Pytester) 
     result.stdout.fnmatch_lines(["*flaky items*12 of 12*", "*pass^2 (all correct)*0.000*", "*flaky: ada-city, *"])
     page = html.read_text(encoding="utf-8")
     start = page.index('id="memeval-data">') + len('id="memeval-data">')
-    data = json.loads(page[start:page.index("</script>", start)])
+    data = json.loads(page[start : page.index("</script>", start)])
     assert all(item["flaky"] for item in data["items"])
     assert sorted(r["repeat"] for r in data["items"][0]["records"]) == [0, 1]
 
 
 def test_flakiness_intervals_resample_clusters() -> None:
     # cluster a: both items flaky; cluster b: both stable. Items (not repeats) are the n.
-    records = [make_record(f"{c}{i}", cluster=c, correct=(c == "b" or r == 0), repeat=r)
-               for c in "ab" for i in range(2) for r in range(3)]
+    records = [
+        make_record(f"{c}{i}", cluster=c, correct=(c == "b" or r == 0), repeat=r)
+        for c in "ab"
+        for i in range(2)
+        for r in range(3)
+    ]
     items = item_repeats(records)
     assert [(i.id, i.correct, i.total, i.flaky) for i in items][:2] == [("a0", 1, 3, True), ("a1", 1, 3, True)]
     assert items[0].agreement == pytest.approx(1 / 3)  # pairs: (w,w) agrees, (c,w) x2 do not
@@ -153,10 +157,18 @@ def test_an_llm_run_asks_once_per_repeat_and_replays_each(suite_pytester: pytest
         path = suite_pytester.path / "report.json"
         path.unlink(missing_ok=True)
         result = suite_pytester.runpytest_subprocess(
-            "--memsystem=context", "--memeval-suite=multisource", "--memeval-responder=openai:scripted-model",
-            f"--memeval-base-url={base_url}", f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}",
-            f"--memeval-report={path}", "-p", "no:cacheprovider", "-k", "stable_121-A",
-            "--memeval-max-errors=100", *args,
+            "--memsystem=context",
+            "--memeval-suite=multisource",
+            "--memeval-responder=openai:scripted-model",
+            f"--memeval-base-url={base_url}",
+            f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}",
+            f"--memeval-report={path}",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "stable_121-A",
+            "--memeval-max-errors=100",
+            *args,
         )
         return result, json.loads(path.read_text()) if path.exists() else {}
 
@@ -166,7 +178,8 @@ def test_an_llm_run_asks_once_per_repeat_and_replays_each(suite_pytester: pytest
         assert len(items) > 1 and server.count == len(recorded["records"]) == 2 * len(items)  # one call per repeat
     offline = "http://127.0.0.1:9/v1"
     _, replayed = run_llm(offline, "--memeval-repeat=2", "--memeval-cache=replay")
-    assert [(r["id"], r["repeat"], r["answer"]) for r in replayed["records"]] == \
-        [(r["id"], r["repeat"], r["answer"]) for r in recorded["records"]]
+    assert [(r["id"], r["repeat"], r["answer"]) for r in replayed["records"]] == [
+        (r["id"], r["repeat"], r["answer"]) for r in recorded["records"]
+    ]
     _, single = run_llm(offline, "--memeval-cache=replay")  # no repeats: the repeat-0 entries
     assert len(single["records"]) == len(items) and all(r["status"] == "scored" for r in single["records"])

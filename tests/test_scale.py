@@ -38,8 +38,13 @@ def test_wrong_answers_are_one_line_each_grouped_and_skip_pytests_per_failure_sc
     wrong = [line for line in out.splitlines() if line.startswith("WRONG ")]
     assert len(wrong) == len(set(wrong)) == 12
     assert "WRONG test_toy.py::test_toy[ada-colour] - answered None, expected 'red' (abstained)" in wrong
-    result.stdout.fnmatch_lines(["*memeval: 12 wrong answers*", "wrong answers by suite | system | stage:",
-                                 "  toy | none: 12 of 12 scored (abstained 12)"])
+    result.stdout.fnmatch_lines(
+        [
+            "*memeval: 12 wrong answers*",
+            "wrong answers by suite | system | stage:",
+            "  toy | none: 12 of 12 scored (abstained 12)",
+        ]
+    )
     # pytest's own sections: the plain failure only (its traceback, its short-summary line)
     assert scanned == ["test_plain.py::test_plain"]
     assert "FAILED test_plain.py::test_plain" in out and "FAILED test_toy.py" not in out
@@ -114,14 +119,16 @@ def test_groups_are_context_system_and_k_unless_the_store_is_shared(
     from pytest_memeval import plugin, scheduling
     from pytest_memeval.collection import K_ARG, SYSTEM_ARG
 
-    toy_pytester.makepyfile(test_toy=f"""
+    toy_pytester.makepyfile(
+        test_toy=f"""
         import pytest
         from pytest_memeval import check
 
         @pytest.mark.memeval("toysuite:{suite}")
         def test_toy(memeval_result):
             check(memeval_result)
-        """)
+        """
+    )
     items = _items(toy_pytester, "test_toy.py", "--memsystem=context,none", "--memeval-k=1,3")
     assert len(items) == 48
     state = items[0].config.stash[plugin.STATE_KEY]
@@ -136,8 +143,9 @@ def test_groups_are_context_system_and_k_unless_the_store_is_shared(
         assert len({i.get_closest_marker("memeval_context").args[0] for i in group}) == 1
         assert len({i.callspec.params[K_ARG] for i in group}) == (1 if groups == 16 else 2)
     # the controller's fallback table (remote workers) gives every item the same group
-    fallback = scheduling.groups_by_params({f"toysuite:{suite}": state.index(f"toysuite:{suite}")},
-                                           ("context", "none"), (1, 3), splits)
+    fallback = scheduling.groups_by_params(
+        {f"toysuite:{suite}": state.index(f"toysuite:{suite}")}, ("context", "none"), (1, 3), splits
+    )
     assert {nodeid: fallback[nodeid[nodeid.index("[") + 1 : -1]] for nodeid in table} == table
 
 
@@ -215,8 +223,9 @@ reader.fit_nbf = _logged
 """
 
 
-def test_a_cold_xdist_run_fits_the_reader_once(suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                                               tmp_path: Path) -> None:
+def test_a_cold_xdist_run_fits_the_reader_once(
+    suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import os
 
     log = tmp_path / "fits.log"
@@ -251,9 +260,16 @@ def test_the_reader_answers_as_before_on_the_smoke_set(tmp_path_factory: pytest.
         for name in sparse_sources(parsed, QUESTIONS[item.view.task].window_days):
             atoms[name] = None
         prediction = reader.model_for(item.id).predict(item.view.task, atoms)
-        return Answer(label=prediction.label, abstained=not prediction.answered, detail={
-            "reader": reader.variant, "margin": round(prediction.margin, 6),
-            "sources_with_evidence": prediction.n_active, "atoms": dict(sorted(atoms.items()))})
+        return Answer(
+            label=prediction.label,
+            abstained=not prediction.answered,
+            detail={
+                "reader": reader.variant,
+                "margin": round(prediction.margin, 6),
+                "sources_with_evidence": prediction.n_active,
+                "atoms": dict(sorted(atoms.items())),
+            },
+        )
 
     cache = tmp_path_factory.getbasetemp() / "memeval-cache"
     suite = MultisourceSuite(SuiteOptions("smoke", None, None, 10, None, cache))
@@ -309,12 +325,21 @@ def test_the_embedding_batch_option_reaches_the_embedder(toy_pytester: pytest.Py
 def test_metrics_are_identical_with_and_without_workers_over_two_depths(toy_pytester: pytest.Pytester) -> None:
     def run(*args: str) -> dict[str, Any]:
         report = toy_pytester.path / f"report{len(args)}.json"
-        result = toy_pytester.runpytest_subprocess("test_toy.py", "--memsystem=chroma,context", "--memeval-k=1,3",
-                                                   "--memeval-embedder=hashing", f"--memeval-report={report}", *args)
+        result = toy_pytester.runpytest_subprocess(
+            "test_toy.py",
+            "--memsystem=chroma,context",
+            "--memeval-k=1,3",
+            "--memeval-embedder=hashing",
+            f"--memeval-report={report}",
+            *args,
+        )
         assert result.ret in (0, 1), result.stdout.str()
         return json.loads(report.read_text())
 
     serial, parallel = run(), run(*WORKERS)
-    strip = lambda records: [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in records]
+
+    def strip(records):
+        return [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in records]
+
     assert serial["runs"] == parallel["runs"] and len(serial["runs"]) == 4
     assert strip(serial["records"]) == strip(parallel["records"])

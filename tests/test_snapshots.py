@@ -17,12 +17,19 @@ def _snapshot_files(pytester: pytest.Pytester, run: str = "context-k10") -> dict
 
 
 def test_record_under_xdist_then_compare(toy_pytester: pytest.Pytester) -> None:
-    recorded = toy_pytester.runpytest_subprocess("test_toy.py", "--memsystem=context", "--memeval-snapshot", "--snapshot-update", "-n", "2")
+    recorded = toy_pytester.runpytest_subprocess(
+        "test_toy.py", "--memsystem=context", "--memeval-snapshot", "--snapshot-update", "-n", "2"
+    )
     recorded.assert_outcomes(passed=12)
     files = _snapshot_files(toy_pytester)  # every file complete JSON: nothing truncated or lost
     assert len(files) == 12
     assert files["test_toy[ada-colour].json"] == {
-        "abstained": False, "answer": "red", "correct": True, "judge": {}, "score": None, "valid": True,
+        "abstained": False,
+        "answer": "red",
+        "correct": True,
+        "judge": {},
+        "score": None,
+        "valid": True,
     }
     compared = toy_pytester.runpytest_subprocess("test_toy.py", "--memsystem=context", "--memeval-snapshot", "-n", "2")
     compared.assert_outcomes(passed=12)
@@ -36,7 +43,12 @@ def test_a_changed_verdict_fails_with_a_diff_even_when_gates_pass(toy_pytester: 
         verdict = json.loads(path.read_text())
         path.write_text(json.dumps(dict(verdict, answer="stale", correct=False), indent=2, sort_keys=True) + "\n")
     result = toy_pytester.runpytest_subprocess(
-        "test_toy.py", "--memsystem=context", "--memeval-snapshot", "--memeval-gate=toy.accuracy>=0", "-k", "ada",
+        "test_toy.py",
+        "--memsystem=context",
+        "--memeval-snapshot",
+        "--memeval-gate=toy.accuracy>=0",
+        "-k",
+        "ada",
         "--snapshot-no-colors",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -59,7 +71,9 @@ def test_another_system_is_never_compared_with_these_snapshots(toy_pytester: pyt
 
 def test_the_same_files_whether_one_system_runs_or_several(toy_pytester: pytest.Pytester) -> None:
     for system in ("context", "none"):
-        toy_pytester.runpytest_subprocess(f"--memsystem={system}", "test_toy.py", "--memeval-snapshot", "--snapshot-update")
+        toy_pytester.runpytest_subprocess(
+            f"--memsystem={system}", "test_toy.py", "--memeval-snapshot", "--snapshot-update"
+        )
     both = toy_pytester.runpytest_subprocess(
         "test_toy.py", "--memsystem=context,none", "--memeval-snapshot", "--memeval-gate=toy[context].accuracy>=1"
     )

@@ -12,12 +12,16 @@ from pytest_memeval.records import Report
 
 def test_items_become_parametrized_tests_with_readable_ids(toy_pytester: pytest.Pytester) -> None:
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["test_toy.py::test_toy[ada-colour]", "test_toy.py::test_toy[dev-pet]", "12 tests collected*"])
+    result.stdout.fnmatch_lines(
+        ["test_toy.py::test_toy[ada-colour]", "test_toy.py::test_toy[dev-pet]", "12 tests collected*"]
+    )
 
 
 def test_several_systems_parametrize_every_item(toy_pytester: pytest.Pytester) -> None:
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", "--collect-only", "-q")
-    result.stdout.fnmatch_lines(["test_toy.py::test_toy[ada-colour-context]", "test_toy.py::test_toy[ada-colour-none]", "24 tests collected*"])
+    result.stdout.fnmatch_lines(
+        ["test_toy.py::test_toy[ada-colour-context]", "test_toy.py::test_toy[ada-colour-none]", "24 tests collected*"]
+    )
 
 
 def test_markers_select_items_under_strict_markers(toy_pytester: pytest.Pytester) -> None:
@@ -29,12 +33,19 @@ def test_outcomes_and_failure_message(toy_pytester: pytest.Pytester) -> None:
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=none", "-q", "-k", "ada-colour")
     result.assert_outcomes(failed=1, deselected=11)
     result.stdout.fnmatch_lines(
-        ["*memeval: 1 wrong answer*", "WRONG test_toy.py::test_toy[ada-colour] - answered None, expected 'red' (abstained)"]
+        [
+            "*memeval: 1 wrong answer*",
+            "WRONG test_toy.py::test_toy[ada-colour] - answered None, expected 'red' (abstained)",
+        ]
     )
     assert "question:" not in result.stdout.str()
     verbose = toy_pytester.runpytest("test_toy.py", "--memsystem=none", "-v", "-k", "ada-colour")
     verbose.stdout.fnmatch_lines(
-        ["WRONG test_toy.py::test_toy[[]ada-colour] - *", "    question: What is the colour of ada?", "    memories retrieved: 0"]
+        [
+            "WRONG test_toy.py::test_toy[[]ada-colour] - *",
+            "    question: What is the colour of ada?",
+            "    memories retrieved: 0",
+        ]
     )
 
 
@@ -47,14 +58,19 @@ def test_without_memsystem_a_memeval_test_is_skipped_with_a_reason(toy_pytester:
 @pytest.mark.parametrize(
     "adapter, message",
     [
-        ("FailingRetrieve", "memsystem 'faulty_adapters:FailingRetrieve' failed in retrieve: ConnectionError: store unreachable"),
+        (
+            "FailingRetrieve",
+            "memsystem 'faulty_adapters:FailingRetrieve' failed in retrieve: ConnectionError: store unreachable",
+        ),
         ("FailingIngest", "memsystem 'faulty_adapters:FailingIngest' failed in ingest: RuntimeError: disk full"),
         ("WrongType", "returned a str at position 0, expected Memory"),
     ],
 )
 def test_adapter_failures_are_errors_not_scores(toy_pytester: pytest.Pytester, adapter: str, message: str) -> None:
     report = toy_pytester.path / "report.json"
-    result = toy_pytester.runpytest("test_toy.py", f"--memsystem=faulty_adapters:{adapter}", f"--memeval-report={report}", "-k", "ada-colour")
+    result = toy_pytester.runpytest(
+        "test_toy.py", f"--memsystem=faulty_adapters:{adapter}", f"--memeval-report={report}", "-k", "ada-colour"
+    )
     result.assert_outcomes(errors=1, deselected=11)
     assert message in result.stdout.str()
     assert "second line of detail" not in result.stdout.str()
@@ -68,7 +84,9 @@ def test_adapter_failures_are_errors_not_scores(toy_pytester: pytest.Pytester, a
 
 def test_json_report_has_runs_and_records(toy_pytester: pytest.Pytester) -> None:
     report = toy_pytester.path / "report.json"
-    toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", f"--memeval-report={report}").assert_outcomes(passed=12, failed=12)
+    toy_pytester.runpytest("test_toy.py", "--memsystem=context,none", f"--memeval-report={report}").assert_outcomes(
+        passed=12, failed=12
+    )
     raw = json.loads(report.read_text())
     assert raw["schema"] == "memeval-report/2"
     data = Report.from_json(raw)
@@ -84,7 +102,9 @@ def test_json_report_has_runs_and_records(toy_pytester: pytest.Pytester) -> None
 
 def _run_report(pytester: pytest.Pytester, *args: str) -> dict:
     report = pytester.path / f"report{len(args)}.json"
-    result = pytester.runpytest_subprocess("test_toy.py", "--memsystem=chroma,context", "--memeval-embedder=hashing", f"--memeval-report={report}", *args)
+    result = pytester.runpytest_subprocess(
+        "test_toy.py", "--memsystem=chroma,context", "--memeval-embedder=hashing", f"--memeval-report={report}", *args
+    )
     assert result.ret in (0, 1), result.stdout.str()
     return json.loads(report.read_text())
 
@@ -97,10 +117,14 @@ def test_xdist_gives_the_same_records_and_metrics(toy_pytester: pytest.Pytester)
     assert strip(serial["records"]) == strip(parallel["records"])
 
 
-def test_xdist_fills_each_context_once(toy_pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_xdist_fills_each_context_once(
+    toy_pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     log = tmp_path / "fills.log"
     monkeypatch.setenv("MEMEVAL_FILL_LOG", str(log))
-    result = toy_pytester.runpytest_subprocess("test_toy.py", "--memsystem=faulty_adapters:CountingContext", "-n", "2", "-v")
+    result = toy_pytester.runpytest_subprocess(
+        "test_toy.py", "--memsystem=faulty_adapters:CountingContext", "-n", "2", "-v"
+    )
     result.assert_outcomes(passed=12)
     fills = log.read_text().split()
     # one reset per fill: four contexts, each filled once in the whole run

@@ -14,20 +14,24 @@ nan = np.nan
 # with missing values (written here units x raters). Published values, cross-checked against
 # R irr::kripp.alpha's documented example output (nominal .743) and the fast-krippendorff test
 # suite (ordinal .815, ratio .797). Interval .849 is the value the paper reports for these data.
-CANONICAL = np.array([
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-    [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
-]).T
+CANONICAL = np.array(
+    [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+    ]
+).T
 
 # The Wikipedia "computational example": 3 coders x 15 units; nominal .691 (Wikipedia), interval
 # .811 (fast-krippendorff tests give 0.691358 and 0.810845).
-WIKIPEDIA = np.array([
-    [nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
-    [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
-    [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4],
-]).T
+WIKIPEDIA = np.array(
+    [
+        [nan, nan, nan, nan, nan, 3, 4, 1, 2, 1, 1, 3, 3, nan, 3],
+        [1, nan, 2, 1, 3, 3, 4, 3, nan, nan, nan, nan, nan, nan, nan],
+        [nan, nan, 2, 1, 3, 4, 4, nan, 2, 1, 1, 3, 3, nan, 4],
+    ]
+).T
 
 
 @pytest.mark.parametrize(
@@ -88,7 +92,7 @@ def test_alpha_invariances(ratings, rnd):
     # interval: affine maps; ordinal: any increasing map; nominal: any relabelling
     assert krippendorff_alpha(3.0 * ratings - 7.0, "interval") == pytest.approx(base["interval"], nan_ok=True)
     assert krippendorff_alpha(np.exp(ratings), "ordinal") == pytest.approx(base["ordinal"], nan_ok=True)
-    assert krippendorff_alpha(-ratings**2, "nominal") == pytest.approx(base["nominal"], nan_ok=True)
+    assert krippendorff_alpha(-(ratings**2), "nominal") == pytest.approx(base["nominal"], nan_ok=True)
     for value in base.values():
         assert math.isnan(value) or value <= 1.0 + 1e-12
 

@@ -22,8 +22,13 @@ from pytest_memeval.stats import (
 
 # (cluster, group, correct, answered); `correct` is on the answer recorded before abstaining.
 HAND = [
-    ("p1", "g1", 1, 1), ("p1", "g1", 0, 1), ("p1", "g2", 1, 0), ("p1", "g3", 0, 0),
-    ("p2", "g1", 1, 1), ("p2", "g2", 0, 0), ("p2", "g2", 0, 1),
+    ("p1", "g1", 1, 1),
+    ("p1", "g1", 0, 1),
+    ("p1", "g2", 1, 0),
+    ("p1", "g3", 0, 0),
+    ("p2", "g1", 1, 1),
+    ("p2", "g2", 0, 0),
+    ("p2", "g2", 0, 1),
 ]
 # g1: correct 2/3, answered 3, correct&answered 2 -> acc 2/3, selacc 2/3
 # g2: correct 1/3, answered 1, correct&answered 0 -> acc 1/3, selacc 0
@@ -65,8 +70,7 @@ def test_custom_metric_over_grouped_sums():
     hard = np.array([1, 1, 0, 1, 0, 0], dtype=float)
     answered = np.array([1, 0, 1, 1, 1, 0], dtype=float)
     metric = {"answered_if_hard": lambda s: ratio(s["ah"].sum(-1), s["hard"].sum(-1))}
-    res = cluster_bootstrap(metric, {"hard": hard, "ah": hard * answered}, clusters=[0, 0, 1, 1, 2, 2],
-                            n_resamples=300)
+    res = cluster_bootstrap(metric, {"hard": hard, "ah": hard * answered}, clusters=[0, 0, 1, 1, 2, 2], n_resamples=300)
     assert res["answered_if_hard"].estimate == pytest.approx(2 / 3)
     assert res["answered_if_hard"].resamples.shape == (300,)
 
@@ -242,8 +246,14 @@ def test_paired_difference_with_itself_is_zero(data):
 def test_paired_generic_matches_single_system_estimates():
     clusters, groups, correct, answered = _hand_arrays()
     flipped = ~correct
-    res = paired_cluster_bootstrap(multisource_metrics(), multisource_columns(correct, answered),
-                                   multisource_columns(flipped, answered), clusters, groups, n_resamples=100)
+    res = paired_cluster_bootstrap(
+        multisource_metrics(),
+        multisource_columns(correct, answered),
+        multisource_columns(flipped, answered),
+        clusters,
+        groups,
+        n_resamples=100,
+    )
     single_a = bootstrap_multisource(correct, answered, clusters, groups, n_resamples=100)
     single_b = bootstrap_multisource(flipped, answered, clusters, groups, n_resamples=100)
     for name in res:

@@ -33,8 +33,10 @@ def test_wilson_vectorised_matches_scalar():
         assert (lo[i], hi[i]) == pytest.approx(wilson_interval(int(k[i]), int(n[i]), 0.9))
 
 
-@given(st.integers(1, 2000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
-       st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+@given(
+    st.integers(1, 2000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))),
+    st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
 def test_wilson_matches_scipy(kn, confidence):
     k, n = kn
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")

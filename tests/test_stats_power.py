@@ -32,7 +32,9 @@ def test_mde_grows_with_icc(sd, n, m_bar, icc, step):
     lower = mde_from_parameters(sd, n, icc=icc, mean_cluster_size=m_bar)
     higher = mde_from_parameters(sd, n, icc=min(1.0, icc + step), mean_cluster_size=m_bar)
     assert higher > lower
-    assert higher == pytest.approx(lower * np.sqrt(design_effect(m_bar, min(1.0, icc + step)) / design_effect(m_bar, icc)))
+    assert higher == pytest.approx(
+        lower * np.sqrt(design_effect(m_bar, min(1.0, icc + step)) / design_effect(m_bar, icc))
+    )
 
 
 def test_icc_hand_computed():

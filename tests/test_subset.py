@@ -17,9 +17,13 @@ def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Report
     return result, Report.from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize(("selection", "n"), [(["-k", "ada"], 3), (["-m", "toy_pet"], 4),
-                                              (["--deselect", "test_toy.py::test_toy[ada-city]"], 11)])
-def test_a_selection_of_part_of_a_suite_is_a_subset(toy_pytester: pytest.Pytester, selection: list[str], n: int) -> None:
+@pytest.mark.parametrize(
+    ("selection", "n"),
+    [(["-k", "ada"], 3), (["-m", "toy_pet"], 4), (["--deselect", "test_toy.py::test_toy[ada-city]"], 11)],
+)
+def test_a_selection_of_part_of_a_suite_is_a_subset(
+    toy_pytester: pytest.Pytester, selection: list[str], n: int
+) -> None:
     result, report = run(toy_pytester, "--memsystem=context", "--memeval-gate=toy.accuracy>=0.5", *selection)
     assert result.ret == pytest.ExitCode.OK  # the gate passes, and says on what
     (summary,) = report.runs
@@ -35,8 +39,14 @@ def test_the_whole_suite_is_no_subset(toy_pytester: pytest.Pytester) -> None:
 
 
 def test_gates_may_refuse_a_subset(toy_pytester: pytest.Pytester) -> None:
-    result, report = run(toy_pytester, "--memsystem=context", "--memeval-gate=toy.accuracy>=0.5",
-                         "--memeval-gate-subset=refuse", "-k", "ada")
+    result, report = run(
+        toy_pytester,
+        "--memsystem=context",
+        "--memeval-gate=toy.accuracy>=0.5",
+        "--memeval-gate-subset=refuse",
+        "-k",
+        "ada",
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     (gate,) = report.gates
     assert not gate.passed and "refused, the run covers a subset: 3 of 12 items" in gate.detail
@@ -49,8 +59,11 @@ def test_records_keep_the_question_and_the_memories_up_to_the_setting(toy_pytest
     _, report = run(toy_pytester, "--memsystem=context", "-k", "ada-city")
     (record,) = report.records
     assert record.question == "What is the city of ada?"
-    assert [m.text for m in record.memories] == ["The colour of ada is red.", "The city of ada is lima.",
-                                                 "The pet of ada is owl."]
+    assert [m.text for m in record.memories] == [
+        "The colour of ada is red.",
+        "The city of ada is lima.",
+        "The pet of ada is owl.",
+    ]
     assert record.memories[1].id == "1" and record.memories[1].length == len("The city of ada is lima.")
     _, capped = run(toy_pytester, "--memsystem=context", "-k", "ada-city", "--memeval-record-memories=1")
     assert len(capped.records[0].memories) == 1 and capped.records[0].n_memories == 3

@@ -16,7 +16,9 @@ from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.supermemory import SupermemoryMemory
 from pytest_memeval.types import Message
 
-pytest.importorskip("supermemory", reason='the [supermemory] extra is not installed (pip install "pytest-memeval[supermemory]")')
+pytest.importorskip(
+    "supermemory", reason='the [supermemory] extra is not installed (pip install "pytest-memeval[supermemory]")'
+)
 from supermemory_server import SupermemoryServer
 
 KEY = "sk-loopback"
@@ -42,7 +44,9 @@ def config_file(path: Path, server: SupermemoryServer, **extra: object) -> Path:
     return path
 
 
-def test_ingest_waits_for_processing_then_search_ranks_by_similarity(memory: SupermemoryMemory, server: SupermemoryServer) -> None:
+def test_ingest_waits_for_processing_then_search_ranks_by_similarity(
+    memory: SupermemoryMemory, server: SupermemoryServer
+) -> None:
     memory.ingest("ada", [Message("user", "The colour of ada is red."), Message("assistant", "Bob likes green tea.")])
     hits = memory.retrieve("ada", "what colour is ada", 5)
     assert [h.text for h in hits] == ["The colour of ada is red.", "Bob likes green tea."]
@@ -52,7 +56,12 @@ def test_ingest_waits_for_processing_then_search_ranks_by_similarity(memory: Sup
     assert [method for method, _ in paths] == ["POST", "POST", "GET", "GET", "GET", "GET", "POST"]
     add_body = server.requests[0][2]
     assert add_body == {"content": "The colour of ada is red."}
-    assert server.requests[-1][2] == {"query": "what colour is ada", "limit": 5, "searchMode": "hybrid", "threshold": 0.0}
+    assert server.requests[-1][2] == {
+        "query": "what colour is ada",
+        "limit": 5,
+        "searchMode": "hybrid",
+        "threshold": 0.0,
+    }
 
 
 def test_namespaces_are_the_services_own_and_close_deletes_them(server: SupermemoryServer) -> None:
@@ -73,7 +82,9 @@ def test_namespaces_are_the_services_own_and_close_deletes_them(server: Supermem
 
 def test_a_missing_key_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SUPERMEMORY_API_KEY", raising=False)
-    with pytest.raises(ConfigError, match="^supermemory: no API key: set api_key in --memsystem-config or SUPERMEMORY_API_KEY$"):
+    with pytest.raises(
+        ConfigError, match="^supermemory: no API key: set api_key in --memsystem-config or SUPERMEMORY_API_KEY$"
+    ):
         SupermemoryMemory()
 
 
@@ -91,14 +102,22 @@ def test_processing_that_never_ends_times_out(server: SupermemoryServer, monkeyp
 
 
 def _queued(doc_id: str) -> dict:
-    return {"id": doc_id, "type": "text", "metadata": {}, "system": {"status": "queued", "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"}}
+    return {
+        "id": doc_id,
+        "type": "text",
+        "metadata": {},
+        "system": {"status": "queued", "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"},
+    }
 
 
-@pytest.mark.parametrize("settings, message", [
-    ({"search_mode": "fuzzy"}, "search_mode must be one of hybrid, memories, chunks"),
-    ({"threshold": 2.0}, "threshold must be within"),
-    ({"namespace_prefix": "a/b"}, "namespace_prefix"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"search_mode": "fuzzy"}, "search_mode must be one of hybrid, memories, chunks"),
+        ({"threshold": 2.0}, "threshold must be within"),
+        ({"namespace_prefix": "a/b"}, "namespace_prefix"),
+    ],
+)
 def test_bad_settings_are_one_line(settings: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         SupermemoryMemory(api_key=KEY, **settings)
@@ -115,7 +134,9 @@ def test_the_kit_passes_against_the_loopback_contract(
     assert server.namespaces() == [], "the kit left namespaces behind"
 
 
-def test_the_toy_suite_runs_on_supermemory(server: SupermemoryServer, toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_the_toy_suite_runs_on_supermemory(
+    server: SupermemoryServer, toy_pytester: pytest.Pytester, tmp_path: Path
+) -> None:
     config = config_file(tmp_path / "memsystems.toml", server, search_mode="memories")
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=supermemory", f"--memsystem-config={config}")
     result.assert_outcomes(passed=12)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from harness import make_record
@@ -31,8 +32,15 @@ def extracted(text: str) -> str:
 
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None,
-                           cache_dir=tmp_path_factory.mktemp("unreadable"), bootstrap=50)
+    options = SuiteOptions(
+        size="smoke",
+        split=None,
+        seeds=None,
+        k=10,
+        data_dir=None,
+        cache_dir=tmp_path_factory.mktemp("unreadable"),
+        bootstrap=50,
+    )
     return {name: load_object(available_suites()[name])(options) for name in SUITES}
 
 
@@ -82,8 +90,13 @@ def test_no_memories_is_not_unreadable(suites: dict[str, Any], name: str) -> Non
 
 
 def test_bayes_reader_marks_memories_without_observations() -> None:
-    view = ItemView("bayes", "coin_next_flip", "Predict the next flip.", ("heads", "tails"),
-                    extra={"env": "coin", "inline": "", "pending": "", "totals": ""})
+    view = ItemView(
+        "bayes",
+        "coin_next_flip",
+        "Predict the next flip.",
+        ("heads", "tails"),
+        extra={"env": "coin", "inline": "", "pending": "", "totals": ""},
+    )
     reader = perfect_bayesian()
     assert KEY not in reader.answer(view, [Memory("Flip #1 was heads"), Memory("I think heads.")]).detail
     assert reader.answer(view, [Memory("User flipped a coin and noted the result.")]).detail[KEY] is True
@@ -105,7 +118,10 @@ def test_counting_and_the_note() -> None:
         make_record("e", status="invalid", answer_detail={KEY: True}),
     ]
     assert count_unreadable(records) == (2, 3)
-    assert unreadable_note("amem", 2, 3) == "the offline reader cannot read amem's memories (2 of 3 items); use an LLM responder"
+    assert (
+        unreadable_note("amem", 2, 3)
+        == "the offline reader cannot read amem's memories (2 of 3 items); use an LLM responder"
+    )
     assert unreadable_note("chroma", 0, 216) is None
 
 
@@ -132,8 +148,11 @@ def test_every_bundled_suite_reader_is_covered() -> None:
     assert set(available_suites()) >= set(SUITES) | {"bayes"}
     for name in available_suites():
         module = available_suites()[name].split(":")[0].rsplit(".", 1)[0]
-        readers = [p for p in Path(__file__).parents[1].joinpath("pytest_memeval", *module.split(".")[1:]).glob("*.py")
-                   if re.search(r"\bfrom \.\.unreadable import mark\b", p.read_text())]
+        readers = [
+            p
+            for p in Path(__file__).parents[1].joinpath("pytest_memeval", *module.split(".")[1:]).glob("*.py")
+            if re.search(r"\bfrom \.\.unreadable import mark\b", p.read_text())
+        ]
         assert readers, f"the {name} suite's reader does not mark unreadable memories"
 
 
@@ -166,7 +185,15 @@ def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> Non
     suite = load_object(available_suites()["bayes"])(options)
     episode = next(e.id for e in suite.index() if "coin" in e.id and "passive" in e.id)
     (marked,) = run_episodes(suite, GistMemory(), "gist", perfect_bayesian(), "reader", [episode], k=10)
-    (read,) = run_episodes(suite, load_object("pytest_memeval.memory.context:ContextMemory")(), "context", perfect_bayesian(), "reader", [episode], k=10)
+    (read,) = run_episodes(
+        suite,
+        load_object("pytest_memeval.memory.context:ContextMemory")(),
+        "context",
+        perfect_bayesian(),
+        "reader",
+        [episode],
+        k=10,
+    )
     assert marked.answer_detail[KEY] is True and marked.answer_detail["unreadable_answers"] > 0
     assert KEY not in read.answer_detail
     assert count_unreadable([marked, read]) == (1, 2)

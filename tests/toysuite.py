@@ -7,7 +7,7 @@ The reader answers with the value found in the retrieved memories, or abstains.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from pytest_memeval.benchmarks.base import IndexEntry, Suite
 from pytest_memeval.records import Metric, Record, SuiteSummary

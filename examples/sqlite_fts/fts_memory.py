@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 import sqlite3
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from pytest_memeval import Memory, Message
 
@@ -31,7 +32,7 @@ class FTSMemory:
         self.tokenizer = tokenizer
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "FTSMemory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> FTSMemory:
         """How the plugin builds it: settings from --memsystem-config, a private work directory."""
         settings = dict(config)
         settings.setdefault("path", str(Path(resources.workdir) / "fts.sqlite"))

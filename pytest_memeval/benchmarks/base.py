@@ -8,9 +8,10 @@ judge, and how to summarise records into metrics. It knows nothing of pytest.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ..models.settings import LLMSettings
 from ..protocols import Judge, ResponseModel

@@ -10,7 +10,8 @@ which a gate on that run reports as its failure.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ..records import Record
 from ..types import Memory
@@ -41,7 +42,4 @@ def unreadable_note(memsystem: str, marked: int, answered: int) -> str | None:
     """The run's note (and a gate's failure message), or None when every memory was read."""
     if marked == 0:
         return None
-    return (
-        f"the offline reader cannot read {memsystem}'s memories ({marked} of {answered} items); "
-        "use an LLM responder"
-    )
+    return f"the offline reader cannot read {memsystem}'s memories ({marked} of {answered} items); use an LLM responder"

@@ -19,13 +19,15 @@ import json
 import os
 import threading
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..errors import AdapterError
 from ..types import Memory, Message
 from .embedders import minilm_path
 from .llm_clients import fit_prompt, openai_client
+
 
 class AMemMemory:
     def __init__(
@@ -70,7 +72,7 @@ class AMemMemory:
         self._closed = False
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "AMemMemory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> AMemMemory:
         settings = dict(config)
         settings.setdefault("path", resources.workdir / "amem")
         return cls(**settings)
@@ -110,7 +112,9 @@ class AMemMemory:
             return []
         # A-MEM's search is this query; its own result parsing turns a note that reads like
         # JSON or a number into one, so the raw metadata is read here instead
-        found = system.retriever.collection.query(query_texts=[query], n_results=min(k, count), include=["metadatas", "distances"])
+        found = system.retriever.collection.query(
+            query_texts=[query], n_results=min(k, count), include=["metadatas", "distances"]
+        )
         ids, notes, distances = found["ids"][0], found["metadatas"][0], found["distances"][0]
         # chroma's default space is squared L2; on unit vectors 1 - d/2 is the cosine
         return [_to_memory(i, n, 1.0 - float(d) / 2.0) for i, n, d in zip(ids, notes, distances)]
@@ -154,7 +158,9 @@ class AMemMemory:
 
         store, model = str(self.path / "chroma"), minilm_path()
         self._client()
-        system = AgenticMemorySystem(model_name=model, llm_backend="openai", llm_model=self._llm.model, api_key="unused", storage_path=store)
+        system = AgenticMemorySystem(
+            model_name=model, llm_backend="openai", llm_model=self._llm.model, api_key="unused", storage_path=store
+        )
         system.retriever = ChromaRetriever(collection_name=collection, model_name=model, persist_directory=store)
         system.llm_controller.llm = self._llm
         return system
@@ -168,7 +174,9 @@ class _Controller:
         self._failures: list[str] = []
         self._lock = threading.Lock()
 
-    def get_completion(self, prompt: str, response_format: dict[str, Any] | None = None, temperature: float = 0.0) -> str:
+    def get_completion(
+        self, prompt: str, response_format: dict[str, Any] | None = None, temperature: float = 0.0
+    ) -> str:
         request: dict[str, Any] = {
             "model": self.model,
             "messages": [

@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..types import Memory, Message
 from .chunking import chunk_session
@@ -40,8 +41,9 @@ class ChromaMemory:
         import chromadb
         from chromadb.config import Settings
 
-        self.check_settings({"chunk_tokens": chunk_tokens, "collection_prefix": collection_prefix,
-                             "port": port, "timeout_s": timeout_s})
+        self.check_settings(
+            {"chunk_tokens": chunk_tokens, "collection_prefix": collection_prefix, "port": port, "timeout_s": timeout_s}
+        )
         settings = Settings(anonymized_telemetry=False)
         if host is not None:
             self._client = chromadb.HttpClient(host=host, port=port, settings=settings)
@@ -75,7 +77,7 @@ class ChromaMemory:
             raise ValueError(f"timeout_s must be a positive finite number, got {timeout}")
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "ChromaMemory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> ChromaMemory:
         settings = dict(config)
         if "host" not in settings:
             settings.setdefault("path", resources.workdir / "chroma")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..types import Memory, Message
 from .tokens import count_tokens
@@ -25,7 +26,7 @@ class ContextMemory:
         self._store: dict[str, list[tuple[str, int]]] = {}
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "ContextMemory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> ContextMemory:
         return cls(**config)
 
     def reset(self, namespace: str) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import re
 import zlib
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -41,9 +42,7 @@ class HashingEmbedder:
             features = words + [f"{a} {b}" for a, b in zip(words, words[1:])]
             if not features:
                 continue
-            hashes = np.fromiter(
-                (zlib.crc32(f.encode()) for f in features), dtype=np.uint64, count=len(features)
-            )
+            hashes = np.fromiter((zlib.crc32(f.encode()) for f in features), dtype=np.uint64, count=len(features))
             signs = np.where(hashes & (1 << 31), -1.0, 1.0).astype(np.float32)
             np.add.at(out[row], (hashes % self.dim).astype(np.intp), signs)
         norms = np.linalg.norm(out, axis=1, keepdims=True)

@@ -100,11 +100,12 @@ class _Handler(BaseHTTPRequestHandler):
         vectors = self.server.owner.embed(texts)
         as_base64 = body.get("encoding_format") == "base64"
         data = [
-            {"object": "embedding", "index": i, "embedding": _encode(row, as_base64)}
-            for i, row in enumerate(vectors)
+            {"object": "embedding", "index": i, "embedding": _encode(row, as_base64)} for i, row in enumerate(vectors)
         ]
         model = str(body.get("model") or self.server.owner.embedder.name)
-        self._send(200, {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+        self._send(
+            200, {"object": "list", "data": data, "model": model, "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+        )
 
     def _send(self, status: int, payload: dict[str, Any]) -> None:
         raw = json.dumps(payload).encode()

@@ -16,7 +16,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..types import Memory, Message
 from .embedders import Embedder
@@ -51,24 +52,32 @@ class LangMemMemory:
             raise ValueError(f"langmem: query_limit must be at least 1, got {query_limit}")
         from langchain_openai import ChatOpenAI
         from langgraph.store.memory import InMemoryStore
-        from pydantic import SecretStr
         from langmem import create_memory_store_manager
+        from pydantic import SecretStr
 
         self.embedder = embedder
         model = ChatOpenAI(
-            model=llm_model, base_url=llm_base_url, api_key=SecretStr(api_key()), temperature=llm_temperature,
-            max_retries=llm_max_retries, timeout=llm_timeout, http_client=http_client(llm_timeout, llm_max_tokens),
+            model=llm_model,
+            base_url=llm_base_url,
+            api_key=SecretStr(api_key()),
+            temperature=llm_temperature,
+            max_retries=llm_max_retries,
+            timeout=llm_timeout,
+            http_client=http_client(llm_timeout, llm_max_tokens),
         )
         self._store = InMemoryStore(index={"dims": embedder.dim, "embed": self._embed})
         self._manager = create_memory_store_manager(
-            model, store=self._store, query_limit=query_limit, enable_deletes=enable_deletes,
+            model,
+            store=self._store,
+            query_limit=query_limit,
+            enable_deletes=enable_deletes,
             namespace=("memories", "{langgraph_user_id}"),
         )
         self._lock = threading.Lock()
         self._closed = False
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "LangMemMemory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> LangMemMemory:
         return cls(embedder=resources.embedder(), **dict(config))
 
     @staticmethod
@@ -86,7 +95,9 @@ class LangMemMemory:
         if not messages:
             return
         with self._lock:  # LangMem reads, then writes, the namespace: one session at a time
-            self._manager.invoke({"messages": messages}, config={"configurable": {"langgraph_user_id": self.user_id(namespace)}})
+            self._manager.invoke(
+                {"messages": messages}, config={"configurable": {"langgraph_user_id": self.user_id(namespace)}}
+            )
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
         if k < 1 or not query.strip():

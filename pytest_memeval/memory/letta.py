@@ -108,7 +108,9 @@ class LettaMemory:
                 self._server = _start_server(server_command, path, startup_timeout_s, timeout_env)
                 base_url = self._server.base_url
             self._llm = _llm_settings(llm_handle, llm_model, llm_base_url, context_window)
-            self._embedding = self._embedding_settings(embedder, embedding_base_url, embedding_model, embedding_dim, embedding_handle)
+            self._embedding = self._embedding_settings(
+                embedder, embedding_base_url, embedding_model, embedding_dim, embedding_handle
+            )
             from letta_client import Letta
 
             token = api_key or os.environ.get("LETTA_API_KEY")
@@ -135,7 +137,11 @@ class LettaMemory:
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
         if self.mode == "archival":
-            passages = [piece for chunk in chunk_session(session, self.passage_tokens) for piece in _split_words(chunk, self.passage_tokens)]
+            passages = [
+                piece
+                for chunk in chunk_session(session, self.passage_tokens)
+                for piece in _split_words(chunk, self.passage_tokens)
+            ]
             if passages:
                 agent_id = self._agent(namespace)
                 for text in passages:
@@ -232,7 +238,9 @@ class LettaMemory:
             return {"embedding": handle}
         if base_url is None:
             if embedder is None:
-                raise ConfigError("letta: no embedder: set embedding_base_url (with embedding_model, embedding_dim) or embedding_handle")
+                raise ConfigError(
+                    "letta: no embedder: set embedding_base_url (with embedding_model, embedding_dim) or embedding_handle"
+                )
             self._endpoint = EmbeddingEndpoint(embedder)
             base_url, model, dim = self._endpoint.base_url, embedder.name, embedder.dim
         if model is None or dim is None:

@@ -30,13 +30,22 @@ import urllib.request
 from pathlib import Path
 from typing import Self
 
-from ..errors import ConfigError
 from ..child_processes import die_with_parent
+from ..errors import ConfigError
 
 STOP_TIMEOUT_S = 15.0
 #: environment variables that would send data out of the machine or leave SQLite
-_DROPPED = ("SENTRY_DSN", "LETTA_OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT", "LETTA_PG_URI",
-            "LETTA_PG_DB", "LETTA_PG_USER", "LETTA_PG_PASSWORD", "LETTA_PG_HOST", "LETTA_PG_PORT")
+_DROPPED = (
+    "SENTRY_DSN",
+    "LETTA_OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "LETTA_PG_URI",
+    "LETTA_PG_DB",
+    "LETTA_PG_USER",
+    "LETTA_PG_PASSWORD",
+    "LETTA_PG_HOST",
+    "LETTA_PG_PORT",
+)
 
 # Letta 0.11.7 declares archives_agents.created_at with the *string* default 'now()', which
 # SQLite stores verbatim and then cannot read back as a date: every archival insert fails
@@ -78,7 +87,9 @@ def find_command(command: str) -> str:
 class LettaServer:
     host = "127.0.0.1"
 
-    def __init__(self, command: str, home: Path, startup_timeout_s: float = 180.0, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, command: str, home: Path, startup_timeout_s: float = 180.0, env: dict[str, str] | None = None
+    ) -> None:
         self.command = find_command(command)
         self.extra_env = dict(env or {})
         self.home = Path(home)

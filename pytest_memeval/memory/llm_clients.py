@@ -130,7 +130,9 @@ def _chat_body(request: httpx.Request) -> dict[str, Any] | None:
 
 def _with_body(request: httpx.Request, body: dict[str, Any]) -> httpx.Request:
     headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
-    return httpx.Request(request.method, request.url, headers=headers, content=json.dumps(body).encode(), extensions=request.extensions)
+    return httpx.Request(
+        request.method, request.url, headers=headers, content=json.dumps(body).encode(), extensions=request.extensions
+    )
 
 
 def api_key() -> str:
@@ -149,7 +151,10 @@ def openai_client(base_url: str | None, timeout: float, max_retries: int, max_to
     from openai import OpenAI
 
     return OpenAI(
-        base_url=base_url, api_key=api_key(), timeout=timeout, max_retries=max_retries,
+        base_url=base_url,
+        api_key=api_key(),
+        timeout=timeout,
+        max_retries=max_retries,
         http_client=http_client(timeout, max_tokens),
     )
 
@@ -158,7 +163,10 @@ def async_openai_client(base_url: str | None, timeout: float, max_retries: int, 
     from openai import AsyncOpenAI
 
     return AsyncOpenAI(
-        base_url=base_url, api_key=api_key(), timeout=timeout, max_retries=max_retries,
+        base_url=base_url,
+        api_key=api_key(),
+        timeout=timeout,
+        max_retries=max_retries,
         http_client=async_http_client(timeout, max_tokens),
     )
 

@@ -28,8 +28,9 @@ import os
 import re
 import uuid
 import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..types import Memory, Message
 from .chroma import _bound_http_timeout
@@ -150,7 +151,7 @@ class Mem0Memory:
         self._sessions: dict[str, list[dict[str, int]]] = {}
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "Mem0Memory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> Mem0Memory:
         settings = dict(config)
         settings.setdefault("path", resources.workdir / "mem0")
         return cls(**settings)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..types import Memory, Message
 
@@ -12,7 +13,7 @@ class NoMemory:
     stores_nothing = True
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "NoMemory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> NoMemory:
         if config:
             raise ValueError(f"none takes no settings, got {sorted(config)}")
         return cls()

@@ -7,8 +7,8 @@ process and holds only what the adapter writes; the embedder hides where its cac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from .embedders import DEFAULT_EMBEDDING_BATCH, Embedder, make_embedder
 from .embedding_cache import CachedEmbedder

@@ -95,7 +95,9 @@ class SupermemoryMemory:
         remote = self.remote_namespace(namespace)
         if remote not in self._written or k < 1 or not query.strip():
             return []
-        found = self._client.search(remote, query=query, limit=k, search_mode=self.search_mode, threshold=self.threshold)
+        found = self._client.search(
+            remote, query=query, limit=k, search_mode=self.search_mode, threshold=self.threshold
+        )
         return [
             Memory(text=hit.memory if hit.memory is not None else (hit.chunk or ""), score=hit.similarity, id=hit.id)
             for hit in found.results[:k]
@@ -141,7 +143,9 @@ class SupermemoryMemory:
                 pending.pop(0)
                 continue
             if time.monotonic() >= deadline:
-                raise TimeoutError(f"supermemory: {len(pending)} documents still processing after {self.processing_timeout_s:.0f} s")
+                raise TimeoutError(
+                    f"supermemory: {len(pending)} documents still processing after {self.processing_timeout_s:.0f} s"
+                )
             time.sleep(self.poll_interval_s)
 
     def _pages(self, remote: str, kind: str) -> list[Any]:

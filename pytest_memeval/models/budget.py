@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import httpx
 

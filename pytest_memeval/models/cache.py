@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import ConfigError
 from .calls import KEY_FORMAT, ChatRequest, Completion
@@ -48,7 +48,9 @@ class CallCache:
         self._lock = threading.Lock()
         self._closed = False
         try:
-            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(
+                self.path, timeout=_BUSY_TIMEOUT_S, check_same_thread=False, isolation_level=None
+            )
         except sqlite3.Error as exc:
             raise ConfigError(f"LLM cache {self.path} cannot be opened: {exc}") from None
         try:
@@ -120,7 +122,7 @@ class CallCache:
                     pass  # another process is busy with it; the last one to close checkpoints
             self._db.close()
 
-    def _transaction(self) -> "_Transaction":
+    def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
     def _check_format(self) -> None:

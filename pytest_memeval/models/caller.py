@@ -34,7 +34,9 @@ class CallStats:
 class ModelCaller:
     """`call(request)` per the settings' cache mode; thread-safe."""
 
-    def __init__(self, settings: LLMSettings, *, client: ChatClient | None = None, cache: CallCache | None = None) -> None:
+    def __init__(
+        self, settings: LLMSettings, *, client: ChatClient | None = None, cache: CallCache | None = None
+    ) -> None:
         self.settings = settings
         self._client = client
         if cache is None and settings.cache_mode != "off":

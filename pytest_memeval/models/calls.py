@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ..repetition import current_repeat
 from .settings import LLMSettings
@@ -39,7 +40,7 @@ class ChatRequest:
         messages: Sequence[Mapping[str, str]],
         template: str = "",
         schema: Mapping[str, Any] | None = None,
-    ) -> "ChatRequest":
+    ) -> ChatRequest:
         """The request, keyed to the repeat of the item being run (see pytest_memeval.repetition).
         `schema`: the answer's JSON schema, sent unless structured output is off (the
         completions API has no response_format, so it is not sent there either)."""
@@ -125,21 +126,32 @@ class Completion:
             "structured": self.structured,
         }
 
-    def scrubbed(self, scrub: Callable[[str], str]) -> "Completion":
+    def scrubbed(self, scrub: Callable[[str], str]) -> Completion:
         """Every text the server sent, passed through `scrub` (a server may echo the API key in
         any field, not only the content: the model name, the finish reason, log-prob tokens)."""
 
         def text(value: str | None) -> str | None:
             return None if value is None else scrub(value)
 
-        logprobs = None if self.logprobs is None else tuple(
-            TokenLogprob(scrub(t.token), t.logprob, tuple((scrub(alt), lp) for alt, lp in t.top)) for t in self.logprobs
+        logprobs = (
+            None
+            if self.logprobs is None
+            else tuple(
+                TokenLogprob(scrub(t.token), t.logprob, tuple((scrub(alt), lp) for alt, lp in t.top))
+                for t in self.logprobs
+            )
         )
-        return replace(self, content=text(self.content), finish_reason=text(self.finish_reason), logprobs=logprobs,
-                       model=text(self.model), structured=text(self.structured))
+        return replace(
+            self,
+            content=text(self.content),
+            finish_reason=text(self.finish_reason),
+            logprobs=logprobs,
+            model=text(self.model),
+            structured=text(self.structured),
+        )
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], *, cached: bool = False) -> "Completion":
+    def from_json(cls, data: Mapping[str, Any], *, cached: bool = False) -> Completion:
         raw = data.get("logprobs")
         logprobs = (
             None

@@ -23,8 +23,9 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import openai
@@ -129,7 +130,14 @@ class ChatClient:
                 what = "Retry-After" if failure.retry_after is not None else "back-off"
                 failure = _Failure(f"{failure.reason}; {what} of {delay:.2f}s exceeds the retry budget", False)
                 break
-            log.debug("retrying %s in %.2fs (attempt %d/%d): %s", settings.model, delay, attempt, settings.max_attempts, failure.reason)
+            log.debug(
+                "retrying %s in %.2fs (attempt %d/%d): %s",
+                settings.model,
+                delay,
+                attempt,
+                settings.max_attempts,
+                failure.reason,
+            )
             with self._lock:
                 self.retries += 1
             self._sleep(delay)
@@ -150,7 +158,9 @@ class ChatClient:
     def _endpoint(self) -> str:
         return self.base_url or "(default)"
 
-    def _attempt(self, request: ChatRequest, timeout: float, form: str | None = None) -> tuple[Completion | None, _Failure]:
+    def _attempt(
+        self, request: ChatRequest, timeout: float, form: str | None = None
+    ) -> tuple[Completion | None, _Failure]:
         failure: _Failure | None = None
         try:
             if self.settings.api == "completions":
@@ -228,7 +238,11 @@ def _arguments(request: ChatRequest, form: str | None = None) -> dict[str, Any]:
 def _completion_arguments(request: ChatRequest) -> dict[str, Any]:
     """/completions: the messages as one plain text; `logprobs` is the number of alternatives."""
     params = request.params
-    args: dict[str, Any] = {"model": request.model, "prompt": plain_prompt(request.messages), "temperature": params["temperature"]}
+    args: dict[str, Any] = {
+        "model": request.model,
+        "prompt": plain_prompt(request.messages),
+        "temperature": params["temperature"],
+    }
     if params.get("max_tokens") is not None:
         args["max_tokens"] = params["max_tokens"]
     if params.get("logprobs"):
@@ -262,7 +276,11 @@ def _usage(response: Any) -> dict[str, int]:
     usage = response.usage
     if usage is None:
         return {}
-    return {k: int(v) for k in ("prompt_tokens", "completion_tokens", "total_tokens") if isinstance(v := getattr(usage, k, None), int)}
+    return {
+        k: int(v)
+        for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+        if isinstance(v := getattr(usage, k, None), int)
+    }
 
 
 def _completion(response: Any) -> Completion:

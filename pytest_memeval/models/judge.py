@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextvars
 import statistics
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from ..errors import ResponseError
 from ..types import Answer, Item, Verdict
@@ -170,7 +171,7 @@ class JudgePanel:
     @classmethod
     def from_models(
         cls, prompt: JudgePrompt, settings: LLMSettings, models: Sequence[str], **kwargs: Any
-    ) -> "JudgePanel":
+    ) -> JudgePanel:
         """One judge per model name, all sharing one cache file connection."""
         cache = None
         if settings.cache_mode != "off" and settings.cache_path is not None:
@@ -186,8 +187,10 @@ class JudgePanel:
     def verdicts(self, item: Item, answer: Answer, *, label: str | None = None) -> dict[str, Verdict | JudgeFailure]:
         """Each judge's verdict, or its failure to give a readable one; transport errors raise."""
         # each call runs in a copy of this context, so the item's repeat keys its cache entry
-        futures = {j.name: self._pool.submit(contextvars.copy_context().run, j.score, item, answer, label=label)
-                   for j in self.judges}
+        futures = {
+            j.name: self._pool.submit(contextvars.copy_context().run, j.score, item, answer, label=label)
+            for j in self.judges
+        }
         out: dict[str, Verdict | JudgeFailure] = {}
         for name, future in futures.items():
             try:

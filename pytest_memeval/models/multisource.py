@@ -9,7 +9,8 @@ as missing-output errors).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..types import Answer, ItemView, Memory
 from .calls import Completion
@@ -50,7 +51,7 @@ class MultisourcePrompt:
 
 
 def heading(view: ItemView) -> str:
-    """"A1 - Sleep Duration Count (Sleep, 30 days)" when the view carries a title, else "A1"."""
+    """ "A1 - Sleep Duration Count (Sleep, 30 days)" when the view carries a title, else "A1"."""
     title = view.extra.get("title")
     return f"{view.task} - {title}" if title else view.task
 
@@ -83,4 +84,3 @@ def parse_answer(text: str | None, answer_space: Sequence[str], *, allow_abstain
     if not isinstance(skip, bool):
         return invalid(f"would_skip {skip!r} is not a boolean")
     return Answer(label, abstained=skip and allow_abstain, valid=True, raw=raw, detail={"would_skip": skip})
-

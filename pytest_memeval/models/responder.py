@@ -10,9 +10,10 @@ still consume answers one at a time, in order; only the waiting overlaps.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Protocol
 
 from ..types import Answer, ItemView, Memory
 from .caller import ModelCaller
@@ -46,7 +47,7 @@ def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:
 @dataclass
 class _Pending:
     label: str
-    future: "Future[Completion] | None"  # None in replay mode: only the label is kept
+    future: Future[Completion] | None  # None in replay mode: only the label is kept
     waiting: int = 1
 
 
@@ -122,14 +123,18 @@ class LLMResponder:
         if self.settings.logprobs:
             available = completion.logprobs is not None
             with self._lock:
-                self._logprobs_supported = available if self._logprobs_supported is None else self._logprobs_supported and available
+                self._logprobs_supported = (
+                    available if self._logprobs_supported is None else self._logprobs_supported and available
+                )
         return completion
 
     def answer(self, view: ItemView, memories: Sequence[Memory], *, label: str | None = None) -> Answer:
         completion = self.completion(view, memories, label=label)
         answer = self.prompt.parse(completion, view)
         detail: dict[str, Any] = dict(answer.detail)
-        detail.update(template=self.prompt.template.id, finish_reason=completion.finish_reason, cached=completion.cached)
+        detail.update(
+            template=self.prompt.template.id, finish_reason=completion.finish_reason, cached=completion.cached
+        )
         detail["structured"] = completion.structured
         if self.settings.logprobs:
             detail["logprobs"] = "available" if completion.logprobs is not None else "unavailable"

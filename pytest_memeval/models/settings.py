@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from ..errors import ConfigError
 
@@ -79,7 +80,9 @@ class LLMSettings:
             if not (getattr(self, name) >= 0 and math.isfinite(getattr(self, name))):
                 raise ConfigError(f"LLM settings: {name} must be a finite number >= 0, got {getattr(self, name)}")
         if self.structured not in STRUCTURED_MODES:
-            raise ConfigError(f"LLM settings: structured {self.structured!r} is not one of {', '.join(STRUCTURED_MODES)}")
+            raise ConfigError(
+                f"LLM settings: structured {self.structured!r} is not one of {', '.join(STRUCTURED_MODES)}"
+            )
         if self.api not in APIS:
             raise ConfigError(f"LLM settings: api {self.api!r} is not one of {', '.join(APIS)}")
         if self.context_window is not None and self.context_window < 1:

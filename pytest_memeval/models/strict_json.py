@@ -8,7 +8,8 @@ output, recorded with the raw text and never coerced into an answer or a score.
 from __future__ import annotations
 
 import json
-from typing import Any, Collection
+from collections.abc import Collection
+from typing import Any
 
 
 class InvalidOutput(ValueError):

@@ -18,7 +18,8 @@ strictly as ever, and output that still misses the schema is invalid, never coer
 from __future__ import annotations
 
 import threading
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 JSON_SCHEMA, JSON_OBJECT = "json_schema", "json_object"
 
@@ -28,7 +29,10 @@ def response_format(form: str, schema: Mapping[str, Any], name: str) -> dict[str
     if form == JSON_SCHEMA:
         # OpenAI's strict mode needs an object at the root; other roots go unstrict
         strict = schema.get("type") == "object"
-        return {"type": JSON_SCHEMA, "json_schema": {"name": schema_name(name), "schema": dict(schema), "strict": strict}}
+        return {
+            "type": JSON_SCHEMA,
+            "json_schema": {"name": schema_name(name), "schema": dict(schema), "strict": strict},
+        }
     if form == JSON_OBJECT:
         return {"type": JSON_OBJECT, "schema": dict(schema)}
     raise ValueError(f"unknown structured-output form {form!r}")

@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..errors import ConfigError
 
@@ -177,5 +178,7 @@ def _placeholders(node: Any) -> set[str]:
 
 def _message(entry: object, path: Path) -> tuple[str, str]:
     if not isinstance(entry, dict) or entry.get("role") not in ROLES or not isinstance(entry.get("content"), str):
-        raise ConfigError(f"prompt template {path}: each message needs a role ({', '.join(ROLES)}) and a content string")
+        raise ConfigError(
+            f"prompt template {path}: each message needs a role ({', '.join(ROLES)}) and a content string"
+        )
     return entry["role"], entry["content"].strip("\n")

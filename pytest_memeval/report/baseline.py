@@ -8,8 +8,9 @@ Every problem is one line naming the file and the field.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import ConfigError
 from ..records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError

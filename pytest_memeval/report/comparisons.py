@@ -10,9 +10,9 @@ Items whose verdict differs between the sides are listed as flipped.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
-from typing import Callable, Mapping, Sequence
 
 from ..record_values import FlippedItem
 from ..records import Comparison, PairedMetric, Record, RunKey, Source, Unpaired, p_value_cells, with_holm
@@ -45,8 +45,11 @@ def flipped_items(a: Sequence[Record], b: Sequence[Record]) -> tuple[FlippedItem
             if record.correct is not None:
                 verdicts[record.id].append(bool(record.correct))
         shares.append({i: sum(v) / len(v) for i, v in verdicts.items()})
-    flips = [FlippedItem(i, shares[0][i], shares[1][i])
-             for i in sorted(shares[0].keys() & shares[1].keys()) if shares[0][i] != shares[1][i]]
+    flips = [
+        FlippedItem(i, shares[0][i], shares[1][i])
+        for i in sorted(shares[0].keys() & shares[1].keys())
+        if shares[0][i] != shares[1][i]
+    ]
     return tuple(sorted(flips, key=lambda f: (not f.worse_in_a, f.id)))
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any, Mapping
+from typing import Any
 
 from ..records import Record, Report
 
@@ -58,18 +59,27 @@ def explorer_data(report: Report) -> dict[str, Any]:
     run_list: list[dict[str, str]] = []
     for run in report.runs:
         runs[run.key] = len(run_list)
-        run_list.append({"suite": run.key.suite, "label": run.key.label(keys[run.key.suite] or None),
-                         "full": run.key.label()})
+        run_list.append(
+            {"suite": run.key.suite, "label": run.key.label(keys[run.key.suite] or None), "full": run.key.label()}
+        )
     texts: dict[str, int] = {}
     items: dict[tuple[str, str], dict[str, Any]] = {}
     for record in report.records:
         if record.key not in runs:  # a record of a run the report does not list
             runs[record.key] = len(run_list)
             run_list.append({"suite": record.key.suite, "label": record.key.label(), "full": record.key.label()})
-        item = items.setdefault((record.key.suite, record.id), {
-            "suite": record.key.suite, "id": record.id, "question": record.question, "task": record.task,
-            "strata": dict(record.strata), "gold": _short_json(record.gold), "records": [],
-        })
+        item = items.setdefault(
+            (record.key.suite, record.id),
+            {
+                "suite": record.key.suite,
+                "id": record.id,
+                "question": record.question,
+                "task": record.task,
+                "strata": dict(record.strata),
+                "gold": _short_json(record.gold),
+                "records": [],
+            },
+        )
         item["question"] = item["question"] or record.question
         item["records"].append(_record(record, runs[record.key], texts))
     flaky = _flaky(items.values())
@@ -78,10 +88,16 @@ def explorer_data(report: Report) -> dict[str, Any]:
         "texts": list(texts),
         "items": [dict(item, flaky=key in flaky) for key, item in items.items()],
         "flips": [
-            {"suite": c.suite, "a": runs.get(c.a), "b": runs.get(c.b), "source": c.source,
-             "labels": list(c.labels(keys.get(c.suite) or None)),
-             "items": [[f.id, f.a, f.b] for f in c.flipped]}
-            for c in report.comparisons if c.flipped
+            {
+                "suite": c.suite,
+                "a": runs.get(c.a),
+                "b": runs.get(c.b),
+                "source": c.source,
+                "labels": list(c.labels(keys.get(c.suite) or None)),
+                "items": [[f.id, f.a, f.b] for f in c.flipped],
+            }
+            for c in report.comparisons
+            if c.flipped
         ],
     }
 
@@ -89,11 +105,21 @@ def explorer_data(report: Report) -> dict[str, Any]:
 def _record(record: Record, run: int, texts: dict[str, int]) -> dict[str, Any]:
     memories = [[texts.setdefault(m.text, len(texts)), m.id, m.score, m.length] for m in record.memories]
     return {
-        "run": run, "repeat": record.repeat, "status": record.status, "stage": stage(record),
-        "correct": record.correct, "score": record.score, "answer": record.answer, "abstained": record.abstained,
-        "reason": record.reason, "judge": record.judge_reason, "raw": record.raw[:DETAIL_CHARS],
-        "n_memories": record.n_memories, "memories": memories,
-        "detail": _short_json(record.detail), "answer_detail": _short_json(record.answer_detail),
+        "run": run,
+        "repeat": record.repeat,
+        "status": record.status,
+        "stage": stage(record),
+        "correct": record.correct,
+        "score": record.score,
+        "answer": record.answer,
+        "abstained": record.abstained,
+        "reason": record.reason,
+        "judge": record.judge_reason,
+        "raw": record.raw[:DETAIL_CHARS],
+        "n_memories": record.n_memories,
+        "memories": memories,
+        "detail": _short_json(record.detail),
+        "answer_detail": _short_json(record.answer_detail),
     }
 
 
@@ -114,15 +140,24 @@ def _short_json(value: Any) -> str:
     """Compact JSON, cut at DETAIL_CHARS (the JSON report keeps it whole)."""
     if value is None or value == {} or value == "":
         return ""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, Mapping), default=str)
+    text = (
+        value
+        if isinstance(value, str)
+        else json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, Mapping), default=str)
+    )
     return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + " \u2026"
 
 
 def data_element(report: Report) -> str:
     """The data as a JSON script element that no record's text can break out of."""
     text = json.dumps(explorer_data(report), ensure_ascii=False, separators=(",", ":"))
-    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+    for raw, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
         text = text.replace(raw, escaped)
     return f'<script type="application/json" id="{DATA_ID}">{text}</script>'
 

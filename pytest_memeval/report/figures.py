@@ -9,8 +9,9 @@ accept lists and JSON-shaped mappings and store tuples, so a suite may write
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, ClassVar, Iterable, Mapping, Union
+from typing import Any, ClassVar
 
 Range = tuple[float, float]
 
@@ -32,7 +33,7 @@ class Estimate:
         return self.lo is not None and self.hi is not None
 
     def label(self) -> str:
-        """"0.612 [0.550, 0.670]", "0.612" without an interval, "n/a" without a value."""
+        """ "0.612 [0.550, 0.670]", "0.612" without an interval, "n/a" without a value."""
         if self.value is None:
             return "n/a"
         text = format_number(self.value)
@@ -41,7 +42,7 @@ class Estimate:
         return text
 
     @classmethod
-    def coerce(cls, value: Any) -> "Estimate | None":
+    def coerce(cls, value: Any) -> Estimate | None:
         """None, a number, an Estimate, or a report mapping {"value", "ci"} / {"value", "lo", "hi"}."""
         if value is None or isinstance(value, Estimate):
             return value
@@ -226,7 +227,7 @@ class DotPlot:
             _same_length(series.values, self.rows, f"series {series.name!r}")
 
 
-Figure = Union[BarChart, ForestPlot, LineChart, StackedBarChart, DotPlot]
+Figure = BarChart | ForestPlot | LineChart | StackedBarChart | DotPlot
 FIGURE_KINDS: dict[str, type] = {cls.kind: cls for cls in (BarChart, ForestPlot, LineChart, StackedBarChart, DotPlot)}
 
 

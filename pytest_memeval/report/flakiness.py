@@ -7,8 +7,8 @@ with all their items and repeats (the unit the suites' own intervals resample to
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..records import Flakiness, Metric, Record
 

@@ -9,7 +9,7 @@ with --memeval-gate-subset=refuse its gates fail.
 from __future__ import annotations
 
 import operator
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..gate_syntax import Gate
 from ..records import Comparison, GateVerdict, Metric, RunSummary
@@ -25,18 +25,26 @@ _MDE_FACTOR = 1.959964 + 0.841621
 
 
 def evaluate(
-    gate: Gate, runs: Sequence[RunSummary], comparisons: Sequence[Comparison], refuse_subsets: bool = False,
+    gate: Gate,
+    runs: Sequence[RunSummary],
+    comparisons: Sequence[Comparison],
+    refuse_subsets: bool = False,
 ) -> list[GateVerdict]:
     """One verdict per run the gate applies to; a gate that matches nothing fails."""
     if gate.needs_baseline:
         verdicts = _no_regression(gate, comparisons)
-        keys = [c.a for c in comparisons if c.source == "baseline" and c.suite == gate.suite
-                and gate.system in (None, c.a.memsystem)]
+        keys = [
+            c.a
+            for c in comparisons
+            if c.source == "baseline" and c.suite == gate.suite and gate.system in (None, c.a.memsystem)
+        ]
     else:
         matching = [r for r in runs if r.key.suite == gate.suite and gate.system in (None, r.key.memsystem)]
         if not matching:
             ran = ", ".join(sorted({f"{r.key.suite}[{r.key.memsystem}]" for r in runs})) or "none"
-            return [GateVerdict(gate.expression, False, f"no run of this suite and system in the session (runs: {ran})")]
+            return [
+                GateVerdict(gate.expression, False, f"no run of this suite and system in the session (runs: {ran})")
+            ]
         verdicts, keys = [_threshold(gate, run) for run in matching], [run.key for run in matching]
     if len(keys) != len(verdicts):  # no comparison matched: the one verdict says so
         return verdicts
@@ -49,8 +57,10 @@ def _on_subset(verdict: GateVerdict, run: RunSummary | None, refuse: bool) -> Ga
     if run is None or run.subset is None:
         return verdict
     if refuse:
-        detail = (f"{run.key.label()}: refused, the run covers a {run.subset.text()} "
-                  "(--memeval-gate-subset=refuse); run the whole suite")
+        detail = (
+            f"{run.key.label()}: refused, the run covers a {run.subset.text()} "
+            "(--memeval-gate-subset=refuse); run the whole suite"
+        )
         return GateVerdict(verdict.expression, False, detail, verdict.mde)
     return GateVerdict(verdict.expression, verdict.passed, f"{verdict.detail} [{run.subset.text()}]", verdict.mde)
 
@@ -95,7 +105,8 @@ def _mde_from_ci(estimate: Metric) -> float | None:
 
 def _no_regression(gate: Gate, comparisons: Sequence[Comparison]) -> list[GateVerdict]:
     matching = [
-        c for c in comparisons
+        c
+        for c in comparisons
         if c.source == "baseline" and c.suite == gate.suite and gate.system in (None, c.a.memsystem)
     ]
     if not matching:

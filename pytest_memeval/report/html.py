@@ -11,7 +11,7 @@ the records travel as JSON data that no text can break out of (see `explorer`).
 from __future__ import annotations
 
 import os
-from typing import Mapping, Sequence, Union
+from collections.abc import Mapping, Sequence
 
 from ..records import SCHEMA, Report
 from .explorer import EXPLORER_SECTION, data_element, script_element, script_hash
@@ -27,7 +27,7 @@ from .html_tables import (
 from .report_figures import breakdown_figures, comparison_figure
 from .svg import render_svg
 
-ExtraFigures = Union[Sequence[Figure], Mapping[str, Sequence[Figure]]]
+ExtraFigures = Sequence[Figure] | Mapping[str, Sequence[Figure]]
 CSP = f"default-src 'none'; style-src 'unsafe-inline'; script-src {script_hash()}; base-uri 'none'; form-action 'none'"
 STYLE = """
 :root { color-scheme: light; }
@@ -98,14 +98,22 @@ def render_html(report: Report, extra_figures: ExtraFigures = ()) -> str:
         figures = "".join(page.figure(f) for f in loose)
         sections.append(f'<section id="suite-figures"><h2>Suite figures</h2>{figures}</section>')
     sections += [EXPLORER_SECTION, _settings_section(report)]
-    return "".join([
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',  # a constant: no escaping
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>memeval report</title><style>{STYLE}</style></head><body>",
-        _header(report), "<main>", _navigation(report, bool(loose)), *sections, "</main>",
-        data_element(report), script_element(), "</body></html>\n",
-    ])
+    return "".join(
+        [
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',  # a constant: no escaping
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>memeval report</title><style>{STYLE}</style></head><body>",
+            _header(report),
+            "<main>",
+            _navigation(report, bool(loose)),
+            *sections,
+            "</main>",
+            data_element(report),
+            script_element(),
+            "</body></html>\n",
+        ]
+    )
 
 
 def write_html(path: str | os.PathLike[str], report: Report, extra_figures: ExtraFigures = ()) -> None:
@@ -133,8 +141,12 @@ def _anchor(report: Report, suite: str) -> str:
 
 def _header(report: Report) -> str:
     runs, gates = report.runs, report.gates
-    facts = [f"pytest-memeval {report.plugin_version}", f"schema {SCHEMA}",
-             f"{len(runs)} run{'s' if len(runs) != 1 else ''}", f"{len(report.records)} records"]
+    facts = [
+        f"pytest-memeval {report.plugin_version}",
+        f"schema {SCHEMA}",
+        f"{len(runs)} run{'s' if len(runs) != 1 else ''}",
+        f"{len(report.records)} records",
+    ]
     if gates:
         failed = sum(1 for g in gates if not g.passed)
         facts.append(f"gates: {len(gates) - failed} passed, {failed} failed")
@@ -174,8 +186,10 @@ def _flipped_section(report: Report) -> str:
     tables = flipped_tables(report)
     if not tables:
         return ""
-    note = ('<p class="note">Items judged differently by the two sides of a comparison (with repeats: '
-            'by the share of repeats judged correct). Open one to see both runs side by side.</p>')
+    note = (
+        '<p class="note">Items judged differently by the two sides of a comparison (with repeats: '
+        "by the share of repeats judged correct). Open one to see both runs side by side.</p>"
+    )
     return f'<section id="flipped"><h2>Flipped items</h2>{note}{tables}</section>'
 
 
@@ -183,8 +197,10 @@ def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Fi
     """One suite, folded open: its runs, comparisons and forest plot; figures folded shut."""
     subsets = {f"{r.subset.n} of {r.subset.of}" for r in report.runs_of(suite) if r.subset}
     title = f"Suite: {suite}" + (f" (subset: {', '.join(sorted(subsets))} items)" if subsets else "")
-    parts = [f'<details class="section suite" id="{_anchor(report, suite)}" open>'
-             f"<summary><h2>{e(title)}</h2></summary>", runs_table(report, suite)]
+    parts = [
+        f'<details class="section suite" id="{_anchor(report, suite)}" open><summary><h2>{e(title)}</h2></summary>',
+        runs_table(report, suite),
+    ]
     comparisons = [c for c in report.comparisons if c.suite == suite]
     if comparisons:
         parts.append(f"<h3>Paired comparisons</h3>{comparisons_table(report, comparisons)}")

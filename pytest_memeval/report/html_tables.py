@@ -4,8 +4,9 @@ comparisons and the items that flipped. Every string from the report is escaped.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any, Mapping, Sequence
+from typing import Any
 from urllib.parse import quote
 
 from ..record_values import FlippedItem
@@ -60,8 +61,10 @@ def gates_table(gates: Sequence[GateVerdict]) -> str:
     for gate in gates:
         verdict = '<span class="badge pass">PASS</span>' if gate.passed else FAIL_BADGE
         mde = e(format_number(gate.mde)) if gate.mde is not None else DASH
-        rows.append(f"<tr><td>{verdict}</td><td><code>{e(gate.expression)}</code></td>"
-                    f'<td>{e(gate.detail)}</td><td class="num">{mde}</td></tr>')
+        rows.append(
+            f"<tr><td>{verdict}</td><td><code>{e(gate.expression)}</code></td>"
+            f'<td>{e(gate.detail)}</td><td class="num">{mde}</td></tr>'
+        )
     return table("<tr><th>verdict</th><th>gate</th><th>detail</th><th>MDE</th></tr>" + "".join(rows))
 
 
@@ -79,14 +82,22 @@ def runs_table(report: Report, suite: str) -> str:
     if any(r.subset for r in runs):
         rows.append(_count_row("subset", runs, lambda r: f"{r.subset.n} of {r.subset.of}" if r.subset else "all"))
     for metric in dict.fromkeys(m for r in runs for m in r.metrics):
-        rows.append(f"<tr><th>{e(metric)}</th>" + "".join(_estimate_cell(r.metrics.get(metric)) for r in runs) + "</tr>")
+        rows.append(
+            f"<tr><th>{e(metric)}</th>" + "".join(_estimate_cell(r.metrics.get(metric)) for r in runs) + "</tr>"
+        )
     if any(r.flakiness for r in runs):
         rows.extend(_flakiness_rows(runs))
-    scalars = list(dict.fromkeys(k for r in runs for k, v in r.extra.items()
-                                 if isinstance(v, (int, float)) and not isinstance(v, bool)))
+    scalars = list(
+        dict.fromkeys(
+            k for r in runs for k, v in r.extra.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+        )
+    )
     for name in scalars:
-        rows.append(f"<tr><th>{e(name)}</th>" + "".join(f'<td class="num">{e(_scalar(r.extra.get(name)))}</td>'
-                                                       for r in runs) + "</tr>")
+        rows.append(
+            f"<tr><th>{e(name)}</th>"
+            + "".join(f'<td class="num">{e(_scalar(r.extra.get(name)))}</td>' for r in runs)
+            + "</tr>"
+        )
     notes = dict.fromkeys(text for run in runs for text in (run.note, run.gate_blocker) if text)
     caption = "".join(f'<p class="note">{e(note)}</p>' for note in notes)
     return table(head + "".join(rows)) + caption
@@ -102,12 +113,21 @@ def _count_row(name: str, runs: Sequence[RunSummary], value: Any) -> str:
 
 def _flakiness_rows(runs: Sequence[RunSummary]) -> list[str]:
     repeats = max(r.flakiness.repeats for r in runs if r.flakiness)
-    rows = [_count_row("flaky items", runs, lambda r: f"{r.flakiness.flaky} of {r.flakiness.n_items}"
-                       if r.flakiness else DASH)]
-    for label, name in (("repeat agreement", "agreement"), (f"pass^{repeats} (all correct)", "pass_all"),
-                        (f"pass@{repeats} (any correct)", "pass_any")):
-        rows.append(f"<tr><th>{e(label)}</th>" + "".join(
-            _estimate_cell(getattr(r.flakiness, name)) if r.flakiness else f"<td>{DASH}</td>" for r in runs) + "</tr>")
+    rows = [
+        _count_row(
+            "flaky items", runs, lambda r: f"{r.flakiness.flaky} of {r.flakiness.n_items}" if r.flakiness else DASH
+        )
+    ]
+    for label, name in (
+        ("repeat agreement", "agreement"),
+        (f"pass^{repeats} (all correct)", "pass_all"),
+        (f"pass@{repeats} (any correct)", "pass_any"),
+    ):
+        rows.append(
+            f"<tr><th>{e(label)}</th>"
+            + "".join(_estimate_cell(getattr(r.flakiness, name)) if r.flakiness else f"<td>{DASH}</td>" for r in runs)
+            + "</tr>"
+        )
     return rows
 
 
@@ -120,34 +140,57 @@ def _estimate_cell(estimate: Metric | None) -> str:
     coerced = Estimate.coerce(estimate)
     if coerced is None or coerced.value is None:
         return '<td class="num">n/a</td>'
-    ci = (f'<br><span class="ci">[{format_number(coerced.lo)}, {format_number(coerced.hi)}]</span>'
-          if coerced.lo is not None and coerced.hi is not None else "")
+    ci = (
+        f'<br><span class="ci">[{format_number(coerced.lo)}, {format_number(coerced.hi)}]</span>'
+        if coerced.lo is not None and coerced.hi is not None
+        else ""
+    )
     return f'<td class="num">{format_number(coerced.value)}{ci}</td>'
 
 
 def comparisons_table(report: Report, comparisons: Sequence[Comparison]) -> str:
-    head = "".join(f"<th>{h}</th>" for h in ("A", "B", "source", "paired", "only A", "only B", "flipped", "metric",
-                                             "A \u2212 B [CI]", "p", "Holm p", "test", "MDE"))
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "A",
+            "B",
+            "source",
+            "paired",
+            "only A",
+            "only B",
+            "flipped",
+            "metric",
+            "A \u2212 B [CI]",
+            "p",
+            "Holm p",
+            "test",
+            "MDE",
+        )
+    )
     keys = report.keys_of(comparisons[0].suite) or None
     rows = []
     for comparison in comparisons:
         metrics: list[tuple[str, PairedMetric | None]] = list(comparison.metrics.items()) or [("", None)]
         span = f' rowspan="{len(metrics)}"' if len(metrics) > 1 else ""
         label_a, label_b = comparison.labels(keys)
-        shared = (f"<td{span}>{e(label_a)}</td><td{span}>{e(label_b)}</td>"
-                  f"<td{span}>{e(comparison.source)}</td>"
-                  f'<td class="num"{span}>{e(comparison.n_paired)}</td>'
-                  + "".join(f'<td class="num"{span}>{_only(o)}</td>' for o in (comparison.only_a, comparison.only_b))
-                  + f'<td class="num"{span}>{len(comparison.flipped)}</td>')
+        shared = (
+            f"<td{span}>{e(label_a)}</td><td{span}>{e(label_b)}</td>"
+            f"<td{span}>{e(comparison.source)}</td>"
+            f'<td class="num"{span}>{e(comparison.n_paired)}</td>'
+            + "".join(f'<td class="num"{span}>{_only(o)}</td>' for o in (comparison.only_a, comparison.only_b))
+            + f'<td class="num"{span}>{len(comparison.flipped)}</td>'
+        )
         for index, (metric, cell) in enumerate(metrics):
             lead = shared if index == 0 else ""
             if cell is None:
                 rows.append(f'<tr>{lead}<td colspan="6" class="note">no items scored by both</td></tr>')
                 continue
             sig = ' class="sig"' if cell.p_holm is not None and cell.p_holm < 0.05 else ""
-            rows.append(f"<tr{sig}>{lead}<td>{e(metric)}</td>{_difference_cell(cell)}"
-                        f'<td class="num">{_p(cell.p_value)}</td><td class="num">{_p(cell.p_holm)}</td>'
-                        f'<td>{e(cell.test)}</td><td class="num">{e(_scalar(cell.mde))}</td></tr>')
+            rows.append(
+                f"<tr{sig}>{lead}<td>{e(metric)}</td>{_difference_cell(cell)}"
+                f'<td class="num">{_p(cell.p_value)}</td><td class="num">{_p(cell.p_holm)}</td>'
+                f'<td>{e(cell.test)}</td><td class="num">{e(_scalar(cell.mde))}</td></tr>'
+            )
     note = '<p class="note">Bold: Holm-adjusted p &lt; 0.05. A \u2212 B on the items both runs scored.</p>'
     return table(f"<tr>{head}</tr>{''.join(rows)}") + note
 
@@ -162,8 +205,11 @@ def _difference_cell(cell: PairedMetric) -> str:
     if cell.difference is None:
         return '<td class="num diff">n/a</td>'
     low, high = cell.ci
-    interval = (f' <span class="ci">[{format_number(low)}, {format_number(high)}]</span>'
-                if low is not None and high is not None else "")
+    interval = (
+        f' <span class="ci">[{format_number(low)}, {format_number(high)}]</span>'
+        if low is not None and high is not None
+        else ""
+    )
     return f'<td class="num diff">{cell.difference:+.3f}{interval}</td>'
 
 
@@ -179,8 +225,10 @@ def flipped_tables(report: Report) -> str:
             continue
         label_a, label_b = comparison.labels(report.keys_of(comparison.suite) or None)
         worse = sum(f.worse_in_a for f in comparison.flipped)
-        title = (f"{comparison.suite}: {label_a} against {label_b}: {worse} worse in {label_a}, "
-                 f"{len(comparison.flipped) - worse} better")
+        title = (
+            f"{comparison.suite}: {label_a} against {label_b}: {worse} worse in {label_a}, "
+            f"{len(comparison.flipped) - worse} better"
+        )
         head = f"<tr><th>item</th><th>{e(label_a)}</th><th>{e(label_b)}</th><th></th></tr>"
         rows = "".join(_flip_row(comparison.suite, flip, label_a) for flip in comparison.flipped)
         parts.append(f'<details class="flips"><summary>{e(title)}</summary>{table(head + rows)}</details>')
@@ -189,9 +237,11 @@ def flipped_tables(report: Report) -> str:
 
 def _flip_row(suite: str, flip: FlippedItem, label_a: str) -> str:
     direction, badge = ("worse", "fail") if flip.worse_in_a else ("better", "pass")
-    return (f"<tr><td>{item_link(suite, flip.id)}</td><td class=\"num\">{_share(flip.a)}</td>"
-            f'<td class="num">{_share(flip.b)}</td>'
-            f'<td><span class="badge {badge}">{direction} in {e(label_a)}</span></td></tr>')
+    return (
+        f'<tr><td>{item_link(suite, flip.id)}</td><td class="num">{_share(flip.a)}</td>'
+        f'<td class="num">{_share(flip.b)}</td>'
+        f'<td><span class="badge {badge}">{direction} in {e(label_a)}</span></td></tr>'
+    )
 
 
 def _share(value: float) -> str:

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,11 @@ class ProgressDisplay:
     """A pytest plugin object, registered on the controller when progress lines are on."""
 
     def __init__(
-        self, config: pytest.Config, interval_s: float, read: Callable[[], Sequence[Progress]], threaded: bool = True,
+        self,
+        config: pytest.Config,
+        interval_s: float,
+        read: Callable[[], Sequence[Progress]],
+        threaded: bool = True,
     ) -> None:
         self.config = config
         self.threaded = threaded
@@ -54,7 +59,7 @@ class ProgressDisplay:
         self._last_time = 0.0
 
     @classmethod
-    def from_directory(cls, config: pytest.Config, interval_s: float, directory: str) -> "ProgressDisplay":
+    def from_directory(cls, config: pytest.Config, interval_s: float, directory: str) -> ProgressDisplay:
         return cls(config, interval_s, lambda: read_progress(directory))
 
     # --- pytest hooks (controller) -------------------------------------------------
@@ -130,8 +135,11 @@ class ProgressDisplay:
         """Print a line when some process is filling a context or embedded texts since the last one."""
         now = time.monotonic()
         current = {p.worker: p for p in self.read()}
-        busy = [p for p in current.values() if p.filling or p.texts > self._previous(p).texts
-                or p.contexts_filled > self._previous(p).contexts_filled]
+        busy = [
+            p
+            for p in current.values()
+            if p.filling or p.texts > self._previous(p).texts or p.contexts_filled > self._previous(p).contexts_filled
+        ]
         if busy:
             width = terminal_width(self.terminal)
             lines = [_shorten(line, width - 1) for line in self.lines(current, busy, now)]
@@ -161,8 +169,7 @@ class ProgressDisplay:
         for progress in sorted(busy, key=lambda p: p.worker):
             part = f"  {progress.worker}: {progress.items_done} items"
             if progress.filling:
-                part += (f", filling {progress.filling} (session {progress.sessions_done} "
-                         f"of {progress.sessions_total})")
+                part += f", filling {progress.filling} (session {progress.sessions_done} of {progress.sessions_total})"
             else:
                 part += f", {progress.contexts_filled} contexts filled"
             rate = (progress.texts - self._previous(progress).texts) / seconds

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..records import Cell, PairedMetric, Report, RunSummary
 from .figures import BarChart, Difference, Estimate, ForestPlot, Series
@@ -30,20 +30,21 @@ def breakdown_figures(report: Report, suite: str) -> list[tuple[str, list[BarCha
     result = []
     for dimension in dimensions:
         cells = list(dict.fromkeys(c for r in runs for c in r.breakdown.get(dimension, {})))
-        names = list(dict.fromkeys(m for r in runs for c in r.breakdown.get(dimension, {}).values()
-                                   for m in c.metrics))
+        names = list(dict.fromkeys(m for r in runs for c in r.breakdown.get(dimension, {}).values() for m in c.metrics))
         charts = [_breakdown_chart(suite, dimension, metric, cells, runs, labels) for metric in names]
         if charts:
             result.append((dimension, charts))
     return result
 
 
-def _breakdown_chart(suite: str, dimension: str, metric: str, cells: Sequence[str],
-                     runs: Sequence[RunSummary], labels: Sequence[str]) -> BarChart:
+def _breakdown_chart(
+    suite: str, dimension: str, metric: str, cells: Sequence[str], runs: Sequence[RunSummary], labels: Sequence[str]
+) -> BarChart:
     categories = [_with_count(cell, [r.breakdown.get(dimension, {}).get(cell) for r in runs]) for cell in cells]
     series = [
-        Series(label, tuple(Estimate.coerce(_metric(run.breakdown.get(dimension, {}).get(cell), metric))
-                            for cell in cells))
+        Series(
+            label, tuple(Estimate.coerce(_metric(run.breakdown.get(dimension, {}).get(cell), metric)) for cell in cells)
+        )
         for run, label in zip(runs, labels)
     ]
     horizontal = len(categories) > MAX_COLUMNS or max(map(len, categories), default=0) > MAX_COLUMN_LABEL
@@ -55,7 +56,7 @@ def _breakdown_chart(suite: str, dimension: str, metric: str, cells: Sequence[st
         category_label="" if horizontal else dimension,
         horizontal=horizontal,
         caption=f"{metric} per {dimension} cell, one bar per run; whiskers show the confidence interval. "
-                "Hover a bar for its exact value.",
+        "Hover a bar for its exact value.",
     )
 
 
@@ -89,8 +90,8 @@ def comparison_figure(report: Report, suite: str) -> ForestPlot | None:
         rows=tuple(rows),
         value_label="difference (A \u2212 B)",
         caption="Each row is a paired difference between two runs on the items both scored, "
-                "with its confidence interval; the dashed line marks no difference. "
-                "p is Holm-adjusted over every comparison of the session.",
+        "with its confidence interval; the dashed line marks no difference. "
+        "p is Holm-adjusted over every comparison of the session.",
     )
 
 

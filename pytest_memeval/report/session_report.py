@@ -7,9 +7,10 @@ summary, the JSON report, the HTML page and the exit status all read this one ob
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -49,13 +50,14 @@ class SessionReport:
         session_errors: Sequence[str] = (),
         snapshot_changes: Sequence[str] = (),
         suite_size: SuiteSize | None = None,
-    ) -> "SessionReport":
+    ) -> SessionReport:
         grouped = {key: sorted(records, key=lambda r: (r.id, r.repeat)) for key, records in grouped.items()}
         refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
         errors = list(session_errors)
         runs = tuple(
-            _summarize(suite(refs[key]), key, records, errors, _subset(records, refs[key], suite_size),
-                       settings.bootstrap)
+            _summarize(
+                suite(refs[key]), key, records, errors, _subset(records, refs[key], suite_size), settings.bootstrap
+            )
             for key, records in grouped.items()
         )
         records = tuple(r for group in grouped.values() for r in group)
@@ -64,8 +66,11 @@ class SessionReport:
         except Exception as exc:  # a suite's statistics failing must not hide the summary
             errors.append(f"paired comparisons failed: {describe(exc)}")
             comparisons = ()
-        gates = tuple(v for gate in settings.gates
-                      for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse"))
+        gates = tuple(
+            v
+            for gate in settings.gates
+            for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse")
+        )
         report = Report(settings_json(settings), runs, records, comparisons, gates, tuple(errors), _plugin_version())
         return cls(settings, report, sorted(snapshot_changes))
 
@@ -130,7 +135,12 @@ class SessionReport:
 
 
 def _summarize(
-    suite: Suite, key: RunKey, records: list[Record], errors: list[str], subset: Subset | None, n_resamples: int,
+    suite: Suite,
+    key: RunKey,
+    records: list[Record],
+    errors: list[str],
+    subset: Subset | None,
+    n_resamples: int,
 ) -> RunSummary:
     """Counts plus the suite's own metrics, computed on the items that were scored (every
     repeat of them: their intervals resample clusters, which hold an item's repeats); a

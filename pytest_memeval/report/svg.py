@@ -7,17 +7,48 @@ columns (categories along x, values up) or rows (labels on the left, values alon
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Sequence
 
 from .figures import (
-    BarChart, DotPlot, Estimate, Figure, ForestPlot, LineChart, LineSeries, Series, StackedBarChart, format_number,
+    BarChart,
+    DotPlot,
+    Estimate,
+    Figure,
+    ForestPlot,
+    LineChart,
+    LineSeries,
+    Series,
+    StackedBarChart,
+    format_number,
 )
 from .svg_layout import (
-    INK, MUTED, PAD, REFERENCE, X_AXIS_HEIGHT, X_LABEL_HEIGHT, LegendEntry, Linear, Ticks, color, document, ink_on,
-    el, fit, legend, nice_ticks, num, text, text_width, tick_label_width, title_block, tooltip, value_ticks,
-    x_axis, y_axis,
+    INK,
+    MUTED,
+    PAD,
+    REFERENCE,
+    X_AXIS_HEIGHT,
+    X_LABEL_HEIGHT,
+    LegendEntry,
+    Linear,
+    Ticks,
+    color,
+    document,
+    el,
+    fit,
+    ink_on,
+    legend,
+    nice_ticks,
+    num,
+    text,
+    text_width,
+    tick_label_width,
+    title_block,
+    tooltip,
+    value_ticks,
+    x_axis,
+    y_axis,
 )
 
 WIDTH = 880
@@ -30,8 +61,13 @@ ROTATED_LABEL = 150.0
 
 def render_svg(figure: Figure, element_id: str = "figure", xmlns: bool = False) -> str:
     """One <svg> element; `element_id` must be unique in the page; `xmlns` for a standalone file."""
-    renderers = {BarChart: _bar_chart, StackedBarChart: _stacked_chart, ForestPlot: _forest_plot,
-                 LineChart: _line_chart, DotPlot: _dot_plot}
+    renderers = {
+        BarChart: _bar_chart,
+        StackedBarChart: _stacked_chart,
+        ForestPlot: _forest_plot,
+        LineChart: _line_chart,
+        DotPlot: _dot_plot,
+    }
     width, height, body = renderers[type(figure)](figure, element_id)
     return document(width, height, figure.title, describe(figure), body, element_id, xmlns)
 
@@ -39,20 +75,30 @@ def render_svg(figure: Figure, element_id: str = "figure", xmlns: bool = False) 
 def describe(figure: Figure) -> str:
     """A plain-language summary for screen readers (the <desc>), ending with the caption."""
     if isinstance(figure, BarChart):
-        what = f"Bar chart of {len(figure.categories)} categories ({_listing(figure.categories)}) " \
-               f"for {_listing([s.name for s in figure.series])}, with interval whiskers."
+        what = (
+            f"Bar chart of {len(figure.categories)} categories ({_listing(figure.categories)}) "
+            f"for {_listing([s.name for s in figure.series])}, with interval whiskers."
+        )
     elif isinstance(figure, StackedBarChart):
-        what = f"Stacked bar chart of {len(figure.categories)} bars ({_listing(figure.categories)}) " \
-               f"split into {_listing(figure.segments)}."
+        what = (
+            f"Stacked bar chart of {len(figure.categories)} bars ({_listing(figure.categories)}) "
+            f"split into {_listing(figure.segments)}."
+        )
     elif isinstance(figure, ForestPlot):
-        what = f"Forest plot of {len(figure.rows)} differences with intervals around " \
-               f"{format_number(figure.reference)}: {_listing([r.label for r in figure.rows])}."
+        what = (
+            f"Forest plot of {len(figure.rows)} differences with intervals around "
+            f"{format_number(figure.reference)}: {_listing([r.label for r in figure.rows])}."
+        )
     elif isinstance(figure, LineChart):
-        what = f"Line chart of {figure.y_label or 'y'} against {figure.x_label or 'x'} " \
-               f"for {_listing([s.name for s in figure.series])}."
+        what = (
+            f"Line chart of {figure.y_label or 'y'} against {figure.x_label or 'x'} "
+            f"for {_listing([s.name for s in figure.series])}."
+        )
     else:
-        what = f"Dot plot of {len(figure.rows)} rows ({_listing(figure.rows)}) " \
-               f"for {_listing([s.name for s in figure.series])}."
+        what = (
+            f"Dot plot of {len(figure.rows)} rows ({_listing(figure.rows)}) "
+            f"for {_listing([s.name for s in figure.series])}."
+        )
     return f"{what} {figure.caption}".strip()
 
 
@@ -88,8 +134,15 @@ def _header(title: str, entries: Sequence[LegendEntry], width: float) -> tuple[s
     return head + keys, height + keys_height + 18
 
 
-def _columns(title: str, entries: Sequence[LegendEntry], categories: Sequence[str], ticks: Ticks,
-             value_label: str, category_label: str, min_column: float) -> tuple[Frame, str, list[str], bool]:
+def _columns(
+    title: str,
+    entries: Sequence[LegendEntry],
+    categories: Sequence[str],
+    ticks: Ticks,
+    value_label: str,
+    category_label: str,
+    min_column: float,
+) -> tuple[Frame, str, list[str], bool]:
     """Columns layout: value axis on the left, category labels under the columns."""
     left = PAD + (22 if value_label else 0) + tick_label_width(ticks) + 8
     widest = max((text_width(c) for c in categories), default=0.0)
@@ -106,29 +159,50 @@ def _columns(title: str, entries: Sequence[LegendEntry], categories: Sequence[st
     return Frame(left, top, plot_width, PLOT_HEIGHT, width, height), head, labels, rotate
 
 
-def _column_labels(frame: Frame, categories: Sequence[str], labels: Sequence[str], rotate: bool,
-                   category_label: str) -> str:
+def _column_labels(
+    frame: Frame, categories: Sequence[str], labels: Sequence[str], rotate: bool, category_label: str
+) -> str:
     band = frame.width / max(1, len(categories))
     parts = []
     for i, (full, label) in enumerate(zip(categories, labels)):
         x, y = frame.left + (i + 0.5) * band, frame.bottom + 12
         if rotate:  # -35 degrees: readable without turning the head, anchored at the column
-            parts.append(el("text", {"x": x, "y": y, "font-size": 12, "text-anchor": "end", "fill": INK,
-                                     "dominant-baseline": "middle",
-                                     "transform": f"rotate(-35 {num(x)} {num(y)})"},
-                            escape(label, quote=False), tooltip(full) if full != label else ""))
+            parts.append(
+                el(
+                    "text",
+                    {
+                        "x": x,
+                        "y": y,
+                        "font-size": 12,
+                        "text-anchor": "end",
+                        "fill": INK,
+                        "dominant-baseline": "middle",
+                        "transform": f"rotate(-35 {num(x)} {num(y)})",
+                    },
+                    escape(label, quote=False),
+                    tooltip(full) if full != label else "",
+                )
+            )
         else:
             parts.append(text(x, y, label, anchor="middle", hint=full))
-    parts.append(el("line", {"x1": frame.left, "x2": frame.right, "y1": frame.bottom, "y2": frame.bottom,
-                             "stroke": MUTED}))
+    parts.append(
+        el("line", {"x1": frame.left, "x2": frame.right, "y1": frame.bottom, "y2": frame.bottom, "stroke": MUTED})
+    )
     if category_label:
-        parts.append(text((frame.left + frame.right) / 2, frame.total_height - PAD - 8, category_label,
-                          anchor="middle"))
+        parts.append(
+            text((frame.left + frame.right) / 2, frame.total_height - PAD - 8, category_label, anchor="middle")
+        )
     return "".join(parts)
 
 
-def _rows(title: str, entries: Sequence[LegendEntry], labels: Sequence[str], row_height: float,
-          value_label: str, note_width: float = 0.0) -> tuple[Frame, str, list[str]]:
+def _rows(
+    title: str,
+    entries: Sequence[LegendEntry],
+    labels: Sequence[str],
+    row_height: float,
+    value_label: str,
+    note_width: float = 0.0,
+) -> tuple[Frame, str, list[str]]:
     """Rows layout: labels on the left, value axis along the bottom, optional notes on the right."""
     label_width = min(max((text_width(r) for r in labels), default=0.0), MAX_ROW_LABEL)
     left = PAD + label_width + 10
@@ -140,8 +214,10 @@ def _rows(title: str, entries: Sequence[LegendEntry], labels: Sequence[str], row
 
 
 def _row_labels(frame: Frame, labels: Sequence[str], shown: Sequence[str], row_height: float) -> str:
-    return "".join(text(frame.left - 8, frame.top + (i + 0.5) * row_height, label, anchor="end", hint=full)
-                   for i, (full, label) in enumerate(zip(labels, shown)))
+    return "".join(
+        text(frame.left - 8, frame.top + (i + 0.5) * row_height, label, anchor="end", hint=full)
+        for i, (full, label) in enumerate(zip(labels, shown))
+    )
 
 
 def _estimates(series: Sequence[Series]) -> list[float | None]:
@@ -158,11 +234,13 @@ def _whisker(scale: Linear, estimate: Estimate, at: float, horizontal: bool, str
     for i, (u, v) in enumerate(ends):
         half = 4.0 if i < 2 else 0.0
         if horizontal:
-            parts.append(el("line", {"x1": u, "x2": v, "y1": at - half, "y2": at + half, "stroke": stroke,
-                                     "stroke-width": 1.3}))
+            parts.append(
+                el("line", {"x1": u, "x2": v, "y1": at - half, "y2": at + half, "stroke": stroke, "stroke-width": 1.3})
+            )
         else:
-            parts.append(el("line", {"x1": at - half, "x2": at + half, "y1": u, "y2": v, "stroke": stroke,
-                                     "stroke-width": 1.3}))
+            parts.append(
+                el("line", {"x1": at - half, "x2": at + half, "y1": u, "y2": v, "stroke": stroke, "stroke-width": 1.3})
+            )
     return "".join(parts)
 
 
@@ -184,8 +262,9 @@ def _bar_chart(fig: BarChart, eid: str) -> tuple[float, float, str]:
         axis = x_axis(scale, ticks, frame.top, frame.bottom, fig.value_label)
         labels = _row_labels(frame, fig.categories, shown, row)
     else:
-        frame, head, shown, rotate = _columns(fig.title, entries, fig.categories, ticks, fig.value_label,
-                                              fig.category_label, n_series * 16 + 18)
+        frame, head, shown, rotate = _columns(
+            fig.title, entries, fig.categories, ticks, fig.value_label, fig.category_label, n_series * 16 + 18
+        )
         row = frame.width / max(1, len(fig.categories))
         scale = Linear(ticks.lo, ticks.hi, frame.bottom, frame.top)
         axis = y_axis(scale, ticks, frame.left, frame.right, fig.value_label, PAD + 6)
@@ -204,10 +283,14 @@ def _bar_chart(fig: BarChart, eid: str) -> tuple[float, float, str]:
                 continue
             end = scale.clamp(estimate.value)
             lo, size = min(zero, end), abs(end - zero)
-            box = ({"x": lo, "y": at, "width": size, "height": thickness - 1.0} if fig.horizontal
-                   else {"x": at, "y": lo, "width": thickness - 1.0, "height": size})
-            marks.append(el("rect", {**box, "fill": color(si)}, tooltip(f"{series.name} \u00b7 {category}: "
-                                                                         f"{estimate.label()}")))
+            box = (
+                {"x": lo, "y": at, "width": size, "height": thickness - 1.0}
+                if fig.horizontal
+                else {"x": at, "y": lo, "width": thickness - 1.0, "height": size}
+            )
+            marks.append(
+                el("rect", {**box, "fill": color(si)}, tooltip(f"{series.name} \u00b7 {category}: {estimate.label()}"))
+            )
             marks.append(_whisker(scale, estimate, at + (thickness - 1.0) / 2, fig.horizontal))
     return frame.total_width, frame.total_height, head + axis + "".join(marks) + labels
 
@@ -239,12 +322,16 @@ def _stacked_chart(fig: StackedBarChart, eid: str) -> tuple[float, float, str]:
                 continue
             a, b = scale.clamp(cumulative), scale.clamp(cumulative + share)
             cumulative += share
-            box = ({"x": a, "y": at, "width": b - a, "height": thickness} if fig.horizontal
-                   else {"x": at, "y": b, "width": thickness, "height": a - b})
+            box = (
+                {"x": a, "y": at, "width": b - a, "height": thickness}
+                if fig.horizontal
+                else {"x": at, "y": b, "width": thickness, "height": a - b}
+            )
             hint = f"{category} \u00b7 {segment}: {format_number(value)}"
             hint += f" ({share:.1%})" if fig.normalize else ""
-            marks.append(el("rect", {**box, "fill": color(si), "stroke": "#ffffff", "stroke-width": 0.8},
-                            tooltip(hint)))
+            marks.append(
+                el("rect", {**box, "fill": color(si), "stroke": "#ffffff", "stroke-width": 0.8}, tooltip(hint))
+            )
             label = f"{share:.0%}" if fig.normalize else format_number(value)
             if fig.horizontal and b - a > text_width(label) + 6:
                 marks.append(text((a + b) / 2, at + thickness / 2, label, anchor="middle", fill=ink_on(si), size=11))
@@ -263,8 +350,20 @@ def _forest_plot(fig: ForestPlot, eid: str) -> tuple[float, float, str]:
     parts = [x_axis(scale, ticks, frame.top, frame.bottom, fig.value_label)]
     if ticks.lo <= fig.reference <= ticks.hi:
         x = scale(fig.reference)
-        parts.append(el("line", {"x1": x, "x2": x, "y1": frame.top - 4, "y2": frame.bottom, "stroke": REFERENCE,
-                                 "stroke-dasharray": "4 3", "stroke-width": 1.2}))
+        parts.append(
+            el(
+                "line",
+                {
+                    "x1": x,
+                    "x2": x,
+                    "y1": frame.top - 4,
+                    "y2": frame.bottom,
+                    "stroke": REFERENCE,
+                    "stroke-dasharray": "4 3",
+                    "stroke-width": 1.2,
+                },
+            )
+        )
     for i, (difference, note) in enumerate(zip(fig.rows, notes)):
         y = frame.top + (i + 0.5) * row
         parts.append(text(frame.right + 12, y, note, fill=MUTED))
@@ -274,8 +373,13 @@ def _forest_plot(fig: ForestPlot, eid: str) -> tuple[float, float, str]:
         estimate = Estimate(difference.value, difference.lo, difference.hi)
         parts.append(_whisker(scale, estimate, y, True, stroke=color(0)))
         x = scale.clamp(difference.value)
-        parts.append(el("rect", {"x": x - 4.5, "y": y - 4.5, "width": 9, "height": 9, "fill": color(0)},
-                        tooltip(f"{difference.label}: {estimate.label()}")))
+        parts.append(
+            el(
+                "rect",
+                {"x": x - 4.5, "y": y - 4.5, "width": 9, "height": 9, "fill": color(0)},
+                tooltip(f"{difference.label}: {estimate.label()}"),
+            )
+        )
     parts.append(_row_labels(frame, labels, shown, row))
     return frame.total_width, frame.total_height, head + "".join(parts)
 
@@ -296,9 +400,20 @@ def _dot_plot(fig: DotPlot, eid: str) -> tuple[float, float, str]:
             if estimate is None or estimate.value is None:
                 continue
             parts.append(_whisker(scale, estimate, y + offsets[si], True, stroke=color(si)))
-            parts.append(el("circle", {"cx": scale.clamp(estimate.value), "cy": y + offsets[si], "r": 4.5,
-                                       "fill": color(si), "stroke": "#ffffff", "stroke-width": 0.8},
-                            tooltip(f"{name} \u00b7 {series.name}: {estimate.label()}")))
+            parts.append(
+                el(
+                    "circle",
+                    {
+                        "cx": scale.clamp(estimate.value),
+                        "cy": y + offsets[si],
+                        "r": 4.5,
+                        "fill": color(si),
+                        "stroke": "#ffffff",
+                        "stroke-width": 0.8,
+                    },
+                    tooltip(f"{name} \u00b7 {series.name}: {estimate.label()}"),
+                )
+            )
     parts.append(_row_labels(frame, fig.rows, shown, row))
     return frame.total_width, frame.total_height, head + "".join(parts)
 
@@ -319,10 +434,17 @@ def _line_chart(fig: LineChart, eid: str) -> tuple[float, float, str]:
     colors = {s.name: color(i) for i, s in enumerate(plain)}
     styles = {s.name: _line_style(s, colors) for s in fig.series}
     entries = [LegendEntry(s.name, styles[s.name][0], styles[s.name][2]) for s in fig.series]
-    x_ticks = value_ticks([p[0] for s in fig.series for p in s.points], fig.x_range,
-                          include=[r.value for r in fig.reference_lines if r.axis == "x"], target=6)
-    y_ticks = value_ticks([p[1] for s in fig.series for p in s.points], fig.y_range,
-                          include=[r.value for r in fig.reference_lines if r.axis == "y"])
+    x_ticks = value_ticks(
+        [p[0] for s in fig.series for p in s.points],
+        fig.x_range,
+        include=[r.value for r in fig.reference_lines if r.axis == "x"],
+        target=6,
+    )
+    y_ticks = value_ticks(
+        [p[1] for s in fig.series for p in s.points],
+        fig.y_range,
+        include=[r.value for r in fig.reference_lines if r.axis == "y"],
+    )
     left = PAD + (22 if fig.y_label else 0) + tick_label_width(y_ticks) + 8
     head, top = _header(fig.title, entries, WIDTH)
     bottom = top + PLOT_HEIGHT
@@ -331,22 +453,44 @@ def _line_chart(fig: LineChart, eid: str) -> tuple[float, float, str]:
     xs = Linear(x_ticks.lo, x_ticks.hi, left, right)
     ys = Linear(y_ticks.lo, y_ticks.hi, bottom, top)
     clip = f"{eid}-clip"
-    parts = [el("clipPath", {"id": clip}, el("rect", {"x": left - 5, "y": top - 5, "width": right - left + 10,
-                                                      "height": float(PLOT_HEIGHT + 10)})),
-             y_axis(ys, y_ticks, left, right, fig.y_label, PAD + 6), x_axis(xs, x_ticks, top, bottom, fig.x_label)]
+    parts = [
+        el(
+            "clipPath",
+            {"id": clip},
+            el("rect", {"x": left - 5, "y": top - 5, "width": right - left + 10, "height": float(PLOT_HEIGHT + 10)}),
+        ),
+        y_axis(ys, y_ticks, left, right, fig.y_label, PAD + 6),
+        x_axis(xs, x_ticks, top, bottom, fig.x_label),
+    ]
     for line in fig.reference_lines:
         parts.append(_reference_line(line.value, line.axis, line.label, xs, ys))
     marks = []
     for series in fig.series:
         stroke, dash, _ = styles[series.name]
         points = " ".join(f"{num(xs(x))},{num(ys(y))}" for x, y in series.points)
-        marks.append(el("polyline", {"points": points, "fill": "none", "stroke": stroke,
-                                     "stroke-width": 1.6 if series.reference else 2.2,
-                                     "stroke-dasharray": dash, "stroke-linejoin": "round"}, tooltip(series.name)))
+        marks.append(
+            el(
+                "polyline",
+                {
+                    "points": points,
+                    "fill": "none",
+                    "stroke": stroke,
+                    "stroke-width": 1.6 if series.reference else 2.2,
+                    "stroke-dasharray": dash,
+                    "stroke-linejoin": "round",
+                },
+                tooltip(series.name),
+            )
+        )
         if series.markers or len(series.points) == 1:  # one point draws no line: mark it
             for x, y in series.points:
-                marks.append(el("circle", {"cx": xs(x), "cy": ys(y), "r": 3.2, "fill": stroke},
-                                tooltip(f"{series.name}: ({format_number(x)}, {format_number(y)})")))
+                marks.append(
+                    el(
+                        "circle",
+                        {"cx": xs(x), "cy": ys(y), "r": 3.2, "fill": stroke},
+                        tooltip(f"{series.name}: ({format_number(x)}, {format_number(y)})"),
+                    )
+                )
     parts.append(el("g", {"clip-path": f"url(#{clip})"}, *marks))
     if not any(series.points for series in fig.series):
         parts.append(text((left + right) / 2, (top + bottom) / 2, "no points to draw", anchor="middle", fill=MUTED))
@@ -358,8 +502,11 @@ def _reference_line(value: float, axis: str, label: str, xs: Linear, ys: Linear)
     if not min(scale.d0, scale.d1) <= value <= max(scale.d0, scale.d1):
         return ""
     at = scale(value)
-    ends = ({"x1": at, "x2": at, "y1": ys.r1, "y2": ys.r0} if axis == "x"
-            else {"x1": xs.r0, "x2": xs.r1, "y1": at, "y2": at})
+    ends = (
+        {"x1": at, "x2": at, "y1": ys.r1, "y2": ys.r0}
+        if axis == "x"
+        else {"x1": xs.r0, "x2": xs.r1, "y1": at, "y2": at}
+    )
     parts = [el("line", {**ends, "stroke": REFERENCE, "stroke-dasharray": "3 3", "stroke-width": 1.2})]
     if label:
         if axis == "x":

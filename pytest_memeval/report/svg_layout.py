@@ -8,9 +8,9 @@ font metrics offline); `text_width` errs on the wide side so labels do not overf
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Sequence
 
 FONT = "system-ui, -apple-system, 'Segoe UI', 'DejaVu Sans', 'Liberation Sans', Arial, sans-serif"
 FONT_SIZE = 12
@@ -61,15 +61,32 @@ def tooltip(text: str) -> str:
     return f"<title>{escape(text, quote=False)}</title>"
 
 
-def text(x: float, y: float, content: str, *, size: int = FONT_SIZE, anchor: str = "start",
-         fill: str = INK, weight: str | None = None, baseline: str = "middle", hint: str = "",
-         halo: bool = False) -> str:
+def text(
+    x: float,
+    y: float,
+    content: str,
+    *,
+    size: int = FONT_SIZE,
+    anchor: str = "start",
+    fill: str = INK,
+    weight: str | None = None,
+    baseline: str = "middle",
+    hint: str = "",
+    halo: bool = False,
+) -> str:
     """One line of text; `hint` (e.g. the untruncated label) becomes its tooltip.
 
     A halo (a white outline painted under the glyphs) keeps text legible across lines.
     """
-    attrs = {"x": float(x), "y": float(y), "font-size": size, "text-anchor": anchor, "fill": fill,
-             "font-weight": weight, "dominant-baseline": baseline}
+    attrs = {
+        "x": float(x),
+        "y": float(y),
+        "font-size": size,
+        "text-anchor": anchor,
+        "fill": fill,
+        "font-weight": weight,
+        "dominant-baseline": baseline,
+    }
     if halo:
         attrs.update({"stroke": "#ffffff", "stroke-width": 3, "stroke-linejoin": "round", "paint-order": "stroke"})
     body = escape(content, quote=False) + (tooltip(hint) if hint and hint != content else "")
@@ -158,8 +175,9 @@ def nice_ticks(lo: float, hi: float, target: int = 5, fixed: bool = False) -> Ti
     return Ticks(lo, hi, values, decimals)
 
 
-def value_ticks(values: Sequence[float | None], given: tuple[float, float] | None,
-                include: Sequence[float] = (), target: int = 5) -> Ticks:
+def value_ticks(
+    values: Sequence[float | None], given: tuple[float, float] | None, include: Sequence[float] = (), target: int = 5
+) -> Ticks:
     """Ticks for the given range, or for the data (plus `include`, e.g. 0 for bars)."""
     if given is not None:
         return nice_ticks(given[0], given[1], target, fixed=True)
@@ -174,8 +192,12 @@ def x_axis(scale: Linear, ticks: Ticks, top: float, bottom: float, label: str) -
         x = scale(value)
         parts.append(el("line", {"x1": x, "x2": x, "y1": float(top), "y2": float(bottom), "stroke": GRID}))
         parts.append(text(x, bottom + 12, ticks.label(value), anchor="middle", fill=MUTED))
-    parts.append(el("line", {"x1": float(scale.r0), "x2": float(scale.r1), "y1": float(bottom),
-                             "y2": float(bottom), "stroke": MUTED}))
+    parts.append(
+        el(
+            "line",
+            {"x1": float(scale.r0), "x2": float(scale.r1), "y1": float(bottom), "y2": float(bottom), "stroke": MUTED},
+        )
+    )
     if label:
         middle = (scale.r0 + scale.r1) / 2
         parts.append(text(middle, bottom + 32, fit(label, abs(scale.r1 - scale.r0)), anchor="middle", hint=label))
@@ -193,15 +215,30 @@ def y_axis(scale: Linear, ticks: Ticks, left: float, right: float, label: str, l
         y = scale(value)
         parts.append(el("line", {"x1": float(left), "x2": float(right), "y1": y, "y2": y, "stroke": GRID}))
         parts.append(text(left - 6, y, ticks.label(value), anchor="end", fill=MUTED))
-    parts.append(el("line", {"x1": float(left), "x2": float(left), "y1": float(scale.r0),
-                             "y2": float(scale.r1), "stroke": MUTED}))
+    parts.append(
+        el(
+            "line",
+            {"x1": float(left), "x2": float(left), "y1": float(scale.r0), "y2": float(scale.r1), "stroke": MUTED},
+        )
+    )
     if label:
         middle = (scale.r0 + scale.r1) / 2
         shown = fit(label, abs(scale.r0 - scale.r1))
-        parts.append(el("text", {"x": float(label_x), "y": middle, "font-size": FONT_SIZE, "fill": INK,
-                                 "text-anchor": "middle", "dominant-baseline": "middle",
-                                 "transform": f"rotate(-90 {num(label_x)} {num(middle)})"},
-                        escape(shown, quote=False)))
+        parts.append(
+            el(
+                "text",
+                {
+                    "x": float(label_x),
+                    "y": middle,
+                    "font-size": FONT_SIZE,
+                    "fill": INK,
+                    "text-anchor": "middle",
+                    "dominant-baseline": "middle",
+                    "transform": f"rotate(-90 {num(label_x)} {num(middle)})",
+                },
+                escape(shown, quote=False),
+            )
+        )
     return "".join(parts)
 
 
@@ -239,8 +276,18 @@ def _legend_mark(entry: LegendEntry, x: float, y: float) -> str:
     if entry.mark == "dot":
         return el("circle", {"cx": x + 7.0, "cy": float(y), "r": 4.5, "fill": entry.color})
     dash = {"dashed": "5 3", "dotted": "1.5 2.5"}.get(entry.mark)
-    return el("line", {"x1": float(x), "x2": x + 16.0, "y1": float(y), "y2": float(y), "stroke": entry.color,
-                       "stroke-width": 2.5, "stroke-dasharray": dash})
+    return el(
+        "line",
+        {
+            "x1": float(x),
+            "x2": x + 16.0,
+            "y1": float(y),
+            "y2": float(y),
+            "stroke": entry.color,
+            "stroke-width": 2.5,
+            "stroke-dasharray": dash,
+        },
+    )
 
 
 def title_block(title: str, width: float) -> tuple[str, float]:
@@ -250,8 +297,9 @@ def title_block(title: str, width: float) -> tuple[str, float]:
     return "".join(parts), PAD + len(lines) * 18
 
 
-def document(width: float, height: float, title: str, description: str, body: str,
-             element_id: str, xmlns: bool = False) -> str:
+def document(
+    width: float, height: float, title: str, description: str, body: str, element_id: str, xmlns: bool = False
+) -> str:
     """The <svg> root, labelled for assistive technology by its <title> and <desc>."""
     attrs = {
         "xmlns": "http://www.w3.org/2000/svg" if xmlns else None,
@@ -265,7 +313,9 @@ def document(width: float, height: float, title: str, description: str, body: st
         "font-family": FONT,
         "font-size": FONT_SIZE,
     }
-    head = (f'<title id="{escape(element_id)}-title">{escape(title, quote=False)}</title>'
-            f'<desc id="{escape(element_id)}-desc">{escape(description, quote=False)}</desc>'
-            + el("rect", {"width": "100%", "height": "100%", "fill": "#ffffff"}))
+    head = (
+        f'<title id="{escape(element_id)}-title">{escape(title, quote=False)}</title>'
+        f'<desc id="{escape(element_id)}-desc">{escape(description, quote=False)}</desc>'
+        + el("rect", {"width": "100%", "height": "100%", "fill": "#ffffff"})
+    )
     return el("svg", attrs, head + body)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 import pytest
 
@@ -68,8 +68,9 @@ def suite_rows(runs: Sequence[RunSummary]) -> list[Row]:
         if any(getattr(run, count) for run in runs):
             rows.append(Row(name, tuple((str(getattr(run, count)), "") for run in runs)))
     if any(run.subset for run in runs):
-        rows.append(Row("subset", tuple((f"{run.subset.n} of {run.subset.of}" if run.subset else "all", "")
-                                        for run in runs)))
+        rows.append(
+            Row("subset", tuple((f"{run.subset.n} of {run.subset.of}" if run.subset else "all", "") for run in runs))
+        )
     for metric in dict.fromkeys(m for run in runs for m in run.metrics):
         rows.append(Row(metric, tuple(_cell(run.metrics.get(metric)) for run in runs)))
     if any(run.flakiness for run in runs):
@@ -95,10 +96,13 @@ def breakdown_lines(runs: Sequence[RunSummary], labels: Sequence[str], width: in
         widths = [max(column, min(len(name), MAX_CELL_NAME)) for name in names]
         lines.append(f"  {title}")
         for chunk in _chunks(widths, max(width, MIN_WIDTH) - label_width - 4):
-            lines.append(_row("", [_shorten(names[i], widths[i]) for i in chunk], label_width, [widths[i] for i in chunk]))
+            lines.append(
+                _row("", [_shorten(names[i], widths[i]) for i in chunk], label_width, [widths[i] for i in chunk])
+            )
             for label, row in zip(labels, values):
-                lines.append(_row(_shorten(label, label_width), [row[i] for i in chunk], label_width,
-                                  [widths[i] for i in chunk]))
+                lines.append(
+                    _row(_shorten(label, label_width), [row[i] for i in chunk], label_width, [widths[i] for i in chunk])
+                )
     return lines
 
 
@@ -133,12 +137,20 @@ def _flakiness_rows(runs: Sequence[RunSummary]) -> list[Row]:
         return _cell(getattr(flaky, what))
 
     repeats = max(run.flakiness.repeats for run in runs if run.flakiness)
-    return [Row(label, tuple(column(run, what) for run in runs)) for label, what in (
-        ("flaky items", "flaky"), ("repeat agreement", "agreement"),
-        (f"pass^{repeats} (all correct)", "pass_all"), (f"pass@{repeats} (any correct)", "pass_any"))]
+    return [
+        Row(label, tuple(column(run, what) for run in runs))
+        for label, what in (
+            ("flaky items", "flaky"),
+            ("repeat agreement", "agreement"),
+            (f"pass^{repeats} (all correct)", "pass_all"),
+            (f"pass@{repeats} (any correct)", "pass_any"),
+        )
+    ]
 
 
-def table_lines(labels: Sequence[str], rows: Sequence[Row], width: int = WIDTH, column_widths: bool = False) -> list[str]:
+def table_lines(
+    labels: Sequence[str], rows: Sequence[Row], width: int = WIDTH, column_widths: bool = False
+) -> list[str]:
     """Rows x columns fitted to `width`: intervals beside values, under them, or the
     columns split over several tables. Columns share one width (runs side by side), or
     with `column_widths` each is as wide as its own cells (a table of unlike columns)."""
@@ -156,8 +168,7 @@ def table_lines(labels: Sequence[str], rows: Sequence[Row], width: int = WIDTH, 
 
     # beside with whole labels, beside with wrapped labels, then the same stacked; else split
     layouts = [(stacked, header) for stacked in (False, True) for header in (MAX_HEADER, 8)]
-    stacked, header = next((layout for layout in layouts if sum(w + 2 for w in widths(*layout)) <= usable),
-                           layouts[-1])
+    stacked, header = next((layout for layout in layouts if sum(w + 2 for w in widths(*layout)) <= usable), layouts[-1])
     cell_widths = widths(stacked, header)
     lines: list[str] = []
     for number, chosen in enumerate(_chunks(cell_widths, usable)):
@@ -230,9 +241,11 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
     lines = [heading, *table_lines(labels, suite_rows(runs), width), *breakdown_lines(runs, labels, width)]
     lines += _notes("note", {label: run.note for run, label in zip(runs, labels)}, width)
     lines += _notes("not gated", {label: run.gate_blocker for run, label in zip(runs, labels)}, width)
-    flaky = {label: ", ".join(run.flakiness.flaky_ids[:NAMED_FLAKY])
-             + (", ..." if run.flakiness.flaky > NAMED_FLAKY else "")
-             for run, label in zip(runs, labels) if run.flakiness and run.flakiness.flaky}
+    flaky = {
+        label: ", ".join(run.flakiness.flaky_ids[:NAMED_FLAKY]) + (", ..." if run.flakiness.flaky > NAMED_FLAKY else "")
+        for run, label in zip(runs, labels)
+        if run.flakiness and run.flakiness.flaky
+    }
     lines += _notes("flaky", flaky, width)
     return lines
 
@@ -268,8 +281,18 @@ def comparison_lines(comparison: Comparison, width: int = WIDTH, among: Sequence
     for name, cell in comparison.metrics.items():
         interval = f"[{cell.ci[0]:+.3f}, {cell.ci[1]:+.3f}]" if cell.has_ci else "n/a"
         diff = f"{cell.difference:+.3f}" if cell.difference is not None else "n/a"
-        rows.append(Row(name, ((diff, interval), (_number(cell.p_value, 4), ""), (_number(cell.p_holm, 4), ""),
-                               (_number(cell.mde, 3), ""), (SHORT_TESTS.get(cell.test, cell.test), ""))))
+        rows.append(
+            Row(
+                name,
+                (
+                    (diff, interval),
+                    (_number(cell.p_value, 4), ""),
+                    (_number(cell.p_holm, 4), ""),
+                    (_number(cell.mde, 3), ""),
+                    (SHORT_TESTS.get(cell.test, cell.test), ""),
+                ),
+            )
+        )
     return lines + table_lines(["diff [95% CI]", "p", "p Holm", "MDE", "test"], rows, width, column_widths=True)
 
 
@@ -297,8 +320,9 @@ def _number(value: float | None, digits: int) -> str:
 
 
 def _wrap(text: str, first: str, rest: str, width: int = WIDTH) -> list[str]:
-    return textwrap.wrap(text, max(width, MIN_WIDTH), initial_indent=first, subsequent_indent=rest,
-                         break_on_hyphens=False) or [first]
+    return textwrap.wrap(
+        text, max(width, MIN_WIDTH), initial_indent=first, subsequent_indent=rest, break_on_hyphens=False
+    ) or [first]
 
 
 def terminal_width(terminal: pytest.TerminalReporter) -> int:

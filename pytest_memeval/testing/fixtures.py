@@ -8,7 +8,7 @@ site-packages through `--pyargs pytest_memeval.testing`.
 from __future__ import annotations
 
 import uuid
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 

@@ -21,15 +21,38 @@ from .conditions import DEFAULT_SEED, Condition, Episode, episodes, parse_episod
 from .dedup_memory import DeduplicatingMemory
 from .environments import COIN_THETAS, TYPE_PRIOR, coin_flips, recommender_model, recommender_ratings
 from .judge import COIN_TOLERANCE, REC_TOLERANCE, TrajectoryJudge
+from .offline import run_episodes
 from .prompt import BayesPrompt
 from .reference import coin_mean, fit_coin_weight, fit_type_weight, rating_predictive, tvd, type_posterior
 from .suite import BayesSuite
-from .offline import run_episodes
 
 __all__ = [
-    "BayesPrompt", "BayesSuite", "BeliefAgent", "COIN_THETAS", "COIN_TOLERANCE", "Condition",
-    "DEFAULT_SEED", "DeduplicatingMemory", "Episode", "REC_TOLERANCE", "TYPE_PRIOR", "TrajectoryJudge",
-    "coin_flips", "coin_mean", "episodes", "fit_coin_weight", "fit_type_weight", "last_k", "memoryless",
-    "parse_episode_id", "perfect_bayesian", "rating_predictive", "recommender_model", "recommender_ratings",
-    "run_episodes", "tempered", "tvd", "type_posterior",
+    "BayesPrompt",
+    "BayesSuite",
+    "BeliefAgent",
+    "COIN_THETAS",
+    "COIN_TOLERANCE",
+    "Condition",
+    "DEFAULT_SEED",
+    "DeduplicatingMemory",
+    "Episode",
+    "REC_TOLERANCE",
+    "TYPE_PRIOR",
+    "TrajectoryJudge",
+    "coin_flips",
+    "coin_mean",
+    "episodes",
+    "fit_coin_weight",
+    "fit_type_weight",
+    "last_k",
+    "memoryless",
+    "parse_episode_id",
+    "perfect_bayesian",
+    "rating_predictive",
+    "recommender_model",
+    "recommender_ratings",
+    "run_episodes",
+    "tempered",
+    "tvd",
+    "type_posterior",
 ]

@@ -16,8 +16,8 @@ model, so it predicts from the user's own ratings (Laplace-smoothed) and has no 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from ...types import Answer, ItemView, Memory
 from ..unreadable import mark
 from .environments import COIN, RATINGS, Catalogue
 from .parse import chronological, coin_evidence, coin_totals, rating_evidence
-from .probes import CONDITIONAL_TASK, COIN_TASK, RATING_TASK, TYPE_TASK
+from .probes import COIN_TASK, CONDITIONAL_TASK, RATING_TASK, TYPE_TASK
 from .reference import coin_mean, rating_predictive, type_posterior
 
 
@@ -34,7 +34,9 @@ class BeliefAgent:
     #: the answer does not depend on the option order, so one rotation is enough
     position_invariant = True
 
-    def __init__(self, weight: float = 1.0, window: int | None = None, use_memories: bool = True, name: str = "reader") -> None:
+    def __init__(
+        self, weight: float = 1.0, window: int | None = None, use_memories: bool = True, name: str = "reader"
+    ) -> None:
         if weight < 0:
             raise ValueError(f"evidence weight must be >= 0, got {weight}")
         if window is not None and window < 1:
@@ -42,7 +44,9 @@ class BeliefAgent:
         self.weight, self.window, self.use_memories, self.name = weight, window, use_memories, name
 
     def __repr__(self) -> str:
-        return f"BeliefAgent({self.name!r}, weight={self.weight}, window={self.window}, use_memories={self.use_memories})"
+        return (
+            f"BeliefAgent({self.name!r}, weight={self.weight}, window={self.window}, use_memories={self.use_memories})"
+        )
 
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
         texts = [m.text for m in memories] if self.use_memories else []
@@ -50,7 +54,11 @@ class BeliefAgent:
             distribution = self._coin(view, texts)
         else:
             distribution = self._recommender(view, texts)
-        detail = mark({"distribution": [float(p) for p in distribution]}, memories if self.use_memories else [], self._observations_in(view, texts))
+        detail = mark(
+            {"distribution": [float(p) for p in distribution]},
+            memories if self.use_memories else [],
+            self._observations_in(view, texts),
+        )
         return Answer(label=view.answer_space[int(np.argmax(distribution))], detail=detail)
 
     def _observations_in(self, view: ItemView, texts: list[str]) -> int:
@@ -70,7 +78,9 @@ class BeliefAgent:
         if totals is not None:  # the probe states the sufficient statistic itself
             heads, flips = totals
         else:
-            seen = chronological(coin_evidence(texts)) + coin_evidence([view.extra.get("inline") or "", view.extra.get("pending") or ""])
+            seen = chronological(coin_evidence(texts)) + coin_evidence(
+                [view.extra.get("inline") or "", view.extra.get("pending") or ""]
+            )
             if self.window is not None:
                 seen = seen[-self.window :]
             heads, flips = sum(f.heads for f in seen), len(seen)

@@ -11,9 +11,10 @@ switches to verbalised probabilities (marked as such).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -119,13 +120,17 @@ class LLMAsker:
             return self.ask(probes, memories)
         readings: dict[int, list[tuple[int, Reading]]] = {}
         for (probe, rotation), answer in zip(jobs, answers):
-            reading = Reading(tuple(answer.detail["positions"]), answer.detail.get("mass"), answer.detail.get("flagged"))
+            reading = Reading(
+                tuple(answer.detail["positions"]), answer.detail.get("mass"), answer.detail.get("flagged")
+            )
             readings.setdefault(id(probe), []).append((rotation, reading))
         beliefs = []
         for probe in probes:
             result = counterbalance(readings[id(probe)])
             best = int(np.argmax(result.distribution))
-            beliefs.append(Belief(result.distribution, probe.outcomes[best], result.flagged, result.mass, result.position_bias))
+            beliefs.append(
+                Belief(result.distribution, probe.outcomes[best], result.flagged, result.mass, result.position_bias)
+            )
         return beliefs
 
     def close(self) -> None:

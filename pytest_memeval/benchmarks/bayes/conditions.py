@@ -107,11 +107,17 @@ def coin_conditions(size: str) -> list[Condition]:
         Condition(COIN, SELF_ANCHORED, 1, IDENTICAL, "unknown_bias"),
     ]
     if size == "smoke":
-        return [Condition(COIN, SINGLE_TURN, task="unknown_bias"), *memory, Condition(COIN, PASSIVE, 10, IDENTICAL, "unknown_bias")]
+        return [
+            Condition(COIN, SINGLE_TURN, task="unknown_bias"),
+            *memory,
+            Condition(COIN, PASSIVE, 10, IDENTICAL, "unknown_bias"),
+        ]
     conditions = [Condition(COIN, SINGLE_TURN, task=task) for task in TASKS]
     conditions += memory + [Condition(COIN, SELF_ANCHORED, 1, INDEXED, "unknown_bias")]
     conditions += [Condition(COIN, PASSIVE, 1, IDENTICAL, task) for task in TASKS[1:]]
-    conditions += [Condition(COIN, PASSIVE, b, obs, "unknown_bias") for b in BATCHES[1:] for obs in (IDENTICAL, INDEXED)]
+    conditions += [
+        Condition(COIN, PASSIVE, b, obs, "unknown_bias") for b in BATCHES[1:] for obs in (IDENTICAL, INDEXED)
+    ]
     if size == "full":
         conditions += [
             Condition(COIN, SINGLE_TURN, task="unknown_bias", totals=True),
@@ -129,7 +135,9 @@ def recommender_conditions(size: str) -> list[Condition]:
             Condition(RECOMMENDER, PASSIVE, profile="explicit"),
             Condition(RECOMMENDER, PASSIVE, profile="zero_shot"),
         ]
-    conditions = [Condition(RECOMMENDER, d, profile=p) for p in PROFILES[:2] for d in (SINGLE_TURN, PASSIVE, SELF_ANCHORED)]
+    conditions = [
+        Condition(RECOMMENDER, d, profile=p) for p in PROFILES[:2] for d in (SINGLE_TURN, PASSIVE, SELF_ANCHORED)
+    ]
     conditions += [Condition(RECOMMENDER, d, profile="zero_shot") for d in (SINGLE_TURN, PASSIVE)]
     if size == "full":
         conditions.append(Condition(RECOMMENDER, PASSIVE, profile="anonymized", totals=True))
@@ -151,7 +159,9 @@ def episodes(size: str, seeds: tuple[int, ...], released: bool = False) -> list[
     return out
 
 
-_ID = re.compile(rf"(?P<released>{RELEASED_PREFIX})?s(?P<seed>\d+)-(?P<env>coin|recommender)-(?P<key>.+)-(?P<truth>theta\d+|type\d)-trial(?P<trial>\d+)")
+_ID = re.compile(
+    rf"(?P<released>{RELEASED_PREFIX})?s(?P<seed>\d+)-(?P<env>coin|recommender)-(?P<key>.+)-(?P<truth>theta\d+|type\d)-trial(?P<trial>\d+)"
+)
 
 
 def parse_episode_id(episode_id: str) -> Episode:
@@ -159,7 +169,9 @@ def parse_episode_id(episode_id: str) -> Episode:
     match = _ID.fullmatch(episode_id)
     condition = _conditions_by_key().get((match["env"], match["key"])) if match else None
     if match is None or condition is None or (match["released"] and match["env"] == COIN):
-        raise ConfigError(f"bayes: {episode_id!r} is not an episode id (e.g. s{DEFAULT_SEED}-coin-passive_b1-identical-unknown_bias-theta25-trial0)")
+        raise ConfigError(
+            f"bayes: {episode_id!r} is not an episode id (e.g. s{DEFAULT_SEED}-coin-passive_b1-identical-unknown_bias-theta25-trial0)"
+        )
     truth = _truth_index(match["env"], match["truth"])
     trial = int(match["trial"])
     if truth is None or trial >= TRIALS["full"]:
@@ -198,7 +210,9 @@ def marker_descriptions() -> dict[str, str]:
     }
     markers.update({f"batch_{b}": f"bayes: {b} observation(s) per stored session" for b in BATCHES})
     markers.update({f"task_{t}": f"bayes coin task description: {t.replace('_', ' ')}" for t in TASKS})
-    markers.update({f"profile_{p}": f"bayes recommender population information: {p.replace('_', ' ')}" for p in PROFILES})
+    markers.update(
+        {f"profile_{p}": f"bayes recommender population information: {p.replace('_', ' ')}" for p in PROFILES}
+    )
     markers.update({f"theta_{round(t * 100)}": f"bayes coin with true bias {t}" for t in COIN_THETAS})
     markers.update({f"user_type_{z + 1}": f"bayes recommender user of type {z + 1}" for z in range(N_TYPES)})
     return markers

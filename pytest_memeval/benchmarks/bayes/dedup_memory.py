@@ -10,7 +10,8 @@ deduplication is the only thing measured. Use it as
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ...types import Memory, Message
 
@@ -22,7 +23,7 @@ class DeduplicatingMemory:
         self._store: dict[str, dict[str, None]] = {}
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> "DeduplicatingMemory":
+    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> DeduplicatingMemory:
         if config:
             raise ValueError(f"DeduplicatingMemory takes no settings, got {sorted(config)}")
         return cls()

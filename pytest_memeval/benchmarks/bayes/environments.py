@@ -9,9 +9,9 @@ alone is exactly the episode of a full run, and every delivery condition of the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Callable
 
 import numpy as np
 
@@ -34,16 +34,64 @@ IDENTIFY_TARGET = 0.80
 IDENTIFY_AT = 20
 
 GENRES = (
-    "Action", "Animation", "Comedy", "Crime", "Documentary", "Drama", "Family",
-    "Horror", "Musical", "Mystery", "Romance", "Sci-Fi", "Thriller", "War",
+    "Action",
+    "Animation",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Family",
+    "Horror",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
 )
 #: taste of each type per genre (paper App. C.2 personas); centred below so that no type
 #: is just a more generous rater than another
 _AFFINITY = {
-    "Dark/Gritty Enthusiast": {"Crime": 1, "Thriller": 1, "Mystery": 1, "Horror": 0.5, "Animation": -1, "Family": -1, "Musical": -1, "Romance": -0.5},
-    "Family/Feel-Good Fan": {"Musical": 1, "Animation": 1, "Family": 1, "Romance": 1, "Comedy": 0.5, "Horror": -1, "Crime": -0.5, "Thriller": -0.5},
-    "Mainstream Blockbuster": {"Action": 1, "Sci-Fi": 1, "War": 0.5, "Animation": 0.5, "Comedy": 0.5, "Documentary": -1, "Horror": -0.5, "Drama": -0.5},
-    "Arthouse/Classic Cinephile": {"Documentary": 1, "Drama": 1, "War": 1, "Mystery": 0.5, "Horror": -1, "Sci-Fi": -1, "Action": -1, "Family": -0.5},
+    "Dark/Gritty Enthusiast": {
+        "Crime": 1,
+        "Thriller": 1,
+        "Mystery": 1,
+        "Horror": 0.5,
+        "Animation": -1,
+        "Family": -1,
+        "Musical": -1,
+        "Romance": -0.5,
+    },
+    "Family/Feel-Good Fan": {
+        "Musical": 1,
+        "Animation": 1,
+        "Family": 1,
+        "Romance": 1,
+        "Comedy": 0.5,
+        "Horror": -1,
+        "Crime": -0.5,
+        "Thriller": -0.5,
+    },
+    "Mainstream Blockbuster": {
+        "Action": 1,
+        "Sci-Fi": 1,
+        "War": 0.5,
+        "Animation": 0.5,
+        "Comedy": 0.5,
+        "Documentary": -1,
+        "Horror": -0.5,
+        "Drama": -0.5,
+    },
+    "Arthouse/Classic Cinephile": {
+        "Documentary": 1,
+        "Drama": 1,
+        "War": 1,
+        "Mystery": 0.5,
+        "Horror": -1,
+        "Sci-Fi": -1,
+        "Action": -1,
+        "Family": -0.5,
+    },
 }
 PERSONAS = tuple(_AFFINITY)
 _RATING_SPREAD = 0.8  # sd of the bell each rating table is drawn around
@@ -51,8 +99,34 @@ _DIRICHLET_CONCENTRATION = 100.0
 _FLOOR = 0.02  # mixed-in uniform mass: no rating is impossible for any type
 _CALIBRATION_USERS = 2000  # simulated users per type when tuning the separation
 _TITLE_WORDS = (
-    ("Silent", "Crimson", "Last", "Hidden", "Broken", "Golden", "Distant", "Midnight", "Wild", "Paper", "Iron", "Quiet"),
-    ("Harbor", "Garden", "Letter", "Engine", "Summer", "Frontier", "Mirror", "Orchard", "Signal", "Lantern", "Voyage", "Winter"),
+    (
+        "Silent",
+        "Crimson",
+        "Last",
+        "Hidden",
+        "Broken",
+        "Golden",
+        "Distant",
+        "Midnight",
+        "Wild",
+        "Paper",
+        "Iron",
+        "Quiet",
+    ),
+    (
+        "Harbor",
+        "Garden",
+        "Letter",
+        "Engine",
+        "Summer",
+        "Frontier",
+        "Mirror",
+        "Orchard",
+        "Signal",
+        "Lantern",
+        "Voyage",
+        "Winter",
+    ),
 )
 
 
@@ -139,7 +213,9 @@ def recommender_model(seed: int) -> RecommenderModel:
     picks the true type IDENTIFY_TARGET of the time after IDENTIFY_AT ratings."""
     rng = stream(seed, ENV_CODES[RECOMMENDER], 1_000)
     n_items = REC_TURNS + N_TARGETS
-    genres = tuple(tuple(sorted(rng.choice(len(GENRES), size=rng.integers(1, 4), replace=False).tolist())) for _ in range(n_items))
+    genres = tuple(
+        tuple(sorted(rng.choice(len(GENRES), size=rng.integers(1, 4), replace=False).tolist())) for _ in range(n_items)
+    )
     quality = rng.normal(3.0, 0.35, size=n_items)
     uniforms = rng.random((n_items, N_TYPES, len(RATINGS)))
     users = stream(seed, ENV_CODES[RECOMMENDER], 1_001).random((N_TYPES, _CALIBRATION_USERS, IDENTIFY_AT))
@@ -242,4 +318,3 @@ def _catalogue(rng: np.random.Generator, genres: tuple[tuple[int, ...], ...]) ->
         titles=tuple(f"The {pairs[i][0]} {pairs[i][1]}" for i in chosen),
         feature_names=tuple(f"Feature_{chr(ord('A') + int(i))}" for i in letters),
     )
-

@@ -12,18 +12,19 @@ for observations with a known position, how recent they are.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from ...types import Answer, Memory, Message
 from ..unreadable import KEY as UNREADABLE
+from . import render
 from .agents import items_by_label
 from .askers import Asker, Belief
 from .conditions import SELF_ANCHORED, SINGLE_TURN, Condition, Episode
 from .environments import COIN, RecommenderModel
 from .parse import coin_evidence, rating_evidence
 from .probes import Probe, coin_probe, recommender_probes
-from . import render
 
 #: decimals kept of diagnostics, and of beliefs (finer, so an exact reader scores 0 to 9 decimals)
 DIGITS = 6

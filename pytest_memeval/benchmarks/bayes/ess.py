@@ -18,7 +18,8 @@ grid points; the point estimate is refined off the grid.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,6 @@ from .reference import MAX_WEIGHT
 
 ESS_WINDOW = 0.8
 GRID = np.concatenate([[0.0], np.geomspace(1e-3, MAX_WEIGHT, 240)])
-
 
 
 def window_probes(record: Record) -> list[tuple[dict[str, Any], Mapping[str, Any]]]:
@@ -70,7 +70,9 @@ def _has_belief(record: Record, entry: Mapping[str, Any]) -> bool:
     return "p_heads" in entry if record.task == COIN else "type" in entry
 
 
-def _coin_loss(rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]]]) -> Callable[[np.ndarray], np.ndarray]:
+def _coin_loss(
+    rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]]],
+) -> Callable[[np.ndarray], np.ndarray]:
     beliefs = np.array([e["p_heads"] for _, e, _ in rows])
     heads = np.array([p["heads"] for _, _, p in rows], dtype=float)
     flips = np.array([p["t"] for _, _, p in rows], dtype=float)
@@ -82,7 +84,9 @@ def _coin_loss(rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]
     return loss
 
 
-def _type_loss(rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]]]) -> Callable[[np.ndarray], np.ndarray]:
+def _type_loss(
+    rows: Sequence[tuple[Record, Mapping[str, Any], Mapping[str, Any]]],
+) -> Callable[[np.ndarray], np.ndarray]:
     beliefs = np.array([e["type"] for _, e, _ in rows])  # (points, types)
     loglik = np.array([p["loglik"] for _, _, p in rows])
     # each episode's own model prior (the released fit's differs from the generator's)

@@ -10,13 +10,14 @@ true types for the recommender).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from ...records import Record, Report
 from ...report.figures import LineChart, LineSeries, ReferenceLine
 from .environments import COIN, COIN_THETAS, N_TYPES, RECOMMENDER
+
 #: coin conditions drawn together in the error-by-turn chart
 ERROR_BY_TURN = ("passive_b1-identical-unknown_bias", "passive_b1-indexed-unknown_bias")
 
@@ -34,7 +35,9 @@ def trajectory_figures(report: Report, suite: str) -> list[LineChart]:
         figures.append(_coin_chart(condition, {label: _of(rs, COIN, condition) for label, rs in runs.items()}))
     figures += _error_by_turn(runs)
     for condition in sorted({r.strata["condition"] for r in records if r.task == RECOMMENDER}):
-        figures.append(_recommender_chart(condition, {label: _of(rs, RECOMMENDER, condition) for label, rs in runs.items()}))
+        figures.append(
+            _recommender_chart(condition, {label: _of(rs, RECOMMENDER, condition) for label, rs in runs.items()})
+        )
     return figures
 
 
@@ -54,16 +57,23 @@ def _coin_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineCha
         for colour, (theta_label, theta) in enumerate(_thetas()):
             chosen = [r for r in records if r.strata["truth"] == theta_label]
             if chosen:
-                series.append(LineSeries(f"{label}, theta={theta}", _mean_curve(chosen, lambda r: _column(r, "p_heads")),
-                                         color=colour, dash=RUN_DASHES[index % len(RUN_DASHES)]))
+                series.append(
+                    LineSeries(
+                        f"{label}, theta={theta}",
+                        _mean_curve(chosen, lambda r: _column(r, "p_heads")),
+                        color=colour,
+                        dash=RUN_DASHES[index % len(RUN_DASHES)],
+                    )
+                )
     # the reference depends on the flips only, which every run of a condition shares
     first = next((records for _, records in sorted(runs.items()) if records), [])
     references = []
     for colour, (theta_label, theta) in enumerate(_thetas()):
         chosen = [r for r in first if r.strata["truth"] == theta_label]
         if chosen:
-            references.append(LineSeries(f"Bayes, theta={theta}", _mean_curve(chosen, _coin_reference), reference=True,
-                                         color=colour))
+            references.append(
+                LineSeries(f"Bayes, theta={theta}", _mean_curve(chosen, _coin_reference), reference=True, color=colour)
+            )
     styles = "; ".join(f"{style}: {label}" for style, label in zip(("solid", "dotted"), sorted(runs)))
     return LineChart(
         title=f"bayes coin | {condition}: p(heads) vs the Bayesian posterior mean",
@@ -73,7 +83,7 @@ def _coin_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> LineCha
         y_range=(0.0, 1.0),
         reference_lines=tuple(ReferenceLine(theta, "y", f"theta={theta}") for _, theta in _thetas()),
         caption=f"One colour per true bias (theta). The belief rebuilt from memory, mean over trials ({styles}); "
-                "dashed, thinner: the exact posterior mean of all flips so far (Bayes).",
+        "dashed, thinner: the exact posterior mean of all flips so far (Bayes).",
     )
 
 
@@ -105,7 +115,9 @@ def _recommender_chart(condition: str, runs: Mapping[str, Sequence[Record]]) -> 
             continue
         if has_type:
             series.append(LineSeries(label, _mean_curve(records, lambda r: _probe_column(r, "p_true_type"))))
-            reference = reference or LineSeries("Bayes", _mean_curve(records, lambda r: _probe_column(r, "reference_p_true_type")), reference=True)
+            reference = reference or LineSeries(
+                "Bayes", _mean_curve(records, lambda r: _probe_column(r, "reference_p_true_type")), reference=True
+            )
         else:
             series.append(LineSeries(label, _mean_curve(records, lambda r: _probe_column(r, "rating_tvd"))))
     if has_type:
@@ -132,7 +144,9 @@ def _thetas() -> list[tuple[str, float]]:
     return [(f"theta{round(t * 100)}", t) for t in COIN_THETAS]
 
 
-def _mean_curve(records: Sequence[Record], column: Callable[[Record], list[tuple[int, float]]]) -> list[tuple[float, float]]:
+def _mean_curve(
+    records: Sequence[Record], column: Callable[[Record], list[tuple[int, float]]]
+) -> list[tuple[float, float]]:
     by_turn: dict[int, list[float]] = defaultdict(list)
     for record in records:
         for t, value in column(record):

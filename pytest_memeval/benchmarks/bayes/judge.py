@@ -15,7 +15,8 @@ only in zero-shot). The score is 1 minus the episode's primary error.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,13 @@ from .environments import COIN, RecommenderModel
 from .episode import BELIEF_DIGITS, DIGITS, EpisodeData
 from .ess import ESS_WINDOW
 from .reference import (
-    coin_mean, expected_rating, fit_type_weight, log_likelihood, rating_predictive, tvd, type_posterior,
+    coin_mean,
+    expected_rating,
+    fit_type_weight,
+    log_likelihood,
+    rating_predictive,
+    tvd,
+    type_posterior,
 )
 
 COIN_TOLERANCE = 0.05
@@ -55,7 +62,10 @@ def coin_verdict(data: EpisodeData, trajectory: Sequence[Mapping[str, Any]]) -> 
         "mae": _r(mae),
         "final_error": _r(errors[-1]),
         **_memory_side(trajectory),
-        "per_probe": [{"t": t, "heads": h, "reference": _r(r), "error": _r(e)} for t, h, r, e in zip(turns, heads, references, errors)],
+        "per_probe": [
+            {"t": t, "heads": h, "reference": _r(r), "error": _r(e)}
+            for t, h, r, e in zip(turns, heads, references, errors)
+        ],
     }
     passed = mae <= COIN_TOLERANCE
     reason = f"trajectory MAE {mae:.4f} {'<=' if passed else '>'} {COIN_TOLERANCE} (final error {errors[-1]:.4f}{_seen(trajectory)})"
@@ -82,11 +92,17 @@ def recommender_verdict(data: EpisodeData, trajectory: Sequence[Mapping[str, Any
         values = [p[name] for p in per_probe if p.get(name) is not None]
         return _r(float(np.mean(values))) if values else None
 
-    detail: dict[str, Any] = {name: mean(name) for name in ("rating_tvd", "rating_mae", "type_tvd", "p_true_type", "conditioned_rating_mae")}
+    detail: dict[str, Any] = {
+        name: mean(name) for name in ("rating_tvd", "rating_mae", "type_tvd", "p_true_type", "conditioned_rating_mae")
+    }
     detail["final_rating_tvd"] = per_probe[-1]["rating_tvd"]
     detail["final_type_tvd"] = per_probe[-1].get("type_tvd")
     late = _late([int(e["t"]) for e in trajectory], len(ratings))
-    weight = fit_type_weight(model, [trajectory[i]["type"] for i in late], [histories[i] for i in late]) if has_type else None
+    weight = (
+        fit_type_weight(model, [trajectory[i]["type"] for i in late], [histories[i] for i in late])
+        if has_type
+        else None
+    )
     detail["prior"] = list(model.prior)  # what the pooled effective sample size tempers against
     detail["evidence_weight"] = None if weight is None else _r(weight)
     detail["ess"] = None if weight is None else _r(weight * len(ratings))
@@ -106,7 +122,12 @@ def recommender_verdict(data: EpisodeData, trajectory: Sequence[Mapping[str, Any
 
 
 def _recommender_probe(
-    model: RecommenderModel, target: int, truth: int, entry: Mapping[str, Any], posterior: np.ndarray, predictive: np.ndarray
+    model: RecommenderModel,
+    target: int,
+    truth: int,
+    entry: Mapping[str, Any],
+    posterior: np.ndarray,
+    predictive: np.ndarray,
 ) -> dict[str, Any]:
     reference_mean = expected_rating(predictive)
     probe: dict[str, Any] = {
@@ -132,7 +153,11 @@ def _late(turns: Sequence[int], total: int) -> list[int]:
 
 def _seen(trajectory: Sequence[Mapping[str, Any]]) -> str:
     last = trajectory[-1]
-    return f"; the memory returned {last['seen']} of {last['stored']} stored observations at the last probe" if "seen" in last else ""
+    return (
+        f"; the memory returned {last['seen']} of {last['stored']} stored observations at the last probe"
+        if "seen" in last
+        else ""
+    )
 
 
 def _memory_side(trajectory: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

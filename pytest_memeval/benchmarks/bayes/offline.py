@@ -6,14 +6,21 @@ The same orchestration as the plugin (`evaluation.evaluate_items`): fresh namesp
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ...records import Record, RunKey
 from .suite import BayesSuite
 
 
 def run_episodes(
-    suite: BayesSuite, system: Any, system_name: str, responder: Any, responder_name: str, episode_ids: Iterable[str], k: int
+    suite: BayesSuite,
+    system: Any,
+    system_name: str,
+    responder: Any,
+    responder_name: str,
+    episode_ids: Iterable[str],
+    k: int,
 ) -> list[Record]:
     """One record per episode, exactly as the plugin makes it."""
     from ...evaluation import Components, evaluate_items

@@ -10,8 +10,8 @@ each occurrence counts.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 _LIST = r"(?:heads|tails)(?:,\s*(?:heads|tails))*"
 _COIN = re.compile(
@@ -24,7 +24,9 @@ _COIN = re.compile(
     re.IGNORECASE,
 )
 _TOTALS = re.compile(r"Total: (\d+) heads, (\d+) tails", re.IGNORECASE)
-_RATING = re.compile(r"(?:The user rated |^- )(?P<label>[^\n]+?): (?P<rating>[1-5]) stars?\b", re.IGNORECASE | re.MULTILINE)
+_RATING = re.compile(
+    r"(?:The user rated |^- )(?P<label>[^\n]+?): (?P<rating>[1-5]) stars?\b", re.IGNORECASE | re.MULTILINE
+)
 
 
 @dataclass(frozen=True)

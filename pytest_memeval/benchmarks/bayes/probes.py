@@ -11,13 +11,14 @@ Nothing private: no true parameter, no trial, no episode id.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ...types import ItemView
+from . import render
 from .conditions import Condition
 from .environments import COIN, N_TYPES, RecommenderModel
-from . import render
 
 SUITE = "bayes"
 COIN_TASK = "coin_next_flip"
@@ -53,7 +54,9 @@ def coin_probe(condition: Condition, inline: str = "", pending: str = "", totals
     return Probe(COIN_TASK, render.COIN_PROBE, render.COIN_OUTCOMES, extra)
 
 
-def recommender_probes(condition: Condition, model: RecommenderModel, target: int, inline: str = "", totals: str = "") -> list[Probe]:
+def recommender_probes(
+    condition: Condition, model: RecommenderModel, target: int, inline: str = "", totals: str = ""
+) -> list[Probe]:
     """The rating question; with population information also the type question and the
     rating question once per hinted type (paper C.1.3, questions 1-3)."""
     explicit = condition.profile == "explicit"

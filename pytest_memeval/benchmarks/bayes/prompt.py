@@ -10,16 +10,17 @@ C.1.1), never the target item.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from ...models.calls import Completion
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, ItemView, Memory
+from . import render
 from .environments import COIN, RecommenderModel
 from .probes import TYPE_TASK
 from .readout import LETTERS, Reading, letter_reading, verbalised_reading
-from . import render
 
 LOGPROBS, VERBALISED = "logprobs", "verbalised"
 NO_MEMORIES = "(nothing)"
@@ -90,7 +91,9 @@ def intro(view: ItemView) -> str:
     explicit = bool(view.extra.get("explicit"))
     if view.task == TYPE_TASK:
         return f"You are classifying which {'viewer profile' if explicit else 'profile'} a user belongs to based on their rating history."
-    return f"You are predicting how a user will rate {'a movie' if explicit else 'an item'} based on their rating history."
+    return (
+        f"You are predicting how a user will rate {'a movie' if explicit else 'an item'} based on their rating history."
+    )
 
 
 def population_block(view: ItemView, mapping: str) -> str:

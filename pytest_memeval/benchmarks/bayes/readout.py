@@ -15,8 +15,8 @@ delta_l = mean probability at position l - 1/K.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

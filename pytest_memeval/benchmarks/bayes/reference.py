@@ -11,7 +11,7 @@ trajectory, times the number of observations, is the belief's effective sample s
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -130,4 +130,3 @@ def _fit(loss: Callable[[float], float]) -> float:
     result = optimize.minimize_scalar(loss, bounds=(low, high), method="bounded", options={"xatol": 1e-9})
     candidate = float(result.x)
     return candidate if loss(candidate) <= values[best] else float(grid[best])
-

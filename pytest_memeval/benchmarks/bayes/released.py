@@ -38,8 +38,24 @@ FITTED = "fitted_model.json"
 SELECTION = "movie_selection.json"
 #: the genres of MovieLens 1M in the order its README lists them (the release's GENRE_NAMES)
 MOVIELENS_GENRES = (
-    "Action", "Adventure", "Animation", "Children's", "Comedy", "Crime", "Documentary", "Drama", "Fantasy",
-    "Film-Noir", "Horror", "Musical", "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western",
+    "Action",
+    "Adventure",
+    "Animation",
+    "Children's",
+    "Comedy",
+    "Crime",
+    "Documentary",
+    "Drama",
+    "Fantasy",
+    "Film-Noir",
+    "Horror",
+    "Musical",
+    "Mystery",
+    "Romance",
+    "Sci-Fi",
+    "Thriller",
+    "War",
+    "Western",
 )
 #: how far a released rating table may sum from 1 (they are stored as JSON floats)
 _SUM_TOLERANCE = 1e-6
@@ -87,7 +103,9 @@ def load_release(root: Path) -> RecommenderModel:
         feature_names=tuple(f"Feature_{chr(ord('A') + i)}" for i in range(len(MOVIELENS_GENRES))),
         genre_names=MOVIELENS_GENRES,
     )
-    return RecommenderModel(prior=prior, phi=phi, catalogue=catalogue, separation=None, identification=None, source=RELEASED)
+    return RecommenderModel(
+        prior=prior, phi=phi, catalogue=catalogue, separation=None, identification=None, source=RELEASED
+    )
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -126,15 +144,24 @@ def _table(tables: dict[str, Any], movie: str, path: Path) -> tuple[tuple[float,
     if rows is None:
         raise DataError(f"{path}: no rating table ('theta') for movie {movie}")
     ok = isinstance(rows, list) and len(rows) == N_TYPES
-    ok = ok and all(isinstance(r, list) and len(r) == len(RATINGS) and all(isinstance(p, (int, float)) and p > 0 for p in r) for r in rows)
+    ok = ok and all(
+        isinstance(r, list) and len(r) == len(RATINGS) and all(isinstance(p, (int, float)) and p > 0 for p in r)
+        for r in rows
+    )
     if not ok or any(abs(sum(r) - 1) > _SUM_TOLERANCE for r in rows):
-        raise DataError(f"{path}: the table of movie {movie} is not {N_TYPES} distributions over {len(RATINGS)} ratings")
+        raise DataError(
+            f"{path}: the table of movie {movie} is not {N_TYPES} distributions over {len(RATINGS)} ratings"
+        )
     return tuple(tuple(float(p) for p in r) for r in rows)
 
 
 def _same(rows: Any, table: tuple[tuple[float, ...], ...]) -> bool:
     try:
-        return all(math.isclose(float(a), b, abs_tol=1e-12) for row, ref in zip(rows, table, strict=True) for a, b in zip(row, ref, strict=True))
+        return all(
+            math.isclose(float(a), b, abs_tol=1e-12)
+            for row, ref in zip(rows, table, strict=True)
+            for a, b in zip(row, ref, strict=True)
+        )
     except (TypeError, ValueError):
         return False
 

@@ -5,7 +5,7 @@ Stored texts name observations only: no true parameter, trial or episode id.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...types import Message
 from .environments import Catalogue

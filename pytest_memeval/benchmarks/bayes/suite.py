@@ -16,12 +16,13 @@ conditions and the probes are the same.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ...errors import ConfigError
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Answer, Context, Item, ItemView, Message
 from ..base import IndexEntry, Suite, SuiteOptions
-from ...records import PairedMetric, Record, Report, SuiteSummary
 from .agents import BeliefAgent
 from .askers import asker_for
 from .conditions import DEFAULT_SEED, episode_marks, episodes, marker_descriptions, parse_episode_id
@@ -62,7 +63,9 @@ class BayesSuite(Suite):
     def __init__(self, options: SuiteOptions, probe_every: int | None = None) -> None:
         super().__init__(options)
         self.seeds: tuple[int, ...] = tuple(options.seeds or (DEFAULT_SEED,))
-        self.probe_every = probe_every if probe_every is not None else probe_every_setting(options.params.get("probe_every", "1"))
+        self.probe_every = (
+            probe_every if probe_every is not None else probe_every_setting(options.params.get("probe_every", "1"))
+        )
         if self.probe_every < 1:
             raise ConfigError(f"bayes: probe_every must be at least 1, got {self.probe_every}")
         self.release: RecommenderModel | None = load_release(options.data_dir) if options.data_dir is not None else None
@@ -83,7 +86,9 @@ class BayesSuite(Suite):
         elif self.release is not None:
             model = self.release
         else:
-            raise ConfigError(f"bayes: {episode_id} runs on the BayesBench release; pass --memeval-data=<BayesBench checkout>")
+            raise ConfigError(
+                f"bayes: {episode_id} runs on the BayesBench release; pass --memeval-data=<BayesBench checkout>"
+            )
         ratings, target = draw_ratings(model, episode.seed, episode.truth, episode.trial)
         return EpisodeData(episode, ratings, model, target)
 
@@ -103,7 +108,11 @@ class BayesSuite(Suite):
     def item(self, item_id: str) -> Item:
         data = self.episode_data(item_id)
         episode, condition = data.episode, data.condition
-        question = COIN_PROBE if episode.env == COIN else "Which profile does this user most closely match, and how will they rate the target item?"
+        question = (
+            COIN_PROBE
+            if episode.env == COIN
+            else "Which profile does this user most closely match, and how will they rate the target item?"
+        )
         strata = {
             "env": episode.env,
             "condition": condition.key,
@@ -112,7 +121,13 @@ class BayesSuite(Suite):
             "truth": episode.truth_label,
             "seed": str(episode.seed),
         }
-        strata.update({name: value for name, value in (("obs", condition.obs), ("task", condition.task), ("profile", condition.profile)) if value})
+        strata.update(
+            {
+                name: value
+                for name, value in (("obs", condition.obs), ("task", condition.task), ("profile", condition.profile))
+                if value
+            }
+        )
         if data.model is not None:
             strata["model"] = data.model.source
         strata["running_totals"] = "on" if condition.totals else "off"
@@ -150,4 +165,3 @@ class BayesSuite(Suite):
 
     def figures(self, report: Report) -> list[Any]:
         return trajectory_figures(report, self.name)
-

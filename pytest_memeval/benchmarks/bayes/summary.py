@@ -19,7 +19,7 @@ under "control" (and in the breakdowns).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -50,7 +50,17 @@ METRICS: dict[str, tuple[str | None, str | None]] = {
 METRIC_NAMES = tuple(METRICS)
 POOLED = ("coin_ess", "type_ess")
 COIN_METRICS = ("coin_mae", "coin_final_error", "coin_ess", "evidence_recall", "retrieval_recency")
-REC_METRICS = ("rating_tvd", "type_tvd", "rating_mae", "conditioned_rating_mae", "p_true_type", "final_type_tvd", "type_ess", "evidence_recall", "retrieval_recency")
+REC_METRICS = (
+    "rating_tvd",
+    "type_tvd",
+    "rating_mae",
+    "conditioned_rating_mae",
+    "p_true_type",
+    "final_type_tvd",
+    "type_ess",
+    "evidence_recall",
+    "retrieval_recency",
+)
 CONTROL_METRICS = ("coin_mae", "rating_tvd", "type_tvd", "within_tolerance")
 #: probe ranges of the coin error-by-turn breakdown (the top-k cap shows as growth with t)
 TURN_RANGES = ((0, 10), (11, 25), (26, 50), (51, 100))
@@ -153,7 +163,9 @@ def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[
     return out
 
 
-def _paired(name: str, a: Sequence[Record], b: Sequence[Record], value: Callable[[Record], float | None], n_resamples: int) -> dict[str, PairedMetric]:
+def _paired(
+    name: str, a: Sequence[Record], b: Sequence[Record], value: Callable[[Record], float | None], n_resamples: int
+) -> dict[str, PairedMetric]:
     rows = [(value(ra), value(rb), ra.cluster) for ra, rb in zip(a, b)]
     rows = [(x, y, c) for x, y, c in rows if x is not None and y is not None]
     if not rows:

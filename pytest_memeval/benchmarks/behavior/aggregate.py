@@ -9,8 +9,8 @@ is the mean of its judges' scores. A judge's parse failure is missing, never a s
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from ...records import Record
 

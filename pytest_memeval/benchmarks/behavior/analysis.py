@@ -19,7 +19,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -55,7 +56,9 @@ def subject_test(treatment: Mapping[str, float], baseline: Mapping[str, float], 
     return result
 
 
-def question_shifts(treatment: Mapping[tuple[str, str], float], baseline: Mapping[tuple[str, str], float]) -> dict[str, Any]:
+def question_shifts(
+    treatment: Mapping[tuple[str, str], float], baseline: Mapping[tuple[str, str], float]
+) -> dict[str, Any]:
     keys, t, b = _paired(treatment, baseline)
     if not keys:
         return {"n_questions": 0}
@@ -80,7 +83,9 @@ def band(score: float) -> int:
     return min(5, max(1, math.floor(score + 1e-9)))
 
 
-def anchor_crossings(treatment: Mapping[tuple[str, str], float], baseline: Mapping[tuple[str, str], float]) -> dict[str, Any]:
+def anchor_crossings(
+    treatment: Mapping[tuple[str, str], float], baseline: Mapping[tuple[str, str], float]
+) -> dict[str, Any]:
     keys, t, b = _paired(treatment, baseline)
     moves = [band(x) - band(y) for x, y in zip(t, b)]
     n = len(moves)

@@ -48,10 +48,20 @@ AXES: tuple[Axis, ...] = (
             "a cousin's plan to open a second mill",
         ),
         heldout=(
-            HeldOut("a proposal to put money into a neighbour's new brewery", "a proposal to invest in a brewery a neighbour is starting", True),
+            HeldOut(
+                "a proposal to put money into a neighbour's new brewery",
+                "a proposal to invest in a brewery a neighbour is starting",
+                True,
+            ),
             HeldOut("a chance to buy a failing inn cheaply", "a chance to buy a struggling inn at a low price", True),
-            HeldOut("an offer of a share in a ship bound for the colonies", "an offer to buy into a colonial trading voyage", False),
-            HeldOut("a tip from a traveller about a horse race", "a traveller's tip about which horse will win a race", True),
+            HeldOut(
+                "an offer of a share in a ship bound for the colonies",
+                "an offer to buy into a colonial trading voyage",
+                False,
+            ),
+            HeldOut(
+                "a tip from a traveller about a horse race", "a traveller's tip about which horse will win a race", True
+            ),
             HeldOut("a plan to dig for coal on our own land", "a plan to mine coal under the family's land", False),
         ),
     ),
@@ -98,10 +108,26 @@ AXES: tuple[Axis, ...] = (
             "a quilt meant for the autumn fair",
         ),
         heldout=(
-            HeldOut("a portrait the mayor's wife had asked me to paint", "a portrait requested by the wife of a local dignitary", False),
-            HeldOut("a poem I had been asked to read at a funeral", "a poem this person was asked to recite at a burial", True),
-            HeldOut("new designs for the pottery's spring catalogue", "designs needed for a pottery's list of spring wares", True),
-            HeldOut("a speech I had to give to the guild on short notice", "a speech to be made to a guild at little notice", False),
+            HeldOut(
+                "a portrait the mayor's wife had asked me to paint",
+                "a portrait requested by the wife of a local dignitary",
+                False,
+            ),
+            HeldOut(
+                "a poem I had been asked to read at a funeral",
+                "a poem this person was asked to recite at a burial",
+                True,
+            ),
+            HeldOut(
+                "new designs for the pottery's spring catalogue",
+                "designs needed for a pottery's list of spring wares",
+                True,
+            ),
+            HeldOut(
+                "a speech I had to give to the guild on short notice",
+                "a speech to be made to a guild at little notice",
+                False,
+            ),
             HeldOut("a garden I was laying out for a friend", "a friend's garden this person is laying out", False),
         ),
     ),
@@ -148,11 +174,19 @@ AXES: tuple[Axis, ...] = (
             "the loss of my position at the bank",
         ),
         heldout=(
-            HeldOut("the news that the bank holding our money had closed", "word that the bank holding the family's money has shut its doors", True),
-            HeldOut("a flood that ruined the ground floor of the house", "a flood ruining the lower floor of the home", True),
+            HeldOut(
+                "the news that the bank holding our money had closed",
+                "word that the bank holding the family's money has shut its doors",
+                True,
+            ),
+            HeldOut(
+                "a flood that ruined the ground floor of the house", "a flood ruining the lower floor of the home", True
+            ),
             HeldOut("a bad fall that kept me in bed for a month", "an injury that means a month in bed", False),
             HeldOut("the death of an old friend far away", "the death of a faraway old friend", True),
-            HeldOut("a week of sleepless nights before an examination", "sleepless nights ahead of an examination", False),
+            HeldOut(
+                "a week of sleepless nights before an examination", "sleepless nights ahead of an examination", False
+            ),
         ),
     ),
     Axis(
@@ -198,11 +232,25 @@ AXES: tuple[Axis, ...] = (
             "my father's wish that I join him at the mill",
         ),
         heldout=(
-            HeldOut("an invitation to give up clerking and become a painter", "an invitation to give up office work for painting", True),
+            HeldOut(
+                "an invitation to give up clerking and become a painter",
+                "an invitation to give up office work for painting",
+                True,
+            ),
             HeldOut("an offer to manage a larger branch in the city", "an offer to run a bigger city branch", False),
-            HeldOut("a chance to train as a doctor at the age of thirty", "a chance to start training as a physician in middle age", True),
-            HeldOut("a request to take over my uncle's shop for good", "a request to take over a relative's shop permanently", True),
-            HeldOut("a post as secretary to a travelling scholar", "a position as secretary to a scholar who travels", False),
+            HeldOut(
+                "a chance to train as a doctor at the age of thirty",
+                "a chance to start training as a physician in middle age",
+                True,
+            ),
+            HeldOut(
+                "a request to take over my uncle's shop for good",
+                "a request to take over a relative's shop permanently",
+                True,
+            ),
+            HeldOut(
+                "a post as secretary to a travelling scholar", "a position as secretary to a scholar who travels", False
+            ),
         ),
     ),
     Axis(
@@ -249,10 +297,22 @@ AXES: tuple[Axis, ...] = (
         ),
         heldout=(
             HeldOut("the railway that reached our valley", "the railway arriving in the valley", True),
-            HeldOut("the new minister's changes to the services", "a new minister changing how the church services are held", True),
+            HeldOut(
+                "the new minister's changes to the services",
+                "a new minister changing how the church services are held",
+                True,
+            ),
             HeldOut("my children's wish that I sell the farm", "grown children wanting the farm sold", False),
-            HeldOut("a new way of dyeing cloth that my rivals adopted", "rivals adopting a new method of dyeing cloth", False),
-            HeldOut("the end of the trade I had followed since boyhood", "the end of a trade followed since childhood", False),
+            HeldOut(
+                "a new way of dyeing cloth that my rivals adopted",
+                "rivals adopting a new method of dyeing cloth",
+                False,
+            ),
+            HeldOut(
+                "the end of the trade I had followed since boyhood",
+                "the end of a trade followed since childhood",
+                False,
+            ),
         ),
     ),
 )

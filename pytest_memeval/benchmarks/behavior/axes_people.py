@@ -48,10 +48,26 @@ AXES: tuple[Axis, ...] = (
             "a request to stand for the parish council",
         ),
         heldout=(
-            HeldOut("a choice between two houses to rent for the winter", "having to pick one of two houses to let for the coming winter", True),
-            HeldOut("an invitation to join a long voyage as the ship's clerk", "being invited to sail on a long voyage as clerk of the ship", False),
-            HeldOut("the question of which of two doctors should care for my mother", "having to choose which of two physicians should look after an ageing parent", True),
-            HeldOut("an offer to take over a small shop from a retiring owner", "being offered a small shop by an owner who is giving it up", False),
+            HeldOut(
+                "a choice between two houses to rent for the winter",
+                "having to pick one of two houses to let for the coming winter",
+                True,
+            ),
+            HeldOut(
+                "an invitation to join a long voyage as the ship's clerk",
+                "being invited to sail on a long voyage as clerk of the ship",
+                False,
+            ),
+            HeldOut(
+                "the question of which of two doctors should care for my mother",
+                "having to choose which of two physicians should look after an ageing parent",
+                True,
+            ),
+            HeldOut(
+                "an offer to take over a small shop from a retiring owner",
+                "being offered a small shop by an owner who is giving it up",
+                False,
+            ),
             HeldOut("a choice of which school to send my son to", "having to pick a school for a child", True),
         ),
     ),
@@ -98,11 +114,31 @@ AXES: tuple[Axis, ...] = (
             "an invitation to leave the old workshop for a wealthier patron",
         ),
         heldout=(
-            HeldOut("a rich merchant's offer to hire me away from the man who trained me", "a wealthy trader offering to hire this person away from the one who trained them", False),
-            HeldOut("the chance to take a client from a friend who had fallen ill", "an opportunity to take over a sick friend's best client", True),
-            HeldOut("a reward offered for information about a neighbour's debts", "a reward being offered for details of what a neighbour owes", True),
-            HeldOut("a better-paid post offered by the competitor of my oldest customer", "a better-paid position offered by a competitor of a longstanding customer", False),
-            HeldOut("an offer to buy my share of the business behind my partner's back", "an offer to buy out this person's share without a partner knowing", True),
+            HeldOut(
+                "a rich merchant's offer to hire me away from the man who trained me",
+                "a wealthy trader offering to hire this person away from the one who trained them",
+                False,
+            ),
+            HeldOut(
+                "the chance to take a client from a friend who had fallen ill",
+                "an opportunity to take over a sick friend's best client",
+                True,
+            ),
+            HeldOut(
+                "a reward offered for information about a neighbour's debts",
+                "a reward being offered for details of what a neighbour owes",
+                True,
+            ),
+            HeldOut(
+                "a better-paid post offered by the competitor of my oldest customer",
+                "a better-paid position offered by a competitor of a longstanding customer",
+                False,
+            ),
+            HeldOut(
+                "an offer to buy my share of the business behind my partner's back",
+                "an offer to buy out this person's share without a partner knowing",
+                True,
+            ),
         ),
     ),
     Axis(
@@ -148,11 +184,31 @@ AXES: tuple[Axis, ...] = (
             "a woman I had met once asking me to keep her jewellery",
         ),
         heldout=(
-            HeldOut("a lodger who wanted to join our family at meals", "a lodger wishing to eat with the household every evening", True),
-            HeldOut("a new colleague who asked me to cover for his absence", "a recently hired colleague asking this person to cover for an absence", False),
-            HeldOut("a pedlar who offered to carry letters to my sister", "a pedlar offering to deliver letters to a relative", False),
-            HeldOut("a neighbour's cousin asking to borrow my horse for a week", "a neighbour's relative wanting the loan of a horse for seven days", True),
-            HeldOut("a young man seeking an introduction to my oldest friends", "a young man asking to be introduced to this person's closest friends", False),
+            HeldOut(
+                "a lodger who wanted to join our family at meals",
+                "a lodger wishing to eat with the household every evening",
+                True,
+            ),
+            HeldOut(
+                "a new colleague who asked me to cover for his absence",
+                "a recently hired colleague asking this person to cover for an absence",
+                False,
+            ),
+            HeldOut(
+                "a pedlar who offered to carry letters to my sister",
+                "a pedlar offering to deliver letters to a relative",
+                False,
+            ),
+            HeldOut(
+                "a neighbour's cousin asking to borrow my horse for a week",
+                "a neighbour's relative wanting the loan of a horse for seven days",
+                True,
+            ),
+            HeldOut(
+                "a young man seeking an introduction to my oldest friends",
+                "a young man asking to be introduced to this person's closest friends",
+                False,
+            ),
         ),
     ),
     Axis(
@@ -198,11 +254,29 @@ AXES: tuple[Axis, ...] = (
             "a customer who refused to pay for finished work",
         ),
         heldout=(
-            HeldOut("a cousin who claimed credit for my idea at a family gathering", "a relative taking credit for this person's idea at a family party", True),
-            HeldOut("a landlord who raised the rent without warning", "a landlord putting up the rent with no notice", False),
-            HeldOut("a guest who was rude to my wife at my own table", "a visitor being rude to this person's spouse over dinner at home", True),
-            HeldOut("a fellow member of the choir who took my part without asking", "a choir member taking this person's part without permission", False),
-            HeldOut("an official who accused me unfairly of cheating", "an official making an unjust accusation of cheating", True),
+            HeldOut(
+                "a cousin who claimed credit for my idea at a family gathering",
+                "a relative taking credit for this person's idea at a family party",
+                True,
+            ),
+            HeldOut(
+                "a landlord who raised the rent without warning", "a landlord putting up the rent with no notice", False
+            ),
+            HeldOut(
+                "a guest who was rude to my wife at my own table",
+                "a visitor being rude to this person's spouse over dinner at home",
+                True,
+            ),
+            HeldOut(
+                "a fellow member of the choir who took my part without asking",
+                "a choir member taking this person's part without permission",
+                False,
+            ),
+            HeldOut(
+                "an official who accused me unfairly of cheating",
+                "an official making an unjust accusation of cheating",
+                True,
+            ),
         ),
     ),
     Axis(
@@ -249,9 +323,15 @@ AXES: tuple[Axis, ...] = (
         ),
         heldout=(
             HeldOut("a new loom bought for the workshop", "a new loom arriving at this person's workshop", True),
-            HeldOut("a request to keep the parish records in good order", "being asked to look after the parish records", False),
+            HeldOut(
+                "a request to keep the parish records in good order",
+                "being asked to look after the parish records",
+                False,
+            ),
             HeldOut("a fiddle given to me as a gift", "receiving a fiddle as a present", True),
-            HeldOut("a post that required knowing how to survey land", "a position that requires land surveying", False),
+            HeldOut(
+                "a post that required knowing how to survey land", "a position that requires land surveying", False
+            ),
             HeldOut("an old boat that needed rebuilding", "an old boat in need of repair from the keel up", False),
         ),
     ),

@@ -94,6 +94,8 @@ class Selection:
 
 def selection(options: SuiteOptions) -> Selection:
     if options.size not in SIZES:
-        raise ConfigError(f"--memeval-size: the behavior suite has no size {options.size!r} (sizes: {', '.join(SIZES)})")
+        raise ConfigError(
+            f"--memeval-size: the behavior suite has no size {options.size!r} (sizes: {', '.join(SIZES)})"
+        )
     subjects, questions = SIZES[options.size]
     return Selection(tuple(options.seeds or DEFAULT_SEEDS), subjects, questions)

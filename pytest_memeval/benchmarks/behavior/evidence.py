@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable
 
 from .lexicon import AXES
 
@@ -38,7 +38,7 @@ class Evidence:
     #: (winner, loser) -> times recorded
     wins: Counter[tuple[int, int]] = field(default_factory=Counter)
 
-    def merge(self, other: "Evidence") -> None:
+    def merge(self, other: Evidence) -> None:
         self.votes.update(other.votes)
         self.wins.update(other.wins)
         for axis, rank in other.ranks.items():
@@ -79,7 +79,10 @@ _PULL = re.compile(rf"when {_DOMAIN} and {_DOMAIN} pull against each other, {_DO
 _ANCHOR = re.compile(r"^a(\d+)\. ")
 _DIRECTIVE = "directive: expect them to "
 _STORY = "i chose to "
-_CUES = [(a, re.compile(r"\b(" + "|".join(re.escape(normalize(c)) for c in axis.cues) + r")\b")) for a, axis in enumerate(AXES)]
+_CUES = [
+    (a, re.compile(r"\b(" + "|".join(re.escape(normalize(c)) for c in axis.cues) + r")\b"))
+    for a, axis in enumerate(AXES)
+]
 
 
 def phrase_matches(text: str) -> list[tuple[int, str, Key]]:

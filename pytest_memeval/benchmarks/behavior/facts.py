@@ -45,7 +45,9 @@ def extract(seed: int, index: int) -> tuple[Fact, ...]:
         facts.append(Fact("values", pole.value, Action(action.axis, action.pole, -1)))
         losers = [a for a in episode.situation.at_stake if a != action.axis]
         for loser in losers:
-            facts.append(Fact("prioritizes", f"{AXES[action.axis].domain} over {AXES[loser].domain}", over=(action.axis, loser)))
+            facts.append(
+                Fact("prioritizes", f"{AXES[action.axis].domain} over {AXES[loser].domain}", over=(action.axis, loser))
+            )
     facts.extend(Fact(filler.predicate, filler.object) for filler in half.fillers)
     return tuple(dict.fromkeys(facts))
 

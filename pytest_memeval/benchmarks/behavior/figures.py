@@ -3,7 +3,8 @@ the tested pairs as a forest, and the top-k overlap between memory systems."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ...records import Report, RunSummary
 from ...report.figures import BarChart, Difference, DotPlot, ForestPlot, Series
@@ -103,7 +104,9 @@ def overlap_figure(report: Report) -> BarChart | None:
     series = []
     for condition, name in (("C1", "controlled (one fact per write)"), ("C1_native", "native (raw corpus)")):
         values = [
-            {"value": cells[condition]["topk_jaccard"], "ci": cells[condition]["topk_jaccard_ci"]} if condition in cells else None
+            {"value": cells[condition]["topk_jaccard"], "ci": cells[condition]["topk_jaccard_ci"]}
+            if condition in cells
+            else None
             for _, cells in rows
         ]
         if any(v is not None for v in values):

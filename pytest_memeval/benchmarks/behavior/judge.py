@@ -124,7 +124,9 @@ class OfflineJudge:
         }
         if trace.memories:
             detail["retrieved"] = retrieved_ids(trace.memories)
-        reason = "" if passes(score) else f"{score}: {RUBRIC[score]}; the held-out decision was to {private['behaviour']}"
+        reason = (
+            "" if passes(score) else f"{score}: {RUBRIC[score]}; the held-out decision was to {private['behaviour']}"
+        )
         return Verdict(correct=passes(score), score=float(score), reason=reason, detail=detail)
 
 

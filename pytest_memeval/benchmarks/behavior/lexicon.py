@@ -19,7 +19,17 @@ from __future__ import annotations
 from . import axes_fortune, axes_people
 from .shapes import Axis, HeldOut, Pole
 
-__all__ = ["AXES", "AXIS_OF_CATEGORY", "CATEGORIES", "EXCEPTION_REFLECTION", "FILLERS", "OPENERS", "Axis", "HeldOut", "Pole"]
+__all__ = [
+    "AXES",
+    "AXIS_OF_CATEGORY",
+    "CATEGORIES",
+    "EXCEPTION_REFLECTION",
+    "FILLERS",
+    "OPENERS",
+    "Axis",
+    "HeldOut",
+    "Pole",
+]
 
 AXES: tuple[Axis, ...] = axes_people.AXES + axes_fortune.AXES
 

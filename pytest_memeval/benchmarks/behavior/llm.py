@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 import statistics
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ...models.calls import Completion
-from ...models.judge import InvalidOutput, JudgeOutputError, JudgePanel, JudgeFailure, TemplateJudgePrompt, cut
+from ...models.judge import InvalidOutput, JudgeFailure, JudgeOutputError, JudgePanel, TemplateJudgePrompt, cut
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, Item, ItemView, Memory, Trace, Verdict
 from .evidence import normalize
@@ -83,7 +84,7 @@ class PanelJudge:
         self.panel = panel
 
     @classmethod
-    def build(cls, panel_factory: Callable[[TemplateJudgePrompt], JudgePanel]) -> "PanelJudge":
+    def build(cls, panel_factory: Callable[[TemplateJudgePrompt], JudgePanel]) -> PanelJudge:
         return cls(panel_factory(judge_prompt()))
 
     def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:

@@ -19,7 +19,8 @@ read the prediction back. Nothing but the view and the memories reaches it.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ...types import Answer, ItemView, Memory
 from ..unreadable import mark
@@ -42,7 +43,9 @@ class BehaviorReader:
         axis, basis = _deciding_axis(evidence, primary, others[0] if others else None)
         from_memories = read_all(m.text for m in memories) if memories else Evidence()
         recognised = len(from_memories.votes) + len(from_memories.wins) + len(from_memories.ranks)
-        detail = mark({"axis": AXES[axis].key, "basis": basis, "evidence": round(evidence.weight(axis), 3)}, memories, recognised)
+        detail = mark(
+            {"axis": AXES[axis].key, "basis": basis, "evidence": round(evidence.weight(axis), 3)}, memories, recognised
+        )
         pole = _pole(evidence, axis)
         if pole is None:
             return _fallback(view.question, primary, detail)

@@ -47,7 +47,9 @@ DIRECT_CONDITIONS = {
 def check_root(root: Path) -> Path:
     """`root` when it looks like a checkout of the release; a one-line usage error otherwise."""
     if not (root / GLOBALS_DIR).is_dir() or not (root / RESULTS_DIR).is_dir():
-        raise ConfigError(f"--memeval-data: {root} is not a beyond-recall checkout (no {GLOBALS_DIR}/ and {RESULTS_DIR}/ in it)")
+        raise ConfigError(
+            f"--memeval-data: {root} is not a beyond-recall checkout (no {GLOBALS_DIR}/ and {RESULTS_DIR}/ in it)"
+        )
     return root
 
 

@@ -62,12 +62,23 @@ def index(study: Study, subjects: int, questions: int) -> list[IndexEntry]:
             for question in asked:
                 for key in keys:
                     if available(study, subject, key):
-                        entries.append(IndexEntry(item_id(subject, question.id, key), f"{subject_id(subject)}-{kind}", marks(CONDITIONS[key], question)))
+                        entries.append(
+                            IndexEntry(
+                                item_id(subject, question.id, key),
+                                f"{subject_id(subject)}-{kind}",
+                                marks(CONDITIONS[key], question),
+                            )
+                        )
     return entries
 
 
 def marks(condition: Condition, question: Question) -> tuple[str, ...]:
-    out = [f"{PREFIX}{condition.key}", f"{PREFIX}{condition.ingestion}", f"{PREFIX}{question.category}", f"{PREFIX}released"]
+    out = [
+        f"{PREFIX}{condition.key}",
+        f"{PREFIX}{condition.ingestion}",
+        f"{PREFIX}{question.category}",
+        f"{PREFIX}released",
+    ]
     if condition.spec == "own":
         out.append(f"{PREFIX}with_spec")
     elif condition.spec is not None:
@@ -87,7 +98,9 @@ def context(study: Study, context_id: str) -> Context:
     text = study.training_half(subject)
     if text is None:
         raise ConfigError(f"behavior: {subject} has no training half in the release (no native ingestion)")
-    return Context(context_id, tuple(tuple(Message("user", p) for p in session) for session in _sessions(paragraphs(text))))
+    return Context(
+        context_id, tuple(tuple(Message("user", p) for p in session) for session in _sessions(paragraphs(text)))
+    )
 
 
 def _sessions(parts: list[str]) -> list[list[str]]:
@@ -105,7 +118,12 @@ def _sessions(parts: list[str]) -> list[list[str]]:
 def item(study: Study, ref: str) -> Item:
     match = _ITEM.match(ref)
     subject, condition_key = (match["subject"], match["condition"]) if match else ("", "")
-    if match is None or subject not in study.subjects or condition_key not in KIND_OF or not available(study, subject, condition_key):
+    if (
+        match is None
+        or subject not in study.subjects
+        or condition_key not in KIND_OF
+        or not available(study, subject, condition_key)
+    ):
         raise ConfigError(f"not a released behavior item id: {ref!r}")
     number = int(match["question"])
     question = next((q for q in study.questions(subject) if q.id == number), None)

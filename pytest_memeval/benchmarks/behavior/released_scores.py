@@ -207,7 +207,9 @@ def _categories(root: Path, subject: str) -> dict[tuple[str, int], str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         questions = data["questions"]
-        return {(subject, int(q["id"])): str(q.get("category", "")) for q in questions if isinstance(q, dict) and "id" in q}
+        return {
+            (subject, int(q["id"])): str(q.get("category", "")) for q in questions if isinstance(q, dict) and "id" in q
+        }
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         raise DataError(f"{path}: not a battery ({type(exc).__name__}: {exc})") from None
 

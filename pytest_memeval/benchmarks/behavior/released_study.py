@@ -39,7 +39,12 @@ from .released import (
 )
 
 BEHAVIOURAL = "behavioral_prediction"
-SPEC_LAYERS = (("ANCHORS", "anchors_v4.md"), ("CORE", "core_v4.md"), ("PREDICTIONS", "predictions_v4.md"), ("UNIFIED BRIEF", "brief_v5_clean.md"))
+SPEC_LAYERS = (
+    ("ANCHORS", "anchors_v4.md"),
+    ("CORE", "core_v4.md"),
+    ("PREDICTIONS", "predictions_v4.md"),
+    ("UNIFIED BRIEF", "brief_v5_clean.md"),
+)
 INJECTABLE = "## Injectable Block"
 MANIFEST = RESULTS_DIR / "_wrong_spec_v2" / "wrong_spec_v2_manifest.json"
 #: words of the training half the direct corpus conditions serve, as the paper cut it for its model
@@ -128,7 +133,14 @@ def _questions(root: Path, subject: str) -> tuple[Question, ...]:
         if not isinstance(row, dict) or row.get("tier") != BEHAVIOURAL or not row.get("held_out_passage"):
             continue
         try:
-            out.append(Question(int(row["id"]), str(row["text"]).strip(), str(row.get("category") or "uncategorised"), str(row["held_out_passage"])))
+            out.append(
+                Question(
+                    int(row["id"]),
+                    str(row["text"]).strip(),
+                    str(row.get("category") or "uncategorised"),
+                    str(row["held_out_passage"]),
+                )
+            )
         except (KeyError, TypeError, ValueError):
             raise DataError(f"{path}: a behavioural question without an integer id or a text") from None
     if not out:
@@ -163,7 +175,7 @@ def _spec(root: Path, subject: str) -> str:
         at = text.find(INJECTABLE)
         if at < 0:
             raise DataError(f"{path}: no '{INJECTABLE}' section")
-        sections.append(f"## {title}\n\n{text[at + len(INJECTABLE):].strip()}")
+        sections.append(f"## {title}\n\n{text[at + len(INJECTABLE) :].strip()}")
     return "\n\n".join(sections)
 
 

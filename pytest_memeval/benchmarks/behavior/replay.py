@@ -62,7 +62,9 @@ def scored(release: Release, judges: Sequence[str]) -> dict[str | None, list[Sco
         if s.judge in judges:
             cells[(s.subject, s.question, s.condition, s.system)][s.judge] = None if s.score is None else float(s.score)
     out: dict[str | None, list[Scored]] = defaultdict(list)
-    for (subject, question, condition, system), scores in sorted(cells.items(), key=lambda kv: (kv[0][3] or "", kv[0][:3])):
+    for (subject, question, condition, system), scores in sorted(
+        cells.items(), key=lambda kv: (kv[0][3] or "", kv[0][:3])
+    ):
         category = release.categories.get((subject, question), "")
         out[system].append(Scored(subject, f"q{question:02d}", condition, category, scores))
     return out
@@ -141,7 +143,13 @@ def _memory_systems(items: dict[str | None, list[Scored]]) -> list[dict[str, Any
             t, b = subject_scores(system_items, treatment), subject_scores(system_items, baseline)
             if t.keys() & b.keys():
                 test = subject_test(t, b, RESAMPLES)
-                rows.append({"system": system, "config": config, **{k: test.get(k) for k in ("n_subjects", "mean_delta", "improved", "W", "p_value")}})
+                rows.append(
+                    {
+                        "system": system,
+                        "config": config,
+                        **{k: test.get(k) for k in ("n_subjects", "mean_delta", "improved", "W", "p_value")},
+                    }
+                )
     return rows
 
 
@@ -190,7 +198,9 @@ def render(result: dict[str, Any]) -> str:
             f"all subjects: {low['all_improved']} of {low['all_n']} improved, mean C4a {low['mean_C4a']:.2f}"
         )
     if wrong["n"]:
-        lines.append(f"wrong specification (v1 pairing), {wrong['n']} globals: mean C2c-C5 {wrong['mean_C2c_v1_C5']:+.3f} vs correct C2a-C5 {wrong['mean_C2a_C5']:+.3f}")
+        lines.append(
+            f"wrong specification (v1 pairing), {wrong['n']} globals: mean C2c-C5 {wrong['mean_C2c_v1_C5']:+.3f} vs correct C2a-C5 {wrong['mean_C2a_C5']:+.3f}"
+        )
     if result["memory_systems"]:
         lines += ["", f"{'system':<13}{'config':<12}{'C3-C1':>8}{'improved':>10}{'W':>7}{'p':>9}"]
         for row in result["memory_systems"]:
@@ -215,7 +225,9 @@ def _gradient_lines(fit: dict[str, Any] | None) -> list[str]:
         + f"p = {delta['p_value']:.1e}; permutation p (treatment shuffled across subjects) {fit['permutation']['p_value']:.2f}"
     ]
     if level is not None:
-        out.append(f"C4a on C5 (level): slope {level['slope']:+.2f}, R^2 {level['r_squared']:.2f}, p = {level['p_value']:.2f}")
+        out.append(
+            f"C4a on C5 (level): slope {level['slope']:+.2f}, R^2 {level['r_squared']:.2f}, p = {level['p_value']:.2f}"
+        )
     return out
 
 
@@ -224,7 +236,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m pytest_memeval.benchmarks.behavior.replay", description=__doc__.split("\n")[0]
     )
     parser.add_argument("root", type=Path, help="a checkout of github.com/agulaya24/beyond-recall")
-    parser.add_argument("--panel", choices=("primary", "all"), default="primary", help="primary: the 5-judge panel; all: with the Gemini judges")
+    parser.add_argument(
+        "--panel",
+        choices=("primary", "all"),
+        default="primary",
+        help="primary: the 5-judge panel; all: with the Gemini judges",
+    )
     parser.add_argument("--backfills", action="store_true", help="merge the re-judged cells of results/_s114_backfills")
     parser.add_argument("--json", type=Path, help="also write the numbers as JSON to this file")
     args = parser.parse_args(argv)

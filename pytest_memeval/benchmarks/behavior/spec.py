@@ -22,8 +22,8 @@ specification cannot be recognised by a name.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .facts import Fact
 from .lexicon import AXES
@@ -88,7 +88,9 @@ def build_spec(facts: Sequence[Fact]) -> Spec:
         return (-copeland[axis], -support / (support + against), -support, axis)
 
     ranked = sorted(held, key=key)
-    anchors = tuple(Anchor(axis, held[axis][0], rank, held[axis][1], held[axis][2]) for rank, axis in enumerate(ranked, 1))
+    anchors = tuple(
+        Anchor(axis, held[axis][0], rank, held[axis][1], held[axis][2]) for rank, axis in enumerate(ranked, 1)
+    )
     predictions = []
     for anchor in anchors:
         counts = behaviours.get((anchor.axis, anchor.pole), Counter()).most_common()
@@ -107,7 +109,9 @@ def render(spec: Spec) -> str:
         else:
             above = spec.anchors[anchor.rank - 2]
             warning = f"gives way to A{above.rank} when {AXES[above.axis].domain} is also at stake"
-        lines.append(f"A{anchor.rank}. {pole.title}. Holds {pole.value}. Active when: {axis.active}. False positive: {warning}.")
+        lines.append(
+            f"A{anchor.rank}. {pole.title}. Holds {pole.value}. Active when: {axis.active}. False positive: {warning}."
+        )
     lines += ["", "CORE"]
     if spec.anchors:
         values = [AXES[a.axis].poles[a.pole].value for a in spec.anchors]

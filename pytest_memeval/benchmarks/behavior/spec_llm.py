@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ...models.caller import ModelCaller
 from ...models.calls import ChatRequest
@@ -48,7 +48,13 @@ def _text(caller: ModelCaller, settings: LLMSettings, template: str, values: dic
 def build_spec(facts: str, caller: ModelCaller, settings: LLMSettings, label: str) -> str:
     """The specification text: the three layers (each from the facts) and the composed brief."""
     layers = {
-        layer: _text(caller, settings, "behavior_spec_layer", {"layer": layer, "format": form, "facts": facts}, f"{label} {layer}")
+        layer: _text(
+            caller,
+            settings,
+            "behavior_spec_layer",
+            {"layer": layer, "format": form, "facts": facts},
+            f"{label} {layer}",
+        )
         for layer, form in LAYERS.items()
     }
     brief = _text(
@@ -81,7 +87,9 @@ def write_specs(out: Path, seeds: Sequence[int], settings: LLMSettings) -> list[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_memeval.benchmarks.behavior.spec_llm", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_memeval.benchmarks.behavior.spec_llm", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--model", required=True)
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--base-url", default=os.environ.get("OPENAI_BASE_URL"))

@@ -15,8 +15,8 @@ generates alone exactly as it does in a full run.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .lexicon import AXES
 

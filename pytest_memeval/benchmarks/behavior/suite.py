@@ -13,12 +13,13 @@ judge), or a directory of specifications written by spec_llm for the generated s
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ...errors import ConfigError
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
-from ...records import PairedMetric, Record, Report, SuiteSummary
 from . import released_items
 from .catalog import ItemRef, Selection, item_ref, selection
 from .conditions import CONDITIONS, metric_names

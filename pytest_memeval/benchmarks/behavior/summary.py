@@ -17,8 +17,9 @@ systems' top-k on C1 items; a baseline of the same system compares every conditi
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,9 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
             test = subject_test(subjects[treatment], subjects[baseline], n_resamples)
             tests[f"{treatment}-{baseline}"] = test
             ci = test.get("ci") or (None, None)
-            metrics[f"delta_{treatment}_{baseline}"] = Metric(test.get("mean_delta"), (ci[0], ci[1]), test.get("n_subjects"))
+            metrics[f"delta_{treatment}_{baseline}"] = Metric(
+                test.get("mean_delta"), (ci[0], ci[1]), test.get("n_subjects")
+            )
 
     pairs = [(c, BASELINE) for c in present if c != BASELINE and BASELINE in present]
     pairs += [p for p in PAIRS if p[0] in present and p[1] in present and p not in pairs]
@@ -150,7 +153,9 @@ def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[
             out[condition] = cell
     for treatment, baseline in MEMORY_PAIRS:
         if treatment in conditions and baseline in conditions:
-            cell = _difference(_deltas(items_a, treatment, baseline), _deltas(items_b, treatment, baseline), n_resamples)
+            cell = _difference(
+                _deltas(items_a, treatment, baseline), _deltas(items_b, treatment, baseline), n_resamples
+            )
             if cell is not None:
                 out[f"delta_{treatment}_{baseline}"] = cell
     for condition in ("C1", "C1_native"):

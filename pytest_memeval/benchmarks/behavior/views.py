@@ -36,7 +36,7 @@ class Documents:
     spec_dir: Path | None = None
 
     @classmethod
-    def from_data_dir(cls, data_dir: Path | None) -> "Documents":
+    def from_data_dir(cls, data_dir: Path | None) -> Documents:
         if data_dir is not None and (data_dir / SPEC_DIR).is_dir():
             return cls(data_dir / SPEC_DIR)
         return cls()

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any
 
 from ...errors import ConfigError, DataError
 from ...types import Context, Item, ItemView, Message
@@ -29,11 +30,18 @@ DEFAULT_SEEDS = (2026,)
 SIZES = {"smoke": (3, 3), "small": (6, 8), "full": (12, None)}
 RELEASED_PER_TASK = {"smoke": 5, "small": 20, "full": None}
 #: per-item scoring of generated questions by task (T3 by the question's kind)
-SCORING = {"T1": "entities", "T2": "abstain", "T4": "ranking", "T5": "cue", "T6": "coverage_approx", "T7": "coverage_approx"}
+SCORING = {
+    "T1": "entities",
+    "T2": "abstain",
+    "T4": "ranking",
+    "T5": "cue",
+    "T6": "coverage_approx",
+    "T7": "coverage_approx",
+}
 T3_SCORING = {"duration": "duration", "gap": "years", "order": "order", "state": "state"}
 CACHED_CONTEXTS = 4
 
-Source = Union[Life, ReleasedDataset]
+Source = Life | ReleasedDataset
 
 
 def item_id(context: str, task: str, number: str) -> str:
@@ -50,10 +58,12 @@ def split_item_id(value: str) -> tuple[str, str, str]:
 class Catalog:
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
-        self._cache: "OrderedDict[str, tuple[Source, dict[str, list[tuple[str, Question]]]]]" = OrderedDict()
+        self._cache: OrderedDict[str, tuple[Source, dict[str, list[tuple[str, Question]]]]] = OrderedDict()
         self._released: dict[str, ReleasedDataset] | None = None
         if options.data_dir is not None:
-            self._released = {d.name: load_dataset(d) for d in selected_datasets(options.data_dir, options.params.get("datasets"))}
+            self._released = {
+                d.name: load_dataset(d) for d in selected_datasets(options.data_dir, options.params.get("datasets"))
+            }
 
     @property
     def released(self) -> bool:
@@ -82,13 +92,18 @@ class Catalog:
                 raise DataError(f"no released knowme dataset {context!r}")
             source = self._released[context]
             limit = RELEASED_PER_TASK[self.options.size]
-            numbered = {t: [(_number(q.extra["released_id"]), q) for q in qs[:limit]] for t, qs in sorted(source.questions.items())}
+            numbered = {
+                t: [(_number(q.extra["released_id"]), q) for q in qs[:limit]]
+                for t, qs in sorted(source.questions.items())
+            }
             return source, numbered
         if context not in self._cache:
             seed, index = _parse_context(context)
             life = generate_life(seed, index)
             _, limit = SIZES[self.options.size]
-            numbered = {t: [(f"{n:02d}", q) for n, q in enumerate(qs[:limit])] for t, qs in life_questions(life).items()}
+            numbered = {
+                t: [(f"{n:02d}", q) for n, q in enumerate(qs[:limit])] for t, qs in life_questions(life).items()
+            }
             self._cache[context] = (life, numbered)
             while len(self._cache) > CACHED_CONTEXTS:
                 self._cache.popitem(last=False)
@@ -105,7 +120,9 @@ class Catalog:
     def context(self, context: str) -> Context:
         source = self.source(context)
         sessions = tuple(
-            tuple(Message(role="user", content=render(unit), timestamp=unit.timestamp) for unit in map(source.unit, ids))
+            tuple(
+                Message(role="user", content=render(unit), timestamp=unit.timestamp) for unit in map(source.unit, ids)
+            )
             for ids in source.sessions
         )
         return Context(context, sessions)
@@ -140,8 +157,15 @@ class Catalog:
             "flashback": "yes" if q.flashback else "no",
             "update_paradox": "yes" if q.update_paradox else "no",
         }
-        return Item(id=value, context_id=source.context_id, cluster=source.context_id, view=view, gold=q.gold,
-                    strata=strata, private=private)
+        return Item(
+            id=value,
+            context_id=source.context_id,
+            cluster=source.context_id,
+            view=view,
+            gold=q.gold,
+            strata=strata,
+            private=private,
+        )
 
 
 def selected_datasets(root: Path, names: str | None) -> list[Path]:
@@ -149,13 +173,17 @@ def selected_datasets(root: Path, names: str | None) -> list[Path]:
     found = dataset_dirs(root)
     if names is None:
         return found
-    wanted = [n.strip() if n.strip().startswith("dataset") else f"dataset{n.strip()}" for n in names.split(",") if n.strip()]
+    wanted = [
+        n.strip() if n.strip().startswith("dataset") else f"dataset{n.strip()}" for n in names.split(",") if n.strip()
+    ]
     by_name = {d.name: d for d in found}
     unknown = [n for n in wanted if n not in by_name]
     if not wanted or unknown:
-        raise ConfigError(f"--memeval-suite-option knowme.datasets={names}: "
-                          f"{'no dataset ' + unknown[0] if unknown else 'no dataset named'} in {root} "
-                          f"(found: {', '.join(by_name)})")
+        raise ConfigError(
+            f"--memeval-suite-option knowme.datasets={names}: "
+            f"{'no dataset ' + unknown[0] if unknown else 'no dataset named'} in {root} "
+            f"(found: {', '.join(by_name)})"
+        )
     return [by_name[n] for n in dict.fromkeys(wanted)]
 
 

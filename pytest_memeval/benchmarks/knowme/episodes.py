@@ -8,9 +8,10 @@ how severe an event was). They never reach a memory system: only rendered units 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .stream import TIME_FORMAT, Unit
 from .vocab import CUES, EVENT_LINES, FILLER, PERCEIVE, SCENES
@@ -20,12 +21,16 @@ from .vocab_mind import MISMATCHES, PRINCIPLES, RECALLS, SEVERITY
 MODALITY_NOUN = {"smell": "smell", "sound": "sound", "sight": "sight", "taste": "taste", "touch": "touch"}
 
 TRIGGER_ACTIONS = (
-    "I stop in the middle of what I am doing.", "I set my bag down and stand still.",
-    "I lean on the railing for a moment.", "I pause with my hand on the door.",
+    "I stop in the middle of what I am doing.",
+    "I set my bag down and stand still.",
+    "I lean on the railing for a moment.",
+    "I pause with my hand on the door.",
 )
 RETURN_ACTIONS = (
-    "I come back to myself and carry on.", "I blink and the present returns.",
-    "I shake off the memory and walk on.", "Someone bumps into me and I am back.",
+    "I come back to myself and carry on.",
+    "I blink and the present returns.",
+    "I shake off the memory and walk on.",
+    "Someone bumps into me and I am back.",
 )
 
 
@@ -179,8 +184,16 @@ def sensory(rng: random.Random, modality: str, cue: str, others: int) -> tuple[s
 # --- builders ------------------------------------------------------------------------------
 
 
-def exchange(rng: random.Random, day: date, start: int, place: str, person: str, direction: str,
-             items: Sequence[str], cause: str | None) -> Draft:
+def exchange(
+    rng: random.Random,
+    day: date,
+    start: int,
+    place: str,
+    person: str,
+    direction: str,
+    items: Sequence[str],
+    cause: str | None,
+) -> Draft:
     split = rng.randint(1, len(items) - 1)
     first, second = list(items[:split]), list(items[split:])
     gap = rng.randint(4, 15) * 60 + rng.choice((0, 0, 20, 40))
@@ -203,8 +216,13 @@ def exchange(rng: random.Random, day: date, start: int, place: str, person: str,
 
 
 def news(rng: random.Random, day: date, start: int, place: str, person: str, event: str) -> Draft:
-    unit = dict(timestamp=stamp(day, start), location=place, action=f"I get a call from {person}.",
-                dialogue=f'{person} says, "{EVENT_LINES[event]}"', background=f"{person} {event}.")
+    unit = dict(
+        timestamp=stamp(day, start),
+        location=place,
+        action=f"I get a call from {person}.",
+        dialogue=f'{person} says, "{EVENT_LINES[event]}"',
+        background=f"{person} {event}.",
+    )
     return Draft(day, start, [unit], lambda u: News(str(day), person, event, u[0].id))
 
 
@@ -224,20 +242,54 @@ def sustained_recall(rng: random.Random, day: date, start: int, place: str, whic
     modality = rng.choice(list(CUES))
     cue = rng.choice(CUES[modality])
     env, distractors = sensory(rng, modality, cue, 2)
-    units = [dict(timestamp=stamp(day, start), location=place, action=rng.choice(TRIGGER_ACTIONS), environment=env,
-                  inner_thought=f"That {MODALITY_NOUN[modality]} pulls me back to {title}.")]
+    units = [
+        dict(
+            timestamp=stamp(day, start),
+            location=place,
+            action=rng.choice(TRIGGER_ACTIONS),
+            environment=env,
+            inner_thought=f"That {MODALITY_NOUN[modality]} pulls me back to {title}.",
+        )
+    ]
     past_start = rng.randint(8, 17) * 3600
     for i, (action, dialogue, environment, inner) in enumerate(past_units):
-        units.append(dict(timestamp=stamp(past_day, past_start + i * rng.randint(10, 40) * 60), location=past_place,
-                          action=action, dialogue=dialogue, environment=environment, background=f"It is {title}.",
-                          inner_thought=inner, layer=1, alignment="PUSH" if i == 0 else "MAINTAIN"))
-    units.append(dict(timestamp=stamp(day, start + rng.randint(3, 9) * 60), location=place,
-                      action=rng.choice(RETURN_ACTIONS), alignment="POP"))
+        units.append(
+            dict(
+                timestamp=stamp(past_day, past_start + i * rng.randint(10, 40) * 60),
+                location=past_place,
+                action=action,
+                dialogue=dialogue,
+                environment=environment,
+                background=f"It is {title}.",
+                inner_thought=inner,
+                layer=1,
+                alignment="PUSH" if i == 0 else "MAINTAIN",
+            )
+        )
+    units.append(
+        dict(
+            timestamp=stamp(day, start + rng.randint(3, 9) * 60),
+            location=place,
+            action=rng.choice(RETURN_ACTIONS),
+            alignment="POP",
+        )
+    )
 
     def fact(u: list[Unit]) -> Recall:
         past = u[1:-1]
-        return Recall("sustained", title, place, u[0].id, u[0].timestamp, modality, cue, distractors,
-                      tuple(p.id for p in past), past[0].timestamp, tuple(p.action for p in past))
+        return Recall(
+            "sustained",
+            title,
+            place,
+            u[0].id,
+            u[0].timestamp,
+            modality,
+            cue,
+            distractors,
+            tuple(p.id for p in past),
+            past[0].timestamp,
+            tuple(p.action for p in past),
+        )
 
     return Draft(day, start, units, fact)
 
@@ -247,26 +299,61 @@ def transient_recall(rng: random.Random, day: date, start: int, place: str, whic
     modality = rng.choice(list(CUES))
     cue = rng.choice(CUES[modality])
     env, distractors = sensory(rng, modality, cue, 2)
-    unit = dict(timestamp=stamp(day, start), location=place, action=rng.choice(TRIGGER_ACTIONS), environment=env,
-                inner_thought=f"For a moment that {MODALITY_NOUN[modality]} brings back {title}.", alignment="TRANSIENT")
-    return Draft(day, start, [unit], lambda u: Recall("transient", title, place, u[0].id, u[0].timestamp, modality, cue, distractors))
+    unit = dict(
+        timestamp=stamp(day, start),
+        location=place,
+        action=rng.choice(TRIGGER_ACTIONS),
+        environment=env,
+        inner_thought=f"For a moment that {MODALITY_NOUN[modality]} brings back {title}.",
+        alignment="TRANSIENT",
+    )
+    return Draft(
+        day,
+        start,
+        [unit],
+        lambda u: Recall("transient", title, place, u[0].id, u[0].timestamp, modality, cue, distractors),
+    )
 
 
 def state_statement(day: date, start: int, place: str, attribute: str, value: str) -> Draft:
     """The present state, told early in the present."""
-    unit = dict(timestamp=stamp(day, start), location=place, action="I write a few lines in my notebook.",
-                inner_thought=f"My {attribute} these days is {value}.")
+    unit = dict(
+        timestamp=stamp(day, start),
+        location=place,
+        action="I write a few lines in my notebook.",
+        inner_thought=f"My {attribute} these days is {value}.",
+    )
     return Draft(day, start, [unit], lambda u: StateHalf("present", attribute, value, u[0].id, u[0].timestamp))
 
 
-def state_memory(rng: random.Random, day: date, start: int, place: str, past_day: date, past_place: str,
-                 attribute: str, value: str, age: int) -> Draft:
+def state_memory(
+    rng: random.Random,
+    day: date,
+    start: int,
+    place: str,
+    past_day: date,
+    past_place: str,
+    attribute: str,
+    value: str,
+    age: int,
+) -> Draft:
     """The childhood state, recalled late in the present but anchored at its own date."""
     units = [
         dict(timestamp=stamp(day, start), location=place, action="I find an old photograph of myself in a shoebox."),
-        dict(timestamp=stamp(past_day, rng.randint(9, 18) * 3600), location=past_place, background=f"I am {age} years old.",
-             inner_thought=f"My {attribute} is {value}.", layer=1, alignment="PUSH"),
-        dict(timestamp=stamp(day, start + rng.randint(2, 6) * 60), location=place, action="I put the photograph back.", alignment="POP"),
+        dict(
+            timestamp=stamp(past_day, rng.randint(9, 18) * 3600),
+            location=past_place,
+            background=f"I am {age} years old.",
+            inner_thought=f"My {attribute} is {value}.",
+            layer=1,
+            alignment="PUSH",
+        ),
+        dict(
+            timestamp=stamp(day, start + rng.randint(2, 6) * 60),
+            location=place,
+            action="I put the photograph back.",
+            alignment="POP",
+        ),
     ]
     return Draft(day, start, units, lambda u: StateHalf("past", attribute, value, u[1].id, u[1].timestamp))
 
@@ -284,31 +371,58 @@ def severity_event(day: date, start: int, place: str, dimension: str, descriptio
 def mismatch(day: date, start: int, which: int, person: str) -> Draft:
     outward, inner, context, core, place = MISMATCHES[which]
     outward, inner, context = (text.replace("{X}", person) for text in (outward, inner, context))
-    unit = dict(timestamp=stamp(day, start), location=place, action=f"I {outward}.", background=context, inner_thought=inner)
+    unit = dict(
+        timestamp=stamp(day, start), location=place, action=f"I {outward}.", background=context, inner_thought=inner
+    )
     return Draft(day, start, [unit], lambda u: Mismatch(str(day), place, outward, inner, context, core, u[0].id))
 
 
 def principle_episode(day: date, start: int, place: str, which: int, episode: int, person: str) -> Draft:
     spec = PRINCIPLES[which]
     action = spec["episodes"][episode].replace("{X}", person)
-    unit = dict(timestamp=stamp(day, start), location=place, action=f"I {action}.", inner_thought=spec["inner"],
-                background=f"This is what {spec['origin']} taught me about {spec['domain']}.")
+    unit = dict(
+        timestamp=stamp(day, start),
+        location=place,
+        action=f"I {action}.",
+        inner_thought=spec["inner"],
+        background=f"This is what {spec['origin']} taught me about {spec['domain']}.",
+    )
     return Draft(day, start, [unit], lambda u: (str(day), place, action, u[0].id))
 
 
-def principle_origin(rng: random.Random, day: date, start: int, place: str, which: int, past_day: date, past_place: str) -> Draft:
+def principle_origin(
+    rng: random.Random, day: date, start: int, place: str, which: int, past_day: date, past_place: str
+) -> Draft:
     spec = PRINCIPLES[which]
     action, feeling = spec["origin_unit"]
     units = [
-        dict(timestamp=stamp(day, start), location=place, action="I go through a box of old papers.",
-             inner_thought=f"I think back to {spec['origin']}."),
-        dict(timestamp=stamp(past_day, rng.randint(9, 18) * 3600), location=past_place, action=action,
-             background=f"It is {spec['origin']}.", inner_thought=feeling, layer=1, alignment="PUSH"),
-        dict(timestamp=stamp(day, start + rng.randint(3, 8) * 60), location=place, action="I close the box.", alignment="POP"),
+        dict(
+            timestamp=stamp(day, start),
+            location=place,
+            action="I go through a box of old papers.",
+            inner_thought=f"I think back to {spec['origin']}.",
+        ),
+        dict(
+            timestamp=stamp(past_day, rng.randint(9, 18) * 3600),
+            location=past_place,
+            action=action,
+            background=f"It is {spec['origin']}.",
+            inner_thought=feeling,
+            layer=1,
+            alignment="PUSH",
+        ),
+        dict(
+            timestamp=stamp(day, start + rng.randint(3, 8) * 60),
+            location=place,
+            action="I close the box.",
+            alignment="POP",
+        ),
     ]
     return Draft(day, start, units, lambda u: u[1].id)
 
 
 def filler(rng: random.Random, day: date, start: int) -> Draft:
     place, action, environment = rng.choice(FILLER)
-    return Draft(day, start, [dict(timestamp=stamp(day, start), location=place, action=action, environment=environment)])
+    return Draft(
+        day, start, [dict(timestamp=stamp(day, start), location=place, action=action, environment=environment)]
+    )

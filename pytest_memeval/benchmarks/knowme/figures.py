@@ -24,23 +24,47 @@ def task_figures(report: Report, suite: str) -> list[BarChart]:
     if all(judged):
         graded = "Scores are the paper's metric: the LLM judge on the paper's 0-5 rubrics, x20. "
     elif any(judged):
-        graded = ("Runs with a judge show the paper's metric (the LLM judge on its 0-5 rubrics); the others our "
-                  "deterministic diagnostics, which are not the paper's metric. ")
+        graded = (
+            "Runs with a judge show the paper's metric (the LLM judge on its 0-5 rubrics); the others our "
+            "deterministic diagnostics, which are not the paper's metric. "
+        )
     else:
         graded = "Scores are our deterministic diagnostics, not the paper's metric (an LLM judge on 0-5 rubrics). "
     charts = []
     for metric, title, caption in (
-        ("score", "score per task (0-100)",
-         "Mean item score per task on the paper's 0-100 scale with 95% bootstrap CIs over lives. " + graded
-         + ("Cells marked (approx) are scored by the offline coverage stand-in, not the rubric judge. " if approx else "")
-         + "T2 rewards abstention: read it beside T1."),
-        ("evidence_recall", "evidence recall per task (%)",
-         "Share of each item's evidence units found verbatim in what the memory system returned (a diagnostic)."),
+        (
+            "score",
+            "score per task (0-100)",
+            "Mean item score per task on the paper's 0-100 scale with 95% bootstrap CIs over lives. "
+            + graded
+            + (
+                "Cells marked (approx) are scored by the offline coverage stand-in, not the rubric judge. "
+                if approx
+                else ""
+            )
+            + "T2 rewards abstention: read it beside T1.",
+        ),
+        (
+            "evidence_recall",
+            "evidence recall per task (%)",
+            "Share of each item's evidence units found verbatim in what the memory system returned (a diagnostic).",
+        ),
     ):
-        series = [Series(name, tuple(_metric(run.breakdown["task"].get(cell), metric) for cell in cells))
-                  for name, run in zip(names, runs)]
-        charts.append(BarChart(title=f"{suite}: {title}", categories=tuple(labels), series=tuple(series),
-                               value_label=metric, category_label="task", value_range=(0.0, 100.0), caption=caption))
+        series = [
+            Series(name, tuple(_metric(run.breakdown["task"].get(cell), metric) for cell in cells))
+            for name, run in zip(names, runs)
+        ]
+        charts.append(
+            BarChart(
+                title=f"{suite}: {title}",
+                categories=tuple(labels),
+                series=tuple(series),
+                value_label=metric,
+                category_label="task",
+                value_range=(0.0, 100.0),
+                caption=caption,
+            )
+        )
     return charts
 
 

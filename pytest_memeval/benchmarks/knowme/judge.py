@@ -16,7 +16,8 @@ Released items the loader flagged carry `detail["data_flags"]`.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ...models.judge import JudgePanel
 from ...types import Answer, Item, Memory, Trace, Verdict
@@ -83,7 +84,11 @@ def score_answer(item: Item, answer: Answer) -> tuple[int | float, bool, dict[st
         return (100, True, {"rubric": 5}) if answer.abstained else (0, False, {"rubric": 0})
     if kind in ("entities", "entity_f1_text"):
         f1, precision, recall = entity_f1(split_entities(label), gold["entities"]) if label else (0.0, 0.0, 0.0)
-        return round(100 * f1, 4), f1 == 1.0, {"f1": round(f1, 6), "precision": round(precision, 6), "recall": round(recall, 6)}
+        return (
+            round(100 * f1, 4),
+            f1 == 1.0,
+            {"f1": round(f1, 6), "precision": round(precision, 6), "recall": round(recall, 6)},
+        )
     if kind in ("coverage_approx", "text_coverage_approx"):
         if kind == "coverage_approx":
             band = coverage_band(label, gold["core"], gold["rubric"])
@@ -162,8 +167,13 @@ class KnowmeLLMJudge:
             rubric = float(verdict.score or 0.0)
             graded = {"judges": dict(verdict.detail.get("judges", {}))}
         # the template id pins the rubric's wording (its version is a hash of the authors' text)
-        detail = {"rubric": rubric, "family": family, "rubric_template": self.rubric.prompts[family].template.id, **graded,
-                  "diagnostic": _diagnostic(diagnostic)}
+        detail = {
+            "rubric": rubric,
+            "family": family,
+            "rubric_template": self.rubric.prompts[family].template.id,
+            **graded,
+            "diagnostic": _diagnostic(diagnostic),
+        }
         return _verdict(item, answer, trace, round(20 * rubric, 4), rubric >= RUBRIC_PASS, "rubric_llm", detail)
 
     def close(self) -> None:
@@ -177,12 +187,18 @@ def _diagnostic(verdict: Verdict) -> dict[str, Any]:
     return {**kept, "score": verdict.score, "correct": verdict.correct}
 
 
-def _verdict(item: Item, answer: Answer, trace: Trace, points: float, correct: bool, scorer: str,
-             detail: Mapping[str, Any]) -> Verdict:
+def _verdict(
+    item: Item, answer: Answer, trace: Trace, points: float, correct: bool, scorer: str, detail: Mapping[str, Any]
+) -> Verdict:
     approximate = scorer in APPROXIMATE
     label = f"{scorer} (approximate)" if approximate else scorer
     reason = "" if correct else f"{label}: {points:g}/100, gold {item.gold!r}"
     flags = tuple(item.private.get("flags") or ())
-    full = {"scorer": scorer, "approximate": approximate, **detail, **evidence_recall(item, trace.memories),
-            **({"data_flags": list(flags)} if flags else {})}
+    full = {
+        "scorer": scorer,
+        "approximate": approximate,
+        **detail,
+        **evidence_recall(item, trace.memories),
+        **({"data_flags": list(flags)} if flags else {}),
+    }
     return Verdict(correct=correct, score=points, reason=reason, detail=full)

@@ -13,14 +13,25 @@ but carry their own historical timestamps.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Mapping
 
 from . import episodes as ep
 from .episodes import Draft, Facts, PrincipleFacts
 from .stream import Unit
-from .vocab import ATTRIBUTES, CAST_EVENTS, CHILDHOOD_PLACES, EXCHANGE_PLACES, ITEMS, NAMES, PRESENT_PLACES, ROLES, SCENES, SCENE_DURATIONS
+from .vocab import (
+    ATTRIBUTES,
+    CAST_EVENTS,
+    CHILDHOOD_PLACES,
+    EXCHANGE_PLACES,
+    ITEMS,
+    NAMES,
+    PRESENT_PLACES,
+    ROLES,
+    SCENE_DURATIONS,
+    SCENES,
+)
 from .vocab_mind import MISMATCHES, PRINCIPLES, RECALLS, SEVERITY
 
 DATASETS = ("dataset1", "dataset2", "dataset3")
@@ -28,9 +39,39 @@ STYLE_NAMES = {"dataset1": "flashback-heavy", "dataset2": "event-dense", "datase
 
 #: how many episodes of each kind a life of each style narrates
 STYLES: Mapping[str, Mapping[str, int]] = {
-    "dataset1": dict(exchange_pairs=4, exchanges=6, scenes=6, sustained=11, transient=3, states=4, mismatches=10, principles=3, filler=14),
-    "dataset2": dict(exchange_pairs=6, exchanges=10, scenes=9, sustained=7, transient=3, states=3, mismatches=10, principles=3, filler=14),
-    "dataset3": dict(exchange_pairs=4, exchanges=6, scenes=6, sustained=7, transient=4, states=4, mismatches=16, principles=4, filler=14),
+    "dataset1": dict(
+        exchange_pairs=4,
+        exchanges=6,
+        scenes=6,
+        sustained=11,
+        transient=3,
+        states=4,
+        mismatches=10,
+        principles=3,
+        filler=14,
+    ),
+    "dataset2": dict(
+        exchange_pairs=6,
+        exchanges=10,
+        scenes=9,
+        sustained=7,
+        transient=3,
+        states=3,
+        mismatches=10,
+        principles=3,
+        filler=14,
+    ),
+    "dataset3": dict(
+        exchange_pairs=4,
+        exchanges=6,
+        scenes=6,
+        sustained=7,
+        transient=4,
+        states=4,
+        mismatches=16,
+        principles=4,
+        filler=14,
+    ),
 }
 SEVERITY_EVENTS = 7  # per dimension: one per level of its scale
 EVENTS_PER_PERSON = 2
@@ -79,7 +120,7 @@ def generate_life(seed: int, index: int) -> Life:
     drafts: list[Draft] = []
 
     events = rng.sample(CAST_EVENTS, EVENTS_PER_PERSON * len(people))
-    person_events = {p: events[i * EVENTS_PER_PERSON:(i + 1) * EVENTS_PER_PERSON] for i, p in enumerate(people)}
+    person_events = {p: events[i * EVENTS_PER_PERSON : (i + 1) * EVENTS_PER_PERSON] for i, p in enumerate(people)}
     news_day = {}
     for person, own in person_events.items():
         for event in own:
@@ -97,38 +138,76 @@ def generate_life(seed: int, index: int) -> Life:
         drafts.append(exchange(day, _time(rng, 9, 11), morning, person, direction))
         drafts.append(exchange(day, _time(rng, 14, 16), afternoon, person, direction))
     for _ in range(style["exchanges"]):
-        drafts.append(exchange(days.take(), _time(rng, 8, 18), rng.choice(EXCHANGE_PLACES), rng.choice(people), rng.choice(("buy", "give"))))
+        drafts.append(
+            exchange(
+                days.take(),
+                _time(rng, 8, 18),
+                rng.choice(EXCHANGE_PLACES),
+                rng.choice(people),
+                rng.choice(("buy", "give")),
+            )
+        )
 
     for which in rng.sample(range(len(SCENES)), style["scenes"]):
         drafts.append(ep.scene(rng, days.take(), _time(rng, 8, 16), which, rng.choice(SCENE_DURATIONS)))
 
     recalls = rng.sample(range(len(RECALLS)), style["sustained"] + style["transient"])
-    for which in recalls[:style["sustained"]]:
-        drafts.append(ep.sustained_recall(rng, days.take(), _time(rng, 8, 19), rng.choice(PRESENT_PLACES), which, past_days.take()))
-    for which in recalls[style["sustained"]:]:
+    for which in recalls[: style["sustained"]]:
+        drafts.append(
+            ep.sustained_recall(
+                rng, days.take(), _time(rng, 8, 19), rng.choice(PRESENT_PLACES), which, past_days.take()
+            )
+        )
+    for which in recalls[style["sustained"] :]:
         drafts.append(ep.transient_recall(rng, days.take(), _time(rng, 8, 19), rng.choice(PRESENT_PLACES), which))
 
     for attribute, past, present in rng.sample(ATTRIBUTES, style["states"]):
         told = days.take(year=years[0])
         drafts.append(ep.state_statement(told, _time(rng, 8, 20), rng.choice(PRESENT_PLACES), attribute, present))
         past_day = past_days.take()
-        drafts.append(ep.state_memory(rng, days.take(year=years[-1]), _time(rng, 8, 20), rng.choice(PRESENT_PLACES),
-                                      past_day, rng.choice(CHILDHOOD_PLACES), attribute, past, past_day.year - born))
+        drafts.append(
+            ep.state_memory(
+                rng,
+                days.take(year=years[-1]),
+                _time(rng, 8, 20),
+                rng.choice(PRESENT_PLACES),
+                past_day,
+                rng.choice(CHILDHOOD_PLACES),
+                attribute,
+                past,
+                past_day.year - born,
+            )
+        )
 
     for dimension, spec in SEVERITY.items():
         levels = rng.sample(range(1, SEVERITY_EVENTS + 1), SEVERITY_EVENTS)
         for description, level in zip(rng.sample(spec["events"], SEVERITY_EVENTS), levels):
-            drafts.append(ep.severity_event(days.take(), _time(rng, 8, 20), rng.choice(PRESENT_PLACES), dimension, description, level))
+            drafts.append(
+                ep.severity_event(
+                    days.take(), _time(rng, 8, 20), rng.choice(PRESENT_PLACES), dimension, description, level
+                )
+            )
 
     for which in rng.sample(range(len(MISMATCHES)), style["mismatches"]):
         drafts.append(ep.mismatch(days.take(), _time(rng, 8, 21), which, rng.choice(people)))
 
     principle_drafts = []
     for which in rng.sample(range(len(PRINCIPLES)), style["principles"]):
-        shown = [ep.principle_episode(days.take(), _time(rng, 8, 20), rng.choice(PRESENT_PLACES), which, i, rng.choice(people))
-                 for i in range(len(PRINCIPLES[which]["episodes"]))]
-        origin = ep.principle_origin(rng, days.take(), _time(rng, 8, 20), rng.choice(PRESENT_PLACES), which,
-                                     past_days.take(), rng.choice(CHILDHOOD_PLACES))
+        shown = [
+            ep.principle_episode(
+                days.take(), _time(rng, 8, 20), rng.choice(PRESENT_PLACES), which, i, rng.choice(people)
+            )
+            for i in range(len(PRINCIPLES[which]["episodes"]))
+        ]
+        origin = ep.principle_origin(
+            rng,
+            days.take(),
+            _time(rng, 8, 20),
+            rng.choice(PRESENT_PLACES),
+            which,
+            past_days.take(),
+            rng.choice(CHILDHOOD_PLACES),
+        )
         drafts.extend(shown + [origin])
         principle_drafts.append((which, shown, origin))
 
@@ -174,8 +253,14 @@ def _narrate(drafts: list[Draft]) -> tuple[tuple[Unit, ...], tuple[tuple[int, ..
 def _facts(drafts: list[Draft], bound: dict[int, list[Unit]], principles: list) -> Facts:
     made = {i: d.bind(bound[i]) for i, d in enumerate(drafts) if d.bind is not None}
     facts = Facts()
-    lists = {ep.Exchange: facts.exchanges, ep.News: facts.news, ep.Scene: facts.scenes, ep.Recall: facts.recalls,
-             ep.SeverityEvent: facts.severity, ep.Mismatch: facts.mismatches}
+    lists = {
+        ep.Exchange: facts.exchanges,
+        ep.News: facts.news,
+        ep.Scene: facts.scenes,
+        ep.Recall: facts.recalls,
+        ep.SeverityEvent: facts.severity,
+        ep.Mismatch: facts.mismatches,
+    }
     halves: dict[tuple[str, str], ep.StateHalf] = {}
     for fact in made.values():
         if type(fact) in lists:
@@ -185,15 +270,32 @@ def _facts(drafts: list[Draft], bound: dict[int, list[Unit]], principles: list) 
     for (attribute, when), now in halves.items():
         if when == "present":
             then = halves[(attribute, "past")]
-            facts.states.append(ep.StatePair(attribute, then.value, now.value, then.unit_id, then.time, now.unit_id, now.time))
+            facts.states.append(
+                ep.StatePair(attribute, then.value, now.value, then.unit_id, then.time, now.unit_id, now.time)
+            )
     position = {id(d): i for i, d in enumerate(drafts)}
     for which, shown, origin in principles:
         spec = PRINCIPLES[which]
-        facts.principles.append(PrincipleFacts(
-            spec["domain"], spec["inner"], spec["origin"], spec["origin_unit"][1], spec["core"],
-            tuple(made[position[id(d)]] for d in shown), made[position[id(origin)]],
-        ))
-    for collection in (facts.exchanges, facts.news, facts.scenes, facts.recalls, facts.severity, facts.mismatches, facts.states):
+        facts.principles.append(
+            PrincipleFacts(
+                spec["domain"],
+                spec["inner"],
+                spec["origin"],
+                spec["origin_unit"][1],
+                spec["core"],
+                tuple(made[position[id(d)]] for d in shown),
+                made[position[id(origin)]],
+            )
+        )
+    for collection in (
+        facts.exchanges,
+        facts.news,
+        facts.scenes,
+        facts.recalls,
+        facts.severity,
+        facts.mismatches,
+        facts.states,
+    ):
         collection.sort(key=_first_unit)
     return facts
 

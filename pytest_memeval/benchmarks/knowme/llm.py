@@ -7,11 +7,12 @@ is an invalid answer that keeps the raw text; nothing is coerced.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ...models.calls import Completion
-from ...models.strict_json import InvalidOutput, read_object
 from ...models.multisource import memory_document
+from ...models.strict_json import InvalidOutput, read_object
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, ItemView, Memory
 from .tasks import ABSTAIN, ANSWER_FORMATS
@@ -27,11 +28,13 @@ class KnowmePrompt:
         self.template = template or load_template(ANSWER_TEMPLATE)
 
     def messages(self, view: ItemView, memories: Sequence[Memory]) -> list[dict[str, str]]:
-        return self.template.render({
-            "question": view.question,
-            "answer_format": str(view.extra.get("answer_format") or ANSWER_FORMATS["open"]),
-            "memories": memory_document(memories),
-        })
+        return self.template.render(
+            {
+                "question": view.question,
+                "answer_format": str(view.extra.get("answer_format") or ANSWER_FORMATS["open"]),
+                "memories": memory_document(memories),
+            }
+        )
 
     def schema(self, view: ItemView) -> dict[str, Any] | None:
         return self.template.schema()
@@ -39,7 +42,12 @@ class KnowmePrompt:
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view.task)
         if not answer.valid and completion.truncated:
-            return Answer(None, valid=False, raw=answer.raw, detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"})
+            return Answer(
+                None,
+                valid=False,
+                raw=answer.raw,
+                detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"},
+            )
         return answer
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .episodes import Exchange, Recall
 from .life import Life, life_rng
@@ -72,7 +73,9 @@ def _flashback(life: Life, ids: Iterable[int]) -> bool:
 # --- level I -------------------------------------------------------------------------------
 
 
-def exchange_question(date: str, place: str, person: str, direction: str, cause: str | None) -> tuple[str, dict[str, Any]]:
+def exchange_question(
+    date: str, place: str, person: str, direction: str, cause: str | None
+) -> tuple[str, dict[str, Any]]:
     when = long_date(date)
     asked = f"what did I buy for {person}" if direction == "buy" else f"what did {person} give me"
     because = f" because {person} {cause}" if cause else ""
@@ -85,8 +88,17 @@ def extraction(life: Life, rng: random.Random) -> list[Question]:
     for e in life.facts.exchanges:
         cause = e.cause if e.cause and rng.random() < 0.6 else None
         text, slots = exchange_question(e.date, e.place, e.person, e.direction, cause)
-        out.append(Question("T1", e.direction + ("_cause" if cause else ""), "extract", text, slots,
-                            {"entities": list(e.items)}, e.unit_ids))
+        out.append(
+            Question(
+                "T1",
+                e.direction + ("_cause" if cause else ""),
+                "extract",
+                text,
+                slots,
+                {"entities": list(e.items)},
+                e.unit_ids,
+            )
+        )
     return out
 
 
@@ -118,8 +130,15 @@ def _news_ids(life: Life, slots: Mapping[str, Any]) -> tuple[int, ...]:
     return tuple(n.unit_id for n in life.facts.news if n.person == slots["person"] and n.event == slots["cause"])
 
 
-def _trap(rng: random.Random, kind: str, e: Exchange, life: Life, taken: set, dates: list[str],
-          events: Mapping[str, list[str]]) -> dict[str, Any] | None:
+def _trap(
+    rng: random.Random,
+    kind: str,
+    e: Exchange,
+    life: Life,
+    taken: set,
+    dates: list[str],
+    events: Mapping[str, list[str]],
+) -> dict[str, Any] | None:
     base = dict(date=e.date, place=e.place, person=e.person, direction=e.direction, cause=None)
     if kind == "entity_swap":
         others = [p for p in life.cast if (e.date, e.place, p, e.direction) not in taken]
@@ -139,8 +158,9 @@ def _trap(rng: random.Random, kind: str, e: Exchange, life: Life, taken: set, da
 def durations(life: Life) -> list[Question]:
     out = []
     for s in life.facts.scenes:
-        text = (f'According to the record from {long_date(s.date)}, how much time passed between '
-                f'"{s.start}" and "{s.end}"?')
+        text = (
+            f'According to the record from {long_date(s.date)}, how much time passed between "{s.start}" and "{s.end}"?'
+        )
         slots = {"date": s.date, "start": s.start, "end": s.end}
         out.append(Question("T3", "duration", "duration", text, slots, {"seconds": s.seconds}, s.unit_ids))
     return out
@@ -158,8 +178,10 @@ def gaps(life: Life) -> list[Question]:
         if r.kind != "sustained" or keys.count(_trigger_key(r)) > 1:
             continue
         where = at(r.place)
-        text = (f"{where[0].upper()}{where[1:]} in {month_year(r.trigger_time)}, something I perceive pulls me back to an earlier day. "
-                f"How many whole years before that moment did the recalled day take place?")
+        text = (
+            f"{where[0].upper()}{where[1:]} in {month_year(r.trigger_time)}, something I perceive pulls me back to an earlier day. "
+            f"How many whole years before that moment did the recalled day take place?"
+        )
         years = whole_years_between(_time(r.past_time), _time(r.trigger_time))
         slots = {"place": r.place, "month": r.trigger_time[:7]}
         ids = (r.trigger_id, *r.past_ids)
@@ -184,8 +206,18 @@ def orders(life: Life, rng: random.Random) -> list[Question]:
         listed = "; ".join(f'({letter}) "{phrase}"' for letter, phrase in options.items())
         text = f"Put these moments in the order they happened in real time, earliest first: {listed}."
         ids = tuple(m[2] for m in moments)
-        out.append(Question("T3", "order", "order", text, {"options": options}, {"order": order}, ids,
-                            flashback=_flashback(life, ids)))
+        out.append(
+            Question(
+                "T3",
+                "order",
+                "order",
+                text,
+                {"options": options},
+                {"order": order},
+                ids,
+                flashback=_flashback(life, ids),
+            )
+        )
     return out
 
 
@@ -199,8 +231,19 @@ def states(life: Life) -> list[Question]:
             (now, s.present_value, s.past_value, f"As of {now}, what is my {s.attribute}?"),
             (then, s.past_value, s.present_value, f"In {then}, what was my {s.attribute}?"),
         ):
-            out.append(Question("T3", "state", "state", text, {"attribute": s.attribute, "year": year},
-                                {"value": value, "other": other}, ids, flashback=_flashback(life, ids), update_paradox=True))
+            out.append(
+                Question(
+                    "T3",
+                    "state",
+                    "state",
+                    text,
+                    {"attribute": s.attribute, "year": year},
+                    {"value": value, "other": other},
+                    ids,
+                    flashback=_flashback(life, ids),
+                    update_paradox=True,
+                )
+            )
     return out
 
 
@@ -212,7 +255,7 @@ def ranks(life: Life, rng: random.Random, dimension: str) -> list[Question]:
     events = [e for e in life.facts.severity if e.dimension == dimension]
     seen: set[frozenset[int]] = set()
     out = []
-    for attempt in range(200):
+    for _attempt in range(200):
         if len(out) >= RANKS_PER_DIMENSION:
             break
         size = 3 + len(out) % 2
@@ -227,21 +270,43 @@ def ranks(life: Life, rng: random.Random, dimension: str) -> list[Question]:
         order = [LETTERS[i] for i, _ in sorted(enumerate(picked), key=lambda m: m[1].level)]
         listed = "; ".join(f"({letter}) {text}" for letter, text in options.items())
         text = f"Rank these events by {SEVERITY[dimension]['question']}: {listed}."
-        out.append(Question("T4", dimension, "rank", text, {"dimension": dimension, "options": options},
-                            {"order": order}, tuple(e.unit_id for e in picked)))
+        out.append(
+            Question(
+                "T4",
+                dimension,
+                "rank",
+                text,
+                {"dimension": dimension, "options": options},
+                {"order": order},
+                tuple(e.unit_id for e in picked),
+            )
+        )
     return out
 
 
 def triggers(life: Life) -> list[Question]:
     out = []
     for r in life.facts.recalls:
-        text = (f"I am {at(r.place)} in {month_year(r.trigger_time)}, but my mind goes back to {r.title}. "
-                f"What specific cue triggers this jump?")
+        text = (
+            f"I am {at(r.place)} in {month_year(r.trigger_time)}, but my mind goes back to {r.title}. "
+            f"What specific cue triggers this jump?"
+        )
         slots = {"place": r.place, "month": r.trigger_time[:7], "title": r.title}
         gold = {"cue": r.cue, "modality": r.modality, "distractors": list(r.distractors)}
         ids = (r.trigger_id, *r.past_ids[:1])
-        out.append(Question("T5", r.kind, "trigger", text, slots, gold, ids, flashback=_flashback(life, ids),
-                            transient=r.kind == "transient"))
+        out.append(
+            Question(
+                "T5",
+                r.kind,
+                "trigger",
+                text,
+                slots,
+                gold,
+                ids,
+                flashback=_flashback(life, ids),
+                transient=r.kind == "transient",
+            )
+        )
     return out
 
 
@@ -251,11 +316,15 @@ def triggers(life: Life) -> list[Question]:
 def mind_body(life: Life) -> list[Question]:
     out = []
     for m in life.facts.mismatches:
-        text = (f"On {long_date(m.date)}, {at(m.place)}, I {m.outward}. "
-                f"What is going on inside me, and how does it connect to what I do?")
+        text = (
+            f"On {long_date(m.date)}, {at(m.place)}, I {m.outward}. "
+            f"What is going on inside me, and how does it connect to what I do?"
+        )
         reference = f"Outwardly I {m.outward}. Inwardly: {m.inner} Context: {m.context}"
         gold = {"reference": reference, "core": [list(g) for g in m.core], "rubric": "mind_body"}
-        out.append(Question("T6", "mismatch", "mind_body", text, {"date": m.date, "place": m.place}, gold, (m.unit_id,)))
+        out.append(
+            Question("T6", "mismatch", "mind_body", text, {"date": m.date, "place": m.place}, gold, (m.unit_id,))
+        )
     return out
 
 
@@ -267,15 +336,30 @@ def principles(life: Life, general: bool) -> list[Question]:
         if general:
             text = f"What lasting principle guides what I do about {p.domain}, and where does it come from?"
             ids = (*(e[3] for e in p.episodes), p.origin_id)
-            out.append(Question("T7", "general", "principle", text, {"domain": p.domain}, gold, ids,
-                                flashback=_flashback(life, ids)))
+            out.append(
+                Question(
+                    "T7", "general", "principle", text, {"domain": p.domain}, gold, ids, flashback=_flashback(life, ids)
+                )
+            )
             continue
         for date, place, action, unit_id in p.episodes:
-            text = (f"On {long_date(date)}, {at(place)}, I {action}. "
-                    f"What deeper principle explains this choice, and where does it come from?")
+            text = (
+                f"On {long_date(date)}, {at(place)}, I {action}. "
+                f"What deeper principle explains this choice, and where does it come from?"
+            )
             ids = (unit_id, p.origin_id)
-            out.append(Question("T7", "episode", "principle", text, {"date": date, "place": place}, gold, ids,
-                                flashback=_flashback(life, ids)))
+            out.append(
+                Question(
+                    "T7",
+                    "episode",
+                    "principle",
+                    text,
+                    {"date": date, "place": place},
+                    gold,
+                    ids,
+                    flashback=_flashback(life, ids),
+                )
+            )
     return out
 
 

@@ -11,7 +11,8 @@ ABSTAIN rather than guess.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ...types import Answer, ItemView, Memory
 from ..unreadable import mark
@@ -42,9 +43,12 @@ class KnowmeReader:
         return Answer(label, detail=detail)
 
 
-def _at(units: Sequence[ParsedUnit], date: str | None = None, place: str | None = None, month: str | None = None) -> list[ParsedUnit]:
+def _at(
+    units: Sequence[ParsedUnit], date: str | None = None, place: str | None = None, month: str | None = None
+) -> list[ParsedUnit]:
     return [
-        u for u in units
+        u
+        for u in units
         if (date is None or u.date == date)
         and (place is None or u.location.lower() == place.lower())
         and (month is None or u.date[:7] == month)
@@ -160,7 +164,11 @@ def answer_principle(units: Sequence[ParsedUnit], slots: Slots, question: str) -
     """The inner sentences of the episodes that show the principle, then the recalled
     origin they name (a second hop through the stream)."""
     if "domain" in slots:
-        shown = [u for u in units if (m := _TAUGHT.search(u.get("background"))) and m.group(2).lower() == slots["domain"].lower()]
+        shown = [
+            u
+            for u in units
+            if (m := _TAUGHT.search(u.get("background"))) and m.group(2).lower() == slots["domain"].lower()
+        ]
     else:
         shown = [u for u in _at(units, date=slots["date"], place=slots["place"]) if _TAUGHT.search(u.get("background"))]
     if not shown:
@@ -172,7 +180,10 @@ def answer_principle(units: Sequence[ParsedUnit], slots: Slots, question: str) -
             if sentence not in parts:
                 parts.append(sentence)
         for recalled in units:
-            if f"it is {origin}.".lower() in recalled.get("background").lower() and recalled.get("inner_thought") not in parts:
+            if (
+                f"it is {origin}.".lower() in recalled.get("background").lower()
+                and recalled.get("inner_thought") not in parts
+            ):
                 parts.append(recalled.get("inner_thought"))
     return " ".join(parts)
 

@@ -49,8 +49,12 @@ RELEASE_FOLDER = "KnowmeBench"
 _DATASET_DIR = re.compile(r"^dataset(\d+)$")
 _FILE_SUFFIXES = {"question": ("_questions.json", "_question.json"), "answer": ("_answers.json", "_answer.json")}
 _TASK_WORDS = (
-    ("T1", ("extraction",)), ("T2", ("abstention",)), ("T3", ("temporal",)), ("T4", ("ordering",)),
-    ("T5", ("trigger", "mnestic")), ("T6", ("mind-body", "mind_body", "mind body")),
+    ("T1", ("extraction",)),
+    ("T2", ("abstention",)),
+    ("T3", ("temporal",)),
+    ("T4", ("ordering",)),
+    ("T5", ("trigger", "mnestic")),
+    ("T6", ("mind-body", "mind_body", "mind body")),
     ("T7", ("psychoanalysis", "insight", "expert")),
 )
 FIELD_ALIASES = {
@@ -84,8 +88,10 @@ def dataset_dirs(root: Path) -> list[Path]:
     if _DATASET_DIR.match(root.name):
         return [root]
     holder = root / RELEASE_FOLDER if (root / RELEASE_FOLDER).is_dir() else root
-    found = sorted((p for p in holder.iterdir() if p.is_dir() and _DATASET_DIR.match(p.name)),
-                   key=lambda p: int(_DATASET_DIR.match(p.name).group(1)))  # type: ignore[union-attr]
+    found = sorted(
+        (p for p in holder.iterdir() if p.is_dir() and _DATASET_DIR.match(p.name)),
+        key=lambda p: int(_DATASET_DIR.match(p.name).group(1)),
+    )  # type: ignore[union-attr]
     if not found:
         raise DataError(f"--memeval-data: no dataset<N> directories found in {root} (nor in {root / RELEASE_FOLDER})")
     return found
@@ -130,17 +136,23 @@ def load_dataset(path: Path) -> ReleasedDataset:
             else:
                 built.append(question)
         if left_out:
-            notes.append(f"{task}: {_count(len(left_out), 'question')} with an empty gold answer left out "
-                         f"(ids {', '.join(left_out)}; {answer_file.name})")
+            notes.append(
+                f"{task}: {_count(len(left_out), 'question')} with an empty gold answer left out "
+                f"(ids {', '.join(left_out)}; {answer_file.name})"
+            )
         if answers:
             notes.append(f"{task}: {_count(len(answers), 'answer')} without a question ignored ({answer_file.name})")
         questions[task] = built
     if counts["dangling"]:
-        notes.append(f"{_count(counts['dangling'], 'evidence id')} of {_count(counts['dangling_items'], 'question')} "
-                     "not in the stream: dropped from those items' evidence (named in their flags)")
+        notes.append(
+            f"{_count(counts['dangling'], 'evidence id')} of {_count(counts['dangling_items'], 'question')} "
+            "not in the stream: dropped from those items' evidence (named in their flags)"
+        )
     if counts["t2_not_abstention"]:
-        notes.append(f"T2: {_count(counts['t2_not_abstention'], 'gold')} not an abstention (e.g. an event order): "
-                     "graded against the gold as shipped")
+        notes.append(
+            f"T2: {_count(counts['t2_not_abstention'], 'gold')} not an abstention (e.g. an event order): "
+            "graded against the gold as shipped"
+        )
     name = path.name
     return ReleasedDataset(name, name, units, _sessions(units), questions, tuple(notes))
 
@@ -177,8 +189,10 @@ def stream_file(path: Path) -> Path:
     if inputs:
         names = ", ".join(p.name for p in inputs)
         raise DataError(f"{path / 'input'}: several stream files ({names}) and none named {named.name}")
-    raise DataError(f"{named}: missing file (the dataset's stream); a partial copy of the release can be run on the "
-                    "datasets it has with --memeval-suite-option knowme.datasets=1,3")
+    raise DataError(
+        f"{named}: missing file (the dataset's stream); a partial copy of the release can be run on the "
+        "datasets it has with --memeval-suite-option knowme.datasets=1,3"
+    )
 
 
 def _read(path: Path) -> Any:
@@ -254,7 +268,11 @@ def _stream(path: Path) -> tuple[tuple[Unit, ...], list[str]]:
         fields = {key: _field(record, key) for key, _ in FIELDS}
         units.append(Unit(unit_id, timestamp, location, layer=layer, **fields))
     undated = sum(u.undated for u in units)
-    notes = [f"{_count(undated, 'stream unit')} with an empty timestamp: kept, stored as 'undated', never placed in time"] if undated else []
+    notes = (
+        [f"{_count(undated, 'stream unit')} with an empty timestamp: kept, stored as 'undated', never placed in time"]
+        if undated
+        else []
+    )
     return tuple(units), notes
 
 
@@ -268,7 +286,9 @@ def _timestamp(value: Any, path: Path, unit_id: int) -> str:
     try:
         datetime.strptime(str(value), TIME_FORMAT)
     except ValueError:
-        raise DataError(f"{path}: unit {unit_id} has timestamp {value!r}, not 'YYYY-MM-DD HH:MM:SS' (or empty)") from None
+        raise DataError(
+            f"{path}: unit {unit_id} has timestamp {value!r}, not 'YYYY-MM-DD HH:MM:SS' (or empty)"
+        ) from None
     return str(value)
 
 
@@ -304,8 +324,9 @@ def _evidence(value: Any, path: Path, answer_id: Any) -> tuple[int, ...]:
     return tuple(i for i in ids if i is not None)
 
 
-def _question(task: str, asked: dict[str, Any], answer: dict[str, Any], units: dict[int, Unit], path: Path,
-              counts: Counter[str]) -> Question | None:
+def _question(
+    task: str, asked: dict[str, Any], answer: dict[str, Any], units: dict[int, Unit], path: Path, counts: Counter[str]
+) -> Question | None:
     text = str(asked["question"]).strip()
     built = released_gold(task, answer["answer"])
     if built is None:
@@ -326,7 +347,21 @@ def _question(task: str, asked: dict[str, Any], answer: dict[str, Any], units: d
     layers = {units[i].layer for i in evidence if not units[i].undated}
     kind = str(answer.get("entity_type") or answer.get("type") or "released")
     strategy = str(answer.get("strategy") or "").strip()
-    extra = {"scoring": scoring, "released_id": _key(asked["id"]), "reference": reference_text(answer["answer"]),
-             "flags": tuple(flags)}
-    return Question(task, kind, "open", text, {}, gold, evidence, flashback=layers == {0, 1},
-                    trap=re.sub(r"\W+", "_", strategy.lower()) or None, extra=extra)
+    extra = {
+        "scoring": scoring,
+        "released_id": _key(asked["id"]),
+        "reference": reference_text(answer["answer"]),
+        "flags": tuple(flags),
+    }
+    return Question(
+        task,
+        kind,
+        "open",
+        text,
+        {},
+        gold,
+        evidence,
+        flashback=layers == {0, 1},
+        trap=re.sub(r"\W+", "_", strategy.lower()) or None,
+        extra=extra,
+    )

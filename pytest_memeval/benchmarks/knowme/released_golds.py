@@ -20,21 +20,31 @@ ranked list written one "rank. event (reasoning)" per line.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .scoring import parse_duration, split_entities
 
 #: how the release phrases "the records do not say" in T2 golds
-ABSTENTION_PHRASES = ("not mention", "unable to answer", "insufficient", "don't know", "do not know",
-                      "cannot be answered", "cannot answer")
+ABSTENTION_PHRASES = (
+    "not mention",
+    "unable to answer",
+    "insufficient",
+    "don't know",
+    "do not know",
+    "cannot be answered",
+    "cannot answer",
+)
 _LETTER_ORDER = re.compile(r"^\s*[A-Z](?:\s*(?:->|→|>)\s*[A-Z])+\b")
 _STEP_SPLIT = re.compile(r"\n|->|→|;|\d+\.\s")
 
 
 def is_ranking(value: Any) -> bool:
     """A list of {rank, event, ...} records, the release's shape of a ranked answer."""
-    return isinstance(value, list) and bool(value) and all(
-        isinstance(e, Mapping) and "rank" in e and "event" in e for e in value
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(e, Mapping) and "rank" in e and "event" in e for e in value)
     )
 
 
@@ -89,7 +99,11 @@ def released_gold(task: str, value: Any) -> tuple[dict[str, Any], str] | None:
     if task == "T3" and parse_duration(text) is not None:
         return {**gold, "seconds": parse_duration(text)}, "duration"
     if task == "T4":
-        events = ranked_events(value) if is_ranking(value) else [s.strip() for s in _STEP_SPLIT.split(text) if s.strip(" -.")]
+        events = (
+            ranked_events(value)
+            if is_ranking(value)
+            else [s.strip() for s in _STEP_SPLIT.split(text) if s.strip(" -.")]
+        )
         if len(events) >= 2:
             return {**gold, "events": events}, "ranking_text"
     return {**gold, "reference": text}, "text_coverage_approx"

@@ -19,9 +19,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ...errors import ConfigError
 from ...models.judge import JudgePrompt, TemplateJudgePrompt, parse_score
@@ -35,15 +36,21 @@ from .stream import format_duration
 RUBRIC_FILE = Path("evaluate") / "evaluate prompt.md"
 EVAL_SCRIPT = Path("evaluate") / "run_eval.py"
 #: our rubric templates by family (the release's grouping)
-OUR_TEMPLATES = {"T1+T2": "knowme_judge_facts", "T3+T5": "knowme_judge_value", "T4": "knowme_judge_ordering",
-                 "T6+T7": "knowme_judge_insight"}
+OUR_TEMPLATES = {
+    "T1+T2": "knowme_judge_facts",
+    "T3+T5": "knowme_judge_value",
+    "T4": "knowme_judge_ordering",
+    "T6+T7": "knowme_judge_insight",
+}
 #: the system line when the release's script is not there to read it from
 OUR_SYSTEM = "You are an impartial judge. Grade the answer strictly by the criteria you are given."
 #: what the judge reads for an answer that abstained
 ABSTENTION_ANSWER = "I don't know: the records do not mention this."
 #: the reference of a generated T2 item (a false premise)
-ABSTENTION_REFERENCE = ("The records do not contain this: the question's premise is false, so the only right answer "
-                        "is to say that it is not mentioned (I don't know).")
+ABSTENTION_REFERENCE = (
+    "The records do not contain this: the question's premise is false, so the only right answer "
+    "is to say that it is not mentioned (I don't know)."
+)
 INSIGHT_FAMILIES = {
     "T6": "mind-body interaction: how the narrator's outward behaviour relates to an inner state it hides or expresses",
     "T7": "a lasting principle of the narrator: the motive behind choices, and where it comes from",
@@ -82,8 +89,11 @@ def our_rubric() -> Rubric:
         prompts[family] = TemplateJudgePrompt(template, _values_for(template), parse)
         family_of.update({task: family for task in family.split("+")})
     ids = ", ".join(load_template(n).id for n in OUR_TEMPLATES.values())
-    return Rubric(prompts, family_of, f"ours: a paraphrase of the paper's rubrics ({ids}); "
-                                      f"no {RUBRIC_FILE} of the release was found")
+    return Rubric(
+        prompts,
+        family_of,
+        f"ours: a paraphrase of the paper's rubrics ({ids}); no {RUBRIC_FILE} of the release was found",
+    )
 
 
 def release_rubric(path: Path) -> Rubric:
@@ -113,8 +123,12 @@ def release_rubric(path: Path) -> Rubric:
         for placeholder, name in _PLACEHOLDERS.items():
             user = user.replace(placeholder, name)
         digest = hashlib.sha256(f"{system}\n{user}".encode()).hexdigest()[:12]
-        template = PromptTemplate(name=f"knowme_release_{family.lower().replace('+', '_')}", version=digest,
-                                  messages=(("system", system), ("user", user)), source=f"{path}: # type {header}")
+        template = PromptTemplate(
+            name=f"knowme_release_{family.lower().replace('+', '_')}",
+            version=digest,
+            messages=(("system", system), ("user", user)),
+            source=f"{path}: # type {header}",
+        )
         prompts[family] = TemplateJudgePrompt(template, _values_for(template), _parser("reasoning"))
         family_of.update({task: family for task in tasks})
     missing_tasks = [t for t in ("T1", "T2", "T3", "T4", "T5", "T6", "T7") if t not in family_of]

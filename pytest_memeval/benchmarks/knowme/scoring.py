@@ -11,8 +11,8 @@ rubric judge: it counts which core elements of the gold an answer mentions.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Sequence
 
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 STOPWORDS = frozenset(

@@ -15,9 +15,10 @@ memory texts (whole, several per text, or cut at line breaks).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 #: the header's time of a unit the release ships without a timestamp

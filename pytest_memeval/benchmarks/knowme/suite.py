@@ -9,13 +9,14 @@ deterministic diagnostics, which never carry the paper's metric names.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ...errors import ConfigError
-from ...types import Context, Item
 from ...records import PairedMetric, Record, Report, SuiteSummary
+from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
 from .catalog import Catalog, item_id, marks_of
 from .figures import task_figures
@@ -49,13 +50,15 @@ class KnowmeSuite(Suite):
     parameters = {
         "datasets": "the release's datasets to run, e.g. 1,3 (default: every dataset<N>/ found)",
         "rubric": f"the judge rubric file (default: the release's {RUBRIC_FILE} when --memeval-data holds it, "
-                  "else our paraphrase)",
+        "else our paraphrase)",
     }
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
         if "datasets" in options.params and options.data_dir is None:
-            raise ConfigError("--memeval-suite-option knowme.datasets: picks datasets of a release; give --memeval-data too")
+            raise ConfigError(
+                "--memeval-suite-option knowme.datasets: picks datasets of a release; give --memeval-data too"
+            )
         self.catalog = Catalog(options)
         # read now, so that an unreadable rubric file is a usage error, not one error per item
         rubric_file = self.rubric_file()
@@ -67,7 +70,9 @@ class KnowmeSuite(Suite):
             dataset = self.catalog.source(context).dataset
             for task, numbered in self.catalog.questions(context).items():
                 for number, question in numbered:
-                    entries.append(IndexEntry(item_id(context, task, number), context, marks_of(question, dataset, self.markers)))
+                    entries.append(
+                        IndexEntry(item_id(context, task, number), context, marks_of(question, dataset, self.markers))
+                    )
         return entries
 
     def context(self, context_id: str) -> Context:
@@ -87,7 +92,9 @@ class KnowmeSuite(Suite):
 
     def llm_judge(self, panel: Callable[[Any], Any]) -> KnowmeLLMJudge:
         rubric = self._release_rubric or our_rubric()
-        return KnowmeLLMJudge(KnowmeJudge(), rubric, {family: panel(prompt) for family, prompt in rubric.prompts.items()})
+        return KnowmeLLMJudge(
+            KnowmeJudge(), rubric, {family: panel(prompt) for family, prompt in rubric.prompts.items()}
+        )
 
     def rubric_file(self) -> Path | None:
         """The rubric the judge reads: the suite option's file, else the release's, else none (ours)."""

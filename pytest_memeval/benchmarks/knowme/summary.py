@@ -19,7 +19,8 @@ Evidence recall is a diagnostic of the memory system (share of evidence units re
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -121,12 +122,20 @@ def _metrics(tasks: Sequence[str], judged: set[str], approx: set[str], extras: b
     return metrics
 
 
-def _bootstrap(records: Sequence[Record], metrics_of: Callable[[Sequence[str]], dict[str, Metric]],
-               n_resamples: int, clustered: bool = True) -> dict[str, MetricValue]:
+def _bootstrap(
+    records: Sequence[Record],
+    metrics_of: Callable[[Sequence[str]], dict[str, Metric]],
+    n_resamples: int,
+    clustered: bool = True,
+) -> dict[str, MetricValue]:
     tasks = sorted({r.strata["task"] for r in records})
     results = cluster_bootstrap(
-        metrics_of(tasks), _columns(records), [r.cluster for r in records] if clustered else None,
-        [r.strata["task"] for r in records], n_resamples=n_resamples, seed=0,
+        metrics_of(tasks),
+        _columns(records),
+        [r.cluster for r in records] if clustered else None,
+        [r.strata["task"] for r in records],
+        n_resamples=n_resamples,
+        seed=0,
     )
     return {name: estimate_cell(result.estimate, result.ci, len(records)) for name, result in results.items()}
 
@@ -136,14 +145,20 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     shown_approx = approx - judged  # where the primary score (the cell's "score") is approximate
     head = _bootstrap(records, lambda tasks: _metrics(tasks, judged, approx, extras=True), n_resamples)
 
-    def cells(key: Callable[[Record], str | None], metrics_of: Callable[[Sequence[str]], dict[str, Metric]],
-              clustered: bool = True, label: Callable[[str], str] = str) -> dict[str, Cell]:
+    def cells(
+        key: Callable[[Record], str | None],
+        metrics_of: Callable[[Sequence[str]], dict[str, Metric]],
+        clustered: bool = True,
+        label: Callable[[str], str] = str,
+    ) -> dict[str, Cell]:
         groups: dict[str, list[Record]] = {}
         for r in records:
             value = key(r)
             if value is not None:
                 groups.setdefault(value, []).append(r)
-        return {label(v): Cell(len(g), _bootstrap(g, metrics_of, n_resamples, clustered)) for v, g in sorted(groups.items())}
+        return {
+            label(v): Cell(len(g), _bootstrap(g, metrics_of, n_resamples, clustered)) for v, g in sorted(groups.items())
+        }
 
     score_and_recall = lambda tasks: {  # noqa: E731
         "score": lambda s: ratio(s["score"].sum(-1), s["n"].sum(-1)),
@@ -154,19 +169,28 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     }
     # the first level metric is the judge's when judged, else the diagnostic
     level_score = lambda tasks: {"score": next(iter(levels_only(tasks).values()))}  # noqa: E731
-    strata = lambda name: (lambda r: r.strata.get(name))  # noqa: E731
-    in_task = lambda task, name: (lambda r: r.strata.get(name) if r.strata["task"] == task else None)  # noqa: E731
+    strata = lambda name: lambda r: r.strata.get(name)  # noqa: E731
+    in_task = lambda task, name: lambda r: r.strata.get(name) if r.strata["task"] == task else None  # noqa: E731
     breakdown = {
         "task": cells(strata("task"), score_and_recall, label=lambda t: f"{t} (approx)" if t in shown_approx else t),
-        "level": cells(strata("level"), level_score,
-                       label=lambda lv: f"{lv} (approx)" if shown_approx.intersection(LEVELS[lv]) else lv),
+        "level": cells(
+            strata("level"),
+            level_score,
+            label=lambda lv: f"{lv} (approx)" if shown_approx.intersection(LEVELS[lv]) else lv,
+        ),
         "dataset": cells(strata("dataset"), levels_only),
         # one life is one cluster: its interval resamples the life's items
         "life": cells(strata("life"), levels_only, clustered=False),
         "trap": cells(in_task("T2", "trap"), score_and_recall),
         "temporal_kind": cells(in_task("T3", "kind"), score_and_recall),
-        "flashback": cells(lambda r: f"{r.strata['task']} {'flashback' if r.strata['flashback'] == 'yes' else 'plain'}"
-                           if r.strata["task"] in ("T3", "T5") else None, score_and_recall),
+        "flashback": cells(
+            lambda r: (
+                f"{r.strata['task']} {'flashback' if r.strata['flashback'] == 'yes' else 'plain'}"
+                if r.strata["task"] in ("T3", "T5")
+                else None
+            ),
+            score_and_recall,
+        ),
         "update_paradox": cells(in_task("T3", "update_paradox"), score_and_recall),
     }
     approximate = sorted(name for name in head if name.endswith(APPROX))
@@ -187,20 +211,28 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     )
 
 
-def _notes(records: Sequence[Record], judged: set[str], approximate: Sequence[str], templates: Sequence[str]) -> list[str]:
+def _notes(
+    records: Sequence[Record], judged: set[str], approximate: Sequence[str], templates: Sequence[str]
+) -> list[str]:
     tasks = {r.strata["task"] for r in records}
     diagnostics = [TASKS[t].diagnostic for t in sorted(tasks)]
     notes = []
     if judged:
         paper = [TASKS[t].metric for t in sorted(judged)]
-        notes.append(f"{', '.join(paper)} (and level_*) are the paper's metric: the LLM judge on the paper's 0-5 rubrics, "
-                     f"x20 (templates {', '.join(templates)})")
+        notes.append(
+            f"{', '.join(paper)} (and level_*) are the paper's metric: the LLM judge on the paper's 0-5 rubrics, "
+            f"x20 (templates {', '.join(templates)})"
+        )
     if tasks:
-        notes.append(f"{', '.join(diagnostics)} (and level_*_diag) are our deterministic diagnostics, not the paper's metric"
-                     + ("" if judged else "; --memeval-judge=openai:MODEL grades all seven tasks as the paper does"))
+        notes.append(
+            f"{', '.join(diagnostics)} (and level_*_diag) are our deterministic diagnostics, not the paper's metric"
+            + ("" if judged else "; --memeval-judge=openai:MODEL grades all seven tasks as the paper does")
+        )
     if approximate:
-        notes.append(f"approximate: {', '.join(approximate)} come from an offline stand-in (coverage of the gold's core "
-                     "elements or prose)")
+        notes.append(
+            f"approximate: {', '.join(approximate)} come from an offline stand-in (coverage of the gold's core "
+            "elements or prose)"
+        )
     return notes
 
 
@@ -224,8 +256,13 @@ def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[
     clusters = [r.cluster for r in a]
     columns_a, columns_b = _columns(a), _columns(b)
     results = paired_cluster_bootstrap(
-        metrics, {c: columns_a[c] for c in ("score", "diagnostic")}, {c: columns_b[c] for c in ("score", "diagnostic")},
-        clusters, [r.strata["task"] for r in a], n_resamples=n_resamples, seed=0,
+        metrics,
+        {c: columns_a[c] for c in ("score", "diagnostic")},
+        {c: columns_b[c] for c in ("score", "diagnostic")},
+        clusters,
+        [r.strata["task"] for r in a],
+        n_resamples=n_resamples,
+        seed=0,
     )
     differences = {c: np.array(columns_a[c]) - np.array(columns_b[c]) for c in ("score", "diagnostic")}
     task_of = np.array([r.strata["task"] for r in a])
@@ -233,7 +270,11 @@ def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[
     for name, result in results.items():
         covered, column = _tasks_of_metric(name)
         mask = np.isin(task_of, covered)
-        mde = minimum_detectable_effect(differences[column][mask], np.asarray(clusters)[mask]).mde if mask.sum() >= 2 else None
+        mde = (
+            minimum_detectable_effect(differences[column][mask], np.asarray(clusters)[mask]).mde
+            if mask.sum() >= 2
+            else None
+        )
         out[name] = paired_cell(result, mde)
     return out
 

@@ -16,8 +16,8 @@ that is not intact in the top-k is then "unknown".
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .model import Fact, Piece
 from .text import contains_all, normalize
@@ -70,14 +70,20 @@ def _check(fact: Fact, top: list[str], store: list[str] | None) -> FactCheck:
                 if piece.stale:
                     reason = f"failed overwrite: the outdated value survives and no stored copy of the update says it replaced it: {quoted}"
                     return FactCheck(fact.label, "storage", reason)
-                missing = ", ".join(repr(s) for s in piece.critical if not any(contains_all(m, (*piece.anchor, s)) for m in store))
+                missing = ", ".join(
+                    repr(s) for s in piece.critical if not any(contains_all(m, (*piece.anchor, s)) for m in store)
+                )
                 return FactCheck(fact.label, "summary", f"{fact.label} is stored without {missing}: {quoted}")
     for piece in fact.pieces:
         if not _intact_in(piece, top):
             if store is None:
                 reason = f"storage unknown (the memory system cannot list its memories), and {fact.label} is not intact in the top-k: {quoted}"
                 return FactCheck(fact.label, "unknown", reason)
-            return FactCheck(fact.label, "retrieval", f"{fact.label} is stored intact but not retrieved ({len(top)} memories retrieved): {quoted}")
+            return FactCheck(
+                fact.label,
+                "retrieval",
+                f"{fact.label} is stored intact but not retrieved ({len(top)} memories retrieved): {quoted}",
+            )
     return FactCheck(fact.label, "ok")
 
 

@@ -11,8 +11,8 @@ situation means. The phrase tables live in `condition_data`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .phrases import find_number, matches
 

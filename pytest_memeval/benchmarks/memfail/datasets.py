@@ -7,9 +7,9 @@ seed and row count; a smaller size is a prefix of a larger one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 from ...errors import ConfigError
 from . import gen_coexisting, gen_conditional, gen_longhop, gen_persona, gen_update
@@ -31,14 +31,47 @@ class Dataset:
 
 
 DATASETS: tuple[Dataset, ...] = (
-    Dataset("cond_easy", "Conditional-Facts (Easy)", "conditional_easy", "conditional", {"smoke": 8, "small": 30, "full": 100},
-            lambda seed, n: gen_conditional.generate(seed, n, "cond_easy")),
-    Dataset("cond_hard", "Conditional-Facts (Hard)", "conditional_hard", "conditional", {"smoke": 8, "small": 30, "full": 100},
-            lambda seed, n: gen_conditional.generate(seed, n, "cond_hard")),
-    Dataset("coexisting", "Coexisting-Facts", "coexisting", "coexisting", {"smoke": 8, "small": 30, "full": 100}, gen_coexisting.generate),
-    Dataset("persona", "Persona-Retrieval", "persona_retrieval", "persona", {"smoke": 4, "small": 20, "full": 100}, gen_persona.generate),
+    Dataset(
+        "cond_easy",
+        "Conditional-Facts (Easy)",
+        "conditional_easy",
+        "conditional",
+        {"smoke": 8, "small": 30, "full": 100},
+        lambda seed, n: gen_conditional.generate(seed, n, "cond_easy"),
+    ),
+    Dataset(
+        "cond_hard",
+        "Conditional-Facts (Hard)",
+        "conditional_hard",
+        "conditional",
+        {"smoke": 8, "small": 30, "full": 100},
+        lambda seed, n: gen_conditional.generate(seed, n, "cond_hard"),
+    ),
+    Dataset(
+        "coexisting",
+        "Coexisting-Facts",
+        "coexisting",
+        "coexisting",
+        {"smoke": 8, "small": 30, "full": 100},
+        gen_coexisting.generate,
+    ),
+    Dataset(
+        "persona",
+        "Persona-Retrieval",
+        "persona_retrieval",
+        "persona",
+        {"smoke": 4, "small": 20, "full": 100},
+        gen_persona.generate,
+    ),
     Dataset("longhop", "Long-Hop", "long_hop", "longhop", {"smoke": 6, "small": 30, "full": 92}, gen_longhop.generate),
-    Dataset("update", "Knowledge-Update", "knowledge_update", "update", {"smoke": 8, "small": 30, "full": 100}, gen_update.generate),
+    Dataset(
+        "update",
+        "Knowledge-Update",
+        "knowledge_update",
+        "update",
+        {"smoke": 8, "small": 30, "full": 100},
+        gen_update.generate,
+    ),
 )
 BY_NAME = {d.name: d for d in DATASETS}
 

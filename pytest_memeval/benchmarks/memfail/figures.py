@@ -3,8 +3,9 @@ bars, one chart per k), and success against k per dataset when k was swept."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 from ...records import Report, RunSummary
 from ...report.figures import LineChart, LineSeries, StackedBarChart
@@ -62,7 +63,9 @@ def success_against_k(runs: Sequence[RunSummary], suite: str) -> list[LineChart]
         charts.append(
             LineChart(
                 title=f"{suite}: {d.title} success against k",
-                series=tuple(LineSeries(name, tuple(sorted(points)), markers=True) for name, points in sorted(series.items())),
+                series=tuple(
+                    LineSeries(name, tuple(sorted(points)), markers=True) for name, points in sorted(series.items())
+                ),
                 x_label="k (memories retrieved)",
                 y_label="success rate",
                 y_range=(0.0, 1.0),

@@ -37,8 +37,15 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
             statements.append(text)
             facts.append(Fact(f"preference {item!r}", (Piece(text, anchor=(item,)),)))
         question = rng.choice(QUESTIONS).format(noun=category.noun)
-        strata = {"dataset": DATASET, "target": "storage+retrieval", "n_facts": str(n), "category_group": category.group}
+        strata = {
+            "dataset": DATASET,
+            "target": "storage+retrieval",
+            "n_facts": str(n),
+            "category_group": category.group,
+        }
         marks = ("coexisting", "targets_storage", "targets_retrieval", f"facts_{n}")
-        questions.append(Question(row, f"{row:03d}", question, list(items), tuple(facts), strata, marks, cluster_key=f"{row:03d}"))
+        questions.append(
+            Question(row, f"{row:03d}", question, list(items), tuple(facts), strata, marks, cluster_key=f"{row:03d}")
+        )
     order = shuffled(stream(seed, DATASET, f"order-{n_rows}"), statements)
     return DatasetBuild(tuple((text,) for text in order), tuple(questions))

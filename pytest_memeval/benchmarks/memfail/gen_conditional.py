@@ -20,12 +20,12 @@ from .conditional_data import (
     HARD_BEHAVIORS,
     HARD_CONDITIONS,
     HARD_LINKS,
+    PEOPLE,
     PERSON_BEHAVIORS,
     PERSON_FILLERS,
     PET_BEHAVIORS,
     PET_FILLERS,
     PETS,
-    PEOPLE,
     QUESTIONS,
     QUESTIONS_PRONOUN,
 )
@@ -65,7 +65,11 @@ def specs(seed: int, n_rows: int) -> list[Spec]:
         draw = rng.random()
         wanted = "pet" if draw < PET_SHARE else "character" if draw < PET_SHARE + CHARACTER_SHARE else "person"
         # a category whose names ran out hands over to the next, so any seed fills 100 rows
-        order = {"pet": ("pet", "person", "character"), "character": ("character", "person", "pet"), "person": ("person", "character", "pet")}
+        order = {
+            "pet": ("pet", "person", "character"),
+            "character": ("character", "person", "pet"),
+            "person": ("person", "character", "pet"),
+        }
         pools = {"person": people, "character": characters, "pet": pets}
         category = next(c for c in order[wanted] if pools[c])
         if category == "pet":
@@ -171,7 +175,12 @@ def _question(rng: random.Random, spec: Spec, dataset: str, row: int, met: bool,
     frame = rng.choice(QUESTIONS_PRONOUN if "{E}" in template else QUESTIONS)
     text = render(frame, spec.person, s=situation, **behavior_forms(spec))
     met_text = "yes" if met else "no"
-    marks = (dataset_marker(dataset), "targets_summary", f"cond_{kind.name}", "condition_met" if met else "condition_unmet")
+    marks = (
+        dataset_marker(dataset),
+        "targets_summary",
+        f"cond_{kind.name}",
+        "condition_met" if met else "condition_unmet",
+    )
     strata = {
         "dataset": dataset,
         "target": "summary",
@@ -185,4 +194,3 @@ def _question(rng: random.Random, spec: Spec, dataset: str, row: int, met: bool,
 
 def dataset_marker(dataset: str) -> str:
     return {"cond_easy": "conditional_easy", "cond_hard": "conditional_hard"}[dataset]
-

@@ -70,10 +70,17 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
             text = render(rng.choice(QUESTIONS_NAMED), person, a3=head["third"])
         distractors = [voice_forms(a, person)["base"] for a in rng.sample(reserve, 4)]
         options = shuffled(rng, [forms[-1]["base"], *distractors])
-        strata = {"dataset": DATASET, "target": "retrieval", "hops": str(k), "voice": "named" if person else "first_person"}
+        strata = {
+            "dataset": DATASET,
+            "target": "retrieval",
+            "hops": str(k),
+            "voice": "named" if person else "first_person",
+        }
         marks = ("long_hop", "targets_retrieval", f"hops_{k}")
         questions.append(
-            Question(row, f"{row:03d}", text, forms[-1]["base"], tuple(facts), strata, marks, tuple(options), f"{row:03d}")
+            Question(
+                row, f"{row:03d}", text, forms[-1]["base"], tuple(facts), strata, marks, tuple(options), f"{row:03d}"
+            )
         )
     return DatasetBuild(_conversations(seed, n_rows, facts_by_chain), tuple(questions))
 

@@ -45,7 +45,10 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
             value = rng.choice(slot.values)
             text = render(rng.choice(slot.facts), person, v=value)
             fact_sentences.append(text)
-            facts[slot.name] = (value, Fact(f"{slot.name} of {person.name}", (Piece(text, anchor=(person.name, value)),)))
+            facts[slot.name] = (
+                value,
+                Fact(f"{slot.name} of {person.name}", (Piece(text, anchor=(person.name, value)),)),
+            )
         n_sentences = rng.randint(10, 15)
         fillers = [render(t, person) for t in rng.sample(FILLERS, n_sentences - 1 - len(fact_sentences))]
         body = shuffled(rng, fact_sentences + fillers)
@@ -69,8 +72,13 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
                 "misleading": "yes" if misleading else "no",
                 "slot": slot.name,
             }
-            marks = ("persona_retrieval", "targets_abstention" if misleading else "targets_summary",
-                     "persona_misleading" if misleading else "persona_direct")
+            marks = (
+                "persona_retrieval",
+                "targets_abstention" if misleading else "targets_summary",
+                "persona_misleading" if misleading else "persona_direct",
+            )
             key = f"{row:03d}-q{index + 1}"
-            questions.append(Question(row, key, text, gold, needed, strata, marks, cluster_key=f"{row:03d}", grading=grading))
+            questions.append(
+                Question(row, key, text, gold, needed, strata, marks, cluster_key=f"{row:03d}", grading=grading)
+            )
     return DatasetBuild(tuple(sessions), tuple(questions))

@@ -52,6 +52,8 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
         kind = "overwrite" if overwrite else "addition"
         strata = {"dataset": DATASET, "target": "storage", "update_kind": kind, "attribute": attribute.name}
         marks = ("knowledge_update", "targets_storage", f"update_{kind}")
-        questions.append(Question(row, f"{row:03d}", question, gold, facts, strata, marks, cluster_key=f"{row:03d}", grading=grading))
+        questions.append(
+            Question(row, f"{row:03d}", question, gold, facts, strata, marks, cluster_key=f"{row:03d}", grading=grading)
+        )
     ordered = originals + shuffled(stream(seed, DATASET, f"order-{n_rows}"), updates)
     return DatasetBuild(tuple((text,) for text in ordered), tuple(questions))

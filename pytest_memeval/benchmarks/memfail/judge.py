@@ -15,7 +15,8 @@ the answer is checked.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ...errors import ResponseError
 from ...types import Answer, Item, Trace, Verdict
@@ -24,10 +25,19 @@ from .model import Fact
 from .text import contains, normalize
 
 #: phrases that make a free-text answer an abstention (the reader abstains with a flag)
-ABSTENTION_CUES = ("don t have information", "no information about", "don t have any information", "don t know",
-                   "don t have any memories", "no memories about", "no memories of")
-UNAVAILABLE = ("failure not attributed: released items carry no critical spans, so storage, summary and retrieval "
-               "are judged only by the staged LLM judge (--memeval-judge), which this run does not have")
+ABSTENTION_CUES = (
+    "don t have information",
+    "no information about",
+    "don t have any information",
+    "don t know",
+    "don t have any memories",
+    "no memories about",
+    "no memories of",
+)
+UNAVAILABLE = (
+    "failure not attributed: released items carry no critical spans, so storage, summary and retrieval "
+    "are judged only by the staged LLM judge (--memeval-judge), which this run does not have"
+)
 
 
 def facts_of(item: Item) -> list[Fact]:
@@ -68,8 +78,10 @@ def answer_correct(item: Item, answer: Answer) -> bool:
     """Whether the answer is right, whatever the memories (the invocation check, deterministic)."""
     task, gold, grading = item.view.task, item.gold, item.private.get("grading", {})
     if free_text_gold(item):
-        raise ResponseError(f"memfail: {item.id} has a free-text ground truth (a released Persona-Retrieval direct "
-                            "question) that only the staged LLM judge grades: add --memeval-judge=openai:MODEL")
+        raise ResponseError(
+            f"memfail: {item.id} has a free-text ground truth (a released Persona-Retrieval direct "
+            "question) that only the staged LLM judge grades: add --memeval-judge=openai:MODEL"
+        )
     text = normalize(answer.label or "")
     if task == "persona":
         if grading.get("distractor"):
@@ -83,8 +95,9 @@ def answer_correct(item: Item, answer: Answer) -> bool:
     return text == normalize(str(gold))
 
 
-def verdict(item: Item, answer: Answer, attribution: Attribution, storage_known: bool, right: bool | None,
-            how: str) -> Verdict:
+def verdict(
+    item: Item, answer: Answer, attribution: Attribution, storage_known: bool, right: bool | None, how: str
+) -> Verdict:
     """The verdict from a finished attribution and answer check (shared with the LLM judge).
 
     `right` is None when the answer was not checked (a free-text gold after a memory stage
@@ -113,8 +126,12 @@ def verdict(item: Item, answer: Answer, attribution: Attribution, storage_known:
     }
     if how == "unavailable":
         detail["attribution_note"] = UNAVAILABLE
-    return Verdict(correct=stage == "correct", score=float(stage == "correct"),
-                   reason=f"{stage}: {reason}" if reason else "", detail=detail)
+    return Verdict(
+        correct=stage == "correct",
+        score=float(stage == "correct"),
+        reason=f"{stage}: {reason}" if reason else "",
+        detail=detail,
+    )
 
 
 class MemfailJudge:

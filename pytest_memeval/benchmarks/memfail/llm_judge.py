@@ -14,8 +14,9 @@ Each stage's wording is a versioned template in pytest_memeval/prompts/memfail_j
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ...models.judge import TemplateJudgePrompt, parse_score
 from ...models.templates import load_template
@@ -74,7 +75,9 @@ class MemfailLLMJudge:
         result = verdict(item, answer, attribution, stored is not None, right, "llm_judge")
         return replace(result, detail={**result.detail, "judge": "llm", "answer_check": how})
 
-    def _check(self, item: Item, answer: Answer, fact: Fact, retrieved: list[str], stored: list[str] | None) -> FactCheck:
+    def _check(
+        self, item: Item, answer: Answer, fact: Fact, retrieved: list[str], stored: list[str] | None
+    ) -> FactCheck:
         described = f"{fact.label}: {fact.text}"
         dataset = item.strata["dataset"]
         if stored is not None:
@@ -113,7 +116,9 @@ class MemfailLLMJudge:
         staged = replace(item, private={**item.private, _VALUES: dict(values)})
         result = self.panels[stage].score(staged, answer, label=f"{item.id}:{stage}")
         judges = result.detail.get("judges", {})
-        reason = next((j.get("reason") for j in judges.values() if j.get("reason")), "") if isinstance(judges, dict) else ""
+        reason = (
+            next((j.get("reason") for j in judges.values() if j.get("reason")), "") if isinstance(judges, dict) else ""
+        )
         return bool(result.correct), reason or result.reason
 
     def close(self) -> None:

@@ -13,8 +13,9 @@ answer that keeps the raw text: it is never scored.
 from __future__ import annotations
 
 import tomllib
-from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
 
 from ...errors import ConfigError
 from ...models.calls import Completion
@@ -37,7 +38,7 @@ def prompt_variant(value: str) -> str:
     return value
 
 
-@lru_cache(maxsize=None)
+@cache
 def template_tables(name: str) -> Mapping[str, Any]:
     """The extra tables of a bundled template file (e.g. [formats], [criteria])."""
     return tomllib.loads((prompts_dir() / f"{name}.toml").read_text(encoding="utf-8"))
@@ -56,7 +57,11 @@ class MemfailPrompt:
             options = "\n".join(f"{LETTERS[i]}. {option}" for i, option in enumerate(view.answer_space))
             question += f"\n\nOptions:\n{options}"
         # a graded question opens its own conversation (§5.1): its history is empty
-        values = {"history": "", "memories": memory_list(memories), "question": f"{question}\n\n{self.formats[view.task]}"}
+        values = {
+            "history": "",
+            "memories": memory_list(memories),
+            "question": f"{question}\n\n{self.formats[view.task]}",
+        }
         return self.template.render(values)
 
     def schema(self, view: ItemView) -> dict[str, Any] | None:
@@ -67,7 +72,12 @@ class MemfailPrompt:
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view, allow_unknown=self.variant == "guided")
         if not answer.valid and completion.truncated:
-            return Answer(None, valid=False, raw=answer.raw, detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"})
+            return Answer(
+                None,
+                valid=False,
+                raw=answer.raw,
+                detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"},
+            )
         return answer
 
 

@@ -10,8 +10,9 @@ retrieval = an intact copy in the top-k.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 #: the generator seed of the paper's release (B.1), used when --memeval-seed is not given
 DEFAULT_SEED = 42
@@ -28,10 +29,15 @@ class Piece:
     stale: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "anchor": list(self.anchor), "critical": list(self.critical), "stale": list(self.stale)}
+        return {
+            "text": self.text,
+            "anchor": list(self.anchor),
+            "critical": list(self.critical),
+            "stale": list(self.stale),
+        }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Piece":
+    def from_json(cls, data: Mapping[str, Any]) -> Piece:
         return cls(data["text"], tuple(data["anchor"]), tuple(data["critical"]), tuple(data.get("stale", ())))
 
 
@@ -50,7 +56,7 @@ class Fact:
         return {"label": self.label, "pieces": [p.to_json() for p in self.pieces]}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Fact":
+    def from_json(cls, data: Mapping[str, Any]) -> Fact:
         return cls(data["label"], tuple(Piece.from_json(p) for p in data["pieces"]))
 
 

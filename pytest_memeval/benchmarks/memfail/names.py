@@ -29,6 +29,18 @@ SURNAMES = (
 ).split()
 #: how a Knowledge-Update subject is introduced: "my cousin Tariq"
 RELATIONS = (
-    "my cousin", "my neighbour", "my sister", "my brother", "my colleague", "my best friend", "my uncle",
-    "my aunt", "my flatmate", "my old classmate", "my niece", "my nephew", "my godson", "my teammate",
+    "my cousin",
+    "my neighbour",
+    "my sister",
+    "my brother",
+    "my colleague",
+    "my best friend",
+    "my uncle",
+    "my aunt",
+    "my flatmate",
+    "my old classmate",
+    "my niece",
+    "my nephew",
+    "my godson",
+    "my teammate",
 )

@@ -8,9 +8,9 @@ Placeholders: {E} the entity's name, {pr}/{Pr} subject pronoun, {pos}/{Pos} poss
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
 
 from .text import normalize
 

@@ -12,12 +12,13 @@ Without any memory of the behaviour it does not know.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from ...types import Answer
 from .condition_data import TYPES
-from .conditional_data import CHARACTERS, LINK_SPANS, PERSON_BEHAVIORS, PET_BEHAVIORS, PETS, PEOPLE
+from .conditional_data import CHARACTERS, LINK_SPANS, PEOPLE, PERSON_BEHAVIORS, PET_BEHAVIORS, PETS
 from .conditions import Condition, conditions_in, holds, situations_in
 from .phrases import PRONOUNS, Person, render
 from .text import contains, gerund, normalize, sentences, third_person

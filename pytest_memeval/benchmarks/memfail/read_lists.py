@@ -12,7 +12,7 @@ not depend on the order the memories come in.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...types import Answer
 from .coexisting_data import CATEGORIES, Category
@@ -31,7 +31,9 @@ def read_coexisting(question: str, memories: Sequence[str]) -> Answer:
     found = [item for item in category.items if any(contains(t, item) for t in texts)]
     detail = {"category": category.name, "found": len(found)}
     if not found:
-        return Answer("", abstained=True, detail={**detail, "unknown": "no retrieved memory names a preference of this category"})
+        return Answer(
+            "", abstained=True, detail={**detail, "unknown": "no retrieved memory names a preference of this category"}
+        )
     return Answer(", ".join(found), detail=detail)
 
 
@@ -44,8 +46,14 @@ def read_update(question: str, memories: Sequence[str]) -> Answer:
     asked = normalize(question)
     name = next((n for n, _ in sorted(FIRST_NAMES, key=lambda p: -len(p[0])) if contains(asked, n)), None)
     relation = next((r for r in sorted(RELATIONS, key=len, reverse=True) if contains(asked, r)), None)
-    attribute = next((a for a in ATTRIBUTES if any(pattern(q, _subject(relation, name)).search(asked) for q in a.questions)), None) \
-        if name and relation else None
+    attribute = (
+        next(
+            (a for a in ATTRIBUTES if any(pattern(q, _subject(relation, name)).search(asked) for q in a.questions)),
+            None,
+        )
+        if name and relation
+        else None
+    )
     if attribute is None or name is None or relation is None:
         return Answer("", abstained=True, detail={"unknown": "the question names no known subject and attribute"})
     subject = _subject(relation, name)
@@ -57,7 +65,9 @@ def read_update(question: str, memories: Sequence[str]) -> Answer:
             said = normalize(sentence)
             if contains(said, name):
                 _apply(attribute, subject, said, current, ended, only)
-    values = [v for v in attribute.values if v in only] if only else [v for v in attribute.values if v in current - ended]
+    values = (
+        [v for v in attribute.values if v in only] if only else [v for v in attribute.values if v in current - ended]
+    )
     detail = {"attribute": attribute.name, "values": len(values)}
     if not values:
         return Answer("", abstained=True, detail={**detail, "unknown": "no retrieved memory states the attribute"})
@@ -73,8 +83,14 @@ def _values(attribute: Attribute, group: str) -> str:
     return f"(?P<{group}>{options})"
 
 
-def _apply(attribute: Attribute, subject: tuple[tuple[str, str], ...], said: str,
-           current: set[str], ended: set[str], only: set[str]) -> None:
+def _apply(
+    attribute: Attribute,
+    subject: tuple[tuple[str, str], ...],
+    said: str,
+    current: set[str],
+    ended: set[str],
+    only: set[str],
+) -> None:
     """Every value a sentence names is current, unless an "it is over" phrase names it
     ("gave up the cello") or an "only" phrase makes the sentence's value the only one.
     Reading phrases rather than whole sentences keeps a shortened statement readable."""

@@ -8,8 +8,8 @@ missing memory stops early, at an anchor no option names, and the reader does no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from ...types import Answer
 from .longhop_data import ANCHORS, EFFECT_FIRST

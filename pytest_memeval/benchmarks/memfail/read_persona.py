@@ -9,8 +9,8 @@ another person is never used for this one.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from ...types import Answer
 from .names import FIRST_NAMES, SURNAMES

@@ -7,9 +7,9 @@ view and memories give the same answer whichever item they came from.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Callable, Sequence
 
 from ...types import Answer, ItemView, Memory
 from ..unreadable import mark
@@ -88,8 +88,10 @@ _RECOGNISES: dict[str, Callable[[str], bool]] = {
 
 
 #: why the offline reader answers no released question
-CANNOT_READ_RELEASE = ("memfail reader: the released data is written by an LLM in words the offline reader does not "
-                       "know, so it cannot read it; answer with --memeval-responder=openai:MODEL")
+CANNOT_READ_RELEASE = (
+    "memfail reader: the released data is written by an LLM in words the offline reader does not "
+    "know, so it cannot read it; answer with --memeval-responder=openai:MODEL"
+)
 
 
 class ReleaseReader:

@@ -19,10 +19,10 @@ of each file (Long-Hop: of each hop count in turn, so that a small run still has
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import chain as concat
 from itertools import zip_longest
-from typing import Sequence
 
 from .condition_data import CONDITION_TYPES
 from .datasets import rows as rows_at_size
@@ -87,15 +87,33 @@ def _fact(label: str, texts: Sequence[str]) -> Fact:
 
 def _conditional(dataset: str, row: ConditionalRow) -> Question:
     met = "yes" if row.condition_met else "no"
-    marks = ("conditional_easy" if dataset == "cond_easy" else "conditional_hard", "targets_summary",
-             *((f"cond_{row.condition_type}",) if row.condition_type in _KNOWN_CONDITIONS else ()),
-             "condition_met" if row.condition_met else "condition_unmet")
-    strata = {"dataset": dataset, "target": "summary", "condition_type": row.condition_type,
-              "condition_met": met, "entity": row.category}
+    marks = (
+        "conditional_easy" if dataset == "cond_easy" else "conditional_hard",
+        "targets_summary",
+        *((f"cond_{row.condition_type}",) if row.condition_type in _KNOWN_CONDITIONS else ()),
+        "condition_met" if row.condition_met else "condition_unmet",
+    )
+    strata = {
+        "dataset": dataset,
+        "target": "summary",
+        "condition_type": row.condition_type,
+        "condition_met": met,
+        "entity": row.category,
+    }
     rule = f"rule: {row.entity} {row.behavior}, {row.condition}"
     key = f"{row.number:03d}"
-    return Question(row.number, key, row.question, met, (_fact(rule, row.essays),), strata, marks, ("yes", "no"),
-                    key, grading=_grading(row.answer))
+    return Question(
+        row.number,
+        key,
+        row.question,
+        met,
+        (_fact(rule, row.essays),),
+        strata,
+        marks,
+        ("yes", "no"),
+        key,
+        grading=_grading(row.answer),
+    )
 
 
 def _coexisting(row: CoexistingRow) -> Question:
@@ -104,8 +122,17 @@ def _coexisting(row: CoexistingRow) -> Question:
     strata = {"dataset": "coexisting", "target": "storage+retrieval", "n_facts": str(n)}
     marks = ("coexisting", "targets_storage", "targets_retrieval", *_count_mark("coexisting", "facts", n))
     key = f"{row.number:03d}"
-    return Question(row.number, key, row.question, list(row.preferences), facts, strata, marks, cluster_key=key,
-                    grading=_grading(row.answer))
+    return Question(
+        row.number,
+        key,
+        row.question,
+        list(row.preferences),
+        facts,
+        strata,
+        marks,
+        cluster_key=key,
+        grading=_grading(row.answer),
+    )
 
 
 def _persona(row: PersonaRow) -> list[Question]:
@@ -113,14 +140,30 @@ def _persona(row: PersonaRow) -> list[Question]:
     questions = []
     for index, q in enumerate(row.questions):
         misleading = q.distractor is not None
-        strata = {"dataset": "persona", "target": "abstention" if misleading else "summary+storage",
-                  "misleading": "yes" if misleading else "no"}
-        marks = ("persona_retrieval", "targets_abstention" if misleading else "targets_summary",
-                 "persona_misleading" if misleading else "persona_direct")
+        strata = {
+            "dataset": "persona",
+            "target": "abstention" if misleading else "summary+storage",
+            "misleading": "yes" if misleading else "no",
+        }
+        marks = (
+            "persona_retrieval",
+            "targets_abstention" if misleading else "targets_summary",
+            "persona_misleading" if misleading else "persona_direct",
+        )
         grading = {**_grading(q.answer), **({"distractor": q.distractor} if misleading else {"free_text_gold": True})}
-        questions.append(Question(row.number, f"{row.number:03d}-q{index + 1}", q.text, q.answer,
-                                  () if misleading else (essay,), strata, marks, cluster_key=f"{row.number:03d}",
-                                  grading=grading))
+        questions.append(
+            Question(
+                row.number,
+                f"{row.number:03d}-q{index + 1}",
+                q.text,
+                q.answer,
+                () if misleading else (essay,),
+                strata,
+                marks,
+                cluster_key=f"{row.number:03d}",
+                grading=grading,
+            )
+        )
     return questions
 
 
@@ -129,8 +172,9 @@ def _longhop(row: LongHopRow) -> Question:
     strata = {"dataset": "longhop", "target": "retrieval", "hops": str(row.hops)}
     marks = ("long_hop", "targets_retrieval", *_count_mark("longhop", "hops", row.hops))
     key = row.id.removeprefix("longhop-")
-    return Question(row.number, key, row.stem, row.answer, facts, strata, marks, row.choices, key,
-                    grading=_grading(row.answer))
+    return Question(
+        row.number, key, row.stem, row.answer, facts, strata, marks, row.choices, key, grading=_grading(row.answer)
+    )
 
 
 def _count_mark(dataset: str, prefix: str, n: int) -> tuple[str, ...]:

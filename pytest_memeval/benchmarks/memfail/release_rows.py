@@ -40,15 +40,32 @@ FILES = {
     "longhop": "long_hop/long_hop_chains.csv",
 }
 LONGHOP_META = "long_hop/long_hop_chains_meta.json"
-CONDITIONAL_COLUMNS = ("entity", "entity_category", "behavior", "condition_type", "condition", "entity_facts",
-                       "question", "question_context", "condition_met", "ground_truth_answer")
+CONDITIONAL_COLUMNS = (
+    "entity",
+    "entity_category",
+    "behavior",
+    "condition_type",
+    "condition",
+    "entity_facts",
+    "question",
+    "question_context",
+    "condition_met",
+    "ground_truth_answer",
+)
 COEXISTING_COLUMNS = ("preference_category", "preferences", "preference_facts", "question", "ground_truth_answer")
 PERSONA_COLUMNS = ("entity", "entity_facts", "questions")
 LETTERS = "ABCDE"
 MAX_FACTS, MAX_ANCHORS = 4, 5
-LONGHOP_COLUMNS = ("id", "hop_count", *(f"fact_{i}" for i in range(1, MAX_FACTS + 1)),
-                   *(f"chain_{i}" for i in range(1, MAX_ANCHORS + 1)), "graded_question", "ground_truth_answer",
-                   *(f"choice_{c.lower()}" for c in LETTERS), "correct_choice")
+LONGHOP_COLUMNS = (
+    "id",
+    "hop_count",
+    *(f"fact_{i}" for i in range(1, MAX_FACTS + 1)),
+    *(f"chain_{i}" for i in range(1, MAX_ANCHORS + 1)),
+    "graded_question",
+    "ground_truth_answer",
+    *(f"choice_{c.lower()}" for c in LETTERS),
+    "correct_choice",
+)
 PERSONA_QUESTION_KEYS = {"text", "is_misleading", "distractor", "ground_truth_answer"}
 _CHAIN_ID = re.compile(r"^[A-Za-z0-9_.]+(-[A-Za-z0-9_.]+)*$")
 
@@ -124,7 +141,9 @@ def datasets_dir(data_dir: Path) -> Path:
     """The release's `datasets/` folder, given the checkout or that folder itself."""
     root = data_dir / "datasets" if (data_dir / "datasets").is_dir() else data_dir
     if not any((root / name).is_file() for name in FILES.values()):
-        raise DataError(f"memfail: {data_dir} holds no MemFail release (expected datasets/{FILES['cond_easy']} and the others)")
+        raise DataError(
+            f"memfail: {data_dir} holds no MemFail release (expected datasets/{FILES['cond_easy']} and the others)"
+        )
     for name in (*FILES.values(), LONGHOP_META):
         if not (root / name).is_file():
             raise DataError(f"memfail release: file missing: {root / name}")
@@ -170,16 +189,26 @@ def _coexisting(row: Row) -> CoexistingRow:
     preferences, statements = row.strings("preferences"), row.strings("preference_facts")
     if len(preferences) != len(statements):
         raise row.error(f"{len(preferences)} preferences but {len(statements)} preference_facts")
-    return CoexistingRow(row.number, row.text("preference_category"), preferences, statements,
-                         row.text("question"), row.text("ground_truth_answer"))
+    return CoexistingRow(
+        row.number,
+        row.text("preference_category"),
+        preferences,
+        statements,
+        row.text("question"),
+        row.text("ground_truth_answer"),
+    )
 
 
 def _persona(row: Row) -> PersonaRow:
     questions = row.json("questions")
     if not isinstance(questions, list) or not questions:
         raise row.error("column 'questions' must be a non-empty JSON list of question objects")
-    return PersonaRow(row.number, row.text("entity"), row.strings("entity_facts"),
-                      tuple(_persona_question(row, i + 1, q) for i, q in enumerate(questions)))
+    return PersonaRow(
+        row.number,
+        row.text("entity"),
+        row.strings("entity_facts"),
+        tuple(_persona_question(row, i + 1, q) for i, q in enumerate(questions)),
+    )
 
 
 def _persona_question(row: Row, index: int, data: Any) -> PersonaQuestion:
@@ -189,7 +218,9 @@ def _persona_question(row: Row, index: int, data: Any) -> PersonaQuestion:
     missing = sorted(PERSONA_QUESTION_KEYS - data.keys())
     if missing:
         raise row.error(f"{where} lacks {', '.join(missing)}")
-    text, misleading, distractor, answer = (data[k] for k in ("text", "is_misleading", "distractor", "ground_truth_answer"))
+    text, misleading, distractor, answer = (
+        data[k] for k in ("text", "is_misleading", "distractor", "ground_truth_answer")
+    )
     if not isinstance(misleading, bool):
         raise row.error(f"{where}: is_misleading must be true or false, got {misleading!r}")
     for name, value in (("text", text), ("ground_truth_answer", answer)):
@@ -218,7 +249,9 @@ def _longhop(row: Row) -> LongHopRow:
         raise row.error(f"correct_choice must be one of {', '.join(LETTERS)}, got {correct!r}")
     answer = row.text("ground_truth_answer")
     if choices[LETTERS.index(correct)] != answer:
-        raise row.error(f"correct_choice {correct} is {choices[LETTERS.index(correct)]!r}, not the ground truth {answer!r}")
+        raise row.error(
+            f"correct_choice {correct} is {choices[LETTERS.index(correct)]!r}, not the ground truth {answer!r}"
+        )
     stem = _stem(row, choices)
     return LongHopRow(row.number, chain_id, hops, facts, chain, stem, choices, correct, answer)
 
@@ -239,7 +272,9 @@ def _stem(row: Row, choices: tuple[str, ...]) -> str:
     stem, marker, listed = question.partition("\n\nOptions:\n")
     expected = "\n".join(f"{letter}. {choice}" for letter, choice in zip(LETTERS, choices))
     if not marker or listed.strip() != expected or not stem.strip():
-        raise row.error("graded_question must be the question, a blank line, 'Options:' and the lines 'A. <choice_a>' .. 'E. <choice_e>'")
+        raise row.error(
+            "graded_question must be the question, a blank line, 'Options:' and the lines 'A. <choice_a>' .. 'E. <choice_e>'"
+        )
     return stem.strip()
 
 
@@ -261,4 +296,6 @@ def _check_meta(root: Path, rows: tuple[LongHopRow, ...]) -> None:
     counted = {str(k): sum(row.hops == k for row in rows) for k in sorted({row.hops for row in rows})}
     stated = meta.get("hop_counts") if isinstance(meta, dict) else None
     if not isinstance(stated, dict) or {str(k): v for k, v in stated.items()} != counted:
-        raise DataError(f"memfail release: {LONGHOP_META}: hop_counts {stated!r} do not match {FILES['longhop']} ({counted})")
+        raise DataError(
+            f"memfail release: {LONGHOP_META}: hop_counts {stated!r} do not match {FILES['longhop']} ({counted})"
+        )

@@ -10,8 +10,8 @@ so with it a session holds the user turns only (the record's detail says which).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Sequence
 
 from ...models.caller import ModelCaller
 from ...models.calls import ChatRequest
@@ -29,7 +29,9 @@ def user_sessions(sessions: Sequence[Sequence[str]]) -> tuple[tuple[Message, ...
     return tuple(tuple(Message("user", text) for text in session) for session in sessions)
 
 
-def converse(sessions: Sequence[Sequence[str]], settings: LLMSettings, context_id: str) -> tuple[tuple[Message, ...], ...]:
+def converse(
+    sessions: Sequence[Sequence[str]], settings: LLMSettings, context_id: str
+) -> tuple[tuple[Message, ...], ...]:
     """Every session with the model's reply after each user message (conversations run in
     parallel, turns within one in order, since a turn's prompt holds the earlier ones)."""
     template = load_template(TEMPLATE)
@@ -53,8 +55,9 @@ def storage_prompt(template: PromptTemplate, history: Sequence[tuple[str, str]],
     return template.render({"history": block, "query": query})
 
 
-def _session(caller: ModelCaller, template: PromptTemplate, settings: LLMSettings, texts: Sequence[str],
-             label: str) -> tuple[Message, ...]:
+def _session(
+    caller: ModelCaller, template: PromptTemplate, settings: LLMSettings, texts: Sequence[str], label: str
+) -> tuple[Message, ...]:
     turns: list[tuple[str, str]] = []
     for text in texts:
         request = ChatRequest.build(settings, storage_prompt(template, turns, text), template.id)

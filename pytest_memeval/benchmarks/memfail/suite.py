@@ -14,12 +14,13 @@ judge (which the released data, having no spans, needs for any attribution).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ...errors import ConfigError
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item, ItemView
 from ..base import IndexEntry, Suite, SuiteOptions
-from ...records import PairedMetric, Record, Report, SuiteSummary
 from .datasets import BY_NAME, DATASETS, build
 from .figures import memfail_figures
 from .judge import MemfailJudge
@@ -90,7 +91,9 @@ class MemfailSuite(Suite):
             id=item_id,
             context_id=context,
             cluster=f"{context}-{question.cluster_key}",
-            view=ItemView(suite=SUITE, task=BY_NAME[dataset].task, question=question.text, answer_space=question.answer_space),
+            view=ItemView(
+                suite=SUITE, task=BY_NAME[dataset].task, question=question.text, answer_space=question.answer_space
+            ),
             gold=question.gold,
             strata={**question.strata, "seed": str(seed)},
             private={
@@ -133,8 +136,12 @@ class MemfailSuite(Suite):
     def _split_context_id(self, context: str) -> tuple[int, str]:
         source = RELEASE_PREFIX if self.release is not None else ""
         prefix, _, dataset = context.removeprefix(source).partition("-")
-        if (not context.startswith(source) or not prefix.startswith("s") or not prefix[1:].isdigit()
-                or dataset not in self.datasets):
+        if (
+            not context.startswith(source)
+            or not prefix.startswith("s")
+            or not prefix[1:].isdigit()
+            or dataset not in self.datasets
+        ):
             raise ConfigError(f"memfail: malformed context id {context!r} (expected {source}s<seed>-<dataset>)")
         return int(prefix[1:]), dataset
 

@@ -11,7 +11,7 @@ they differ from machine to machine and run to run, so they are reported beside 
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -77,7 +77,9 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     for d in DATASETS:
         if d.name in by_dataset:
             group = by_dataset[d.name]
-            metrics[f"success_{d.name}"] = clustered_wilson([bool(r.correct) for r in group], [r.cluster for r in group])
+            metrics[f"success_{d.name}"] = clustered_wilson(
+                [bool(r.correct) for r in group], [r.cluster for r in group]
+            )
     for stage in FAILURE_STAGES:
         metrics[f"share_{stage}"] = clustered_wilson([stage_of(r) == stage for r in records], clusters)
     metrics.update(_tokens(records, n_resamples))
@@ -86,7 +88,10 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
         cells = _group(records, key)
         if cells:
             breakdown[name] = {
-                cell: Cell(len(group), {"success": clustered_wilson([bool(r.correct) for r in group], [r.cluster for r in group])})
+                cell: Cell(
+                    len(group),
+                    {"success": clustered_wilson([bool(r.correct) for r in group], [r.cluster for r in group])},
+                )
                 for cell, group in sorted(cells.items())
             }
     failures = {
@@ -145,8 +150,6 @@ def _percentiles(milliseconds: Sequence[float | None]) -> dict[str, float | None
         return {"p50": None, "p95": None}
     p50, p95 = np.percentile(values, [50, 95])
     return {"p50": round(float(p50), 3), "p95": round(float(p95), 3)}
-
-
 
 
 def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:

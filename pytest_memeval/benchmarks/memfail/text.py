@@ -8,8 +8,8 @@ characters a single space, padded with spaces so that `contains` matches whole w
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 _NON_WORD = re.compile(r"[^0-9a-z]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'A-Z0-9])")

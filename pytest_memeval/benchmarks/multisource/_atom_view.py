@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._common import DAYS, NUM_DAYS, SOURCE_NAMES
 from .parse import DAILY_SOURCES, ParsedSources
@@ -92,5 +93,3 @@ def empty() -> Mu:
 
 def all_sources(label: str | None) -> Mu:
     return dict.fromkeys(SOURCE_NAMES, label)
-
-

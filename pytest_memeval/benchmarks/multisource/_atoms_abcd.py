@@ -2,10 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
-from ._atom_view import (LAST_14, NUM_DAYS, Mu, Rec, View, all_sources, available_days, calendar, empty, g, has,
-                         home_share, n_social, nights, overtime, scale, weekend)
+from ._atom_view import (
+    LAST_14,
+    NUM_DAYS,
+    Mu,
+    Rec,
+    View,
+    all_sources,
+    available_days,
+    calendar,
+    empty,
+    g,
+    has,
+    home_share,
+    n_social,
+    nights,
+    overtime,
+    scale,
+    weekend,
+)
 from ._common import hhmm_to_min
 from .ground_truth import compliance_label, realization_label, trend_label, weekend_style_label
 
@@ -31,9 +48,12 @@ def a1(v: View) -> Mu:
 def a2(v: View) -> Mu:
     mu = empty()
     if v.sr:
-        n = sum(1 for d, r in v.sr.items()
-                if (not weekend(d) or g(r, "work", "worked_on_weekend", default=False))
-                and g(r, "work", "hours", default=0) > 9.0)
+        n = sum(
+            1
+            for d, r in v.sr.items()
+            if (not weekend(d) or g(r, "work", "worked_on_weekend", default=False))
+            and g(r, "work", "hours", default=0) > 9.0
+        )
         mu["daily_self_report"] = overtime(scale(n, len(v.sr), NUM_DAYS))
     if v.obj:
         n = 0
@@ -69,9 +89,12 @@ def a3(v: View) -> Mu:
         mu["profile_ltm"] = home_share(float(diet["home_cooked_mean"]) / meals if meals > 0 else 0)
     avail = available_days(v.obj)
     if avail:
-        delivered = sum(p.get("count", 0) for r in avail.values()
-                        for p in g(r, "signals", "payments", default=[])
-                        if p.get("category") == "food_delivery")
+        delivered = sum(
+            p.get("count", 0)
+            for r in avail.values()
+            for p in g(r, "signals", "payments", default=[])
+            if p.get("category") == "food_delivery"
+        )
         mu["objective_log"] = home_share(max(0.0, 1.0 - delivered / len(avail) * 30 / 90))
     return mu
 

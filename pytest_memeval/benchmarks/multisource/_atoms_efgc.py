@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
-from ._atom_view import (LAST_7, NUM_DAYS, Mu, Rec, View, available_days, calendar, empty, g,
-                         has, long_work, n_social, scale)
+from ._atom_view import (
+    LAST_7,
+    NUM_DAYS,
+    Mu,
+    Rec,
+    View,
+    available_days,
+    calendar,
+    empty,
+    g,
+    has,
+    long_work,
+    n_social,
+    scale,
+)
 from ._common import hhmm_to_min
-from .ground_truth import (G1_LABELS, G2_LABELS, factor_label, gap_label, outside_label, seventy_label,
-                           share_label, short_label, unplanned_label)
-
+from .ground_truth import (
+    G1_LABELS,
+    G2_LABELS,
+    factor_label,
+    gap_label,
+    outside_label,
+    seventy_label,
+    share_label,
+    short_label,
+    unplanned_label,
+)
 
 F2_LABELS = ("inactive_confirmed", "both_occurred", "yes_tracker_missing")
 F3_LABELS = ("truly_off", "both_occurred", "yes_worked_despite_no_entry")
@@ -31,8 +52,12 @@ def e1(v: View) -> Mu:
             mu["daily_self_report"] = factor_label(work, social, len(late))
     avail = available_days(v.dl)
     if avail:
-        late = [r for r in avail.values() if g(r, "signals", "sleep_tracker", "bedtime") is not None
-                and _after_midnight(r["signals"]["sleep_tracker"]["bedtime"])]
+        late = [
+            r
+            for r in avail.values()
+            if g(r, "signals", "sleep_tracker", "bedtime") is not None
+            and _after_midnight(r["signals"]["sleep_tracker"]["bedtime"])
+        ]
         if not late:
             mu["device_log"] = "no_late_nights"
         else:
@@ -43,39 +68,47 @@ def e1(v: View) -> Mu:
         if not late:
             mu["planner"] = "no_late_nights"
         else:
-            work = sum(g(r, "work_target", "hours_limit", default=0) > 8
-                       or not g(r, "work_target", "avoid_overtime", default=True) for r in late)
+            work = sum(
+                g(r, "work_target", "hours_limit", default=0) > 8
+                or not g(r, "work_target", "avoid_overtime", default=True)
+                for r in late
+            )
             mu["planner"] = "work_activity" if work / len(late) > 0.5 else "no_single_factor"
     avail = available_days(v.obj)
     if avail:
         work = sum(long_work(r) for r in avail.values())
         social = sum(not long_work(r) and has(r, "social_event") for r in avail.values())
         n = len(avail)
-        mu["objective_log"] = ("work_activity" if work / n > 0.3 else
-                               "social_activity" if social / n > 0.3 else "no_single_factor")
+        mu["objective_log"] = (
+            "work_activity" if work / n > 0.3 else "social_activity" if social / n > 0.3 else "no_single_factor"
+        )
     return mu
 
 
 def e2(v: View) -> Mu:
     mu = empty()
     if v.sr and v.pl:
-        skipped = [v.sr[d] for d, r in v.pl.items() if g(r, "exercise_target", "intended")
-                   and d in v.sr and not g(v.sr[d], "exercise", "did_exercise")]
+        skipped = [
+            v.sr[d]
+            for d, r in v.pl.items()
+            if g(r, "exercise_target", "intended") and d in v.sr and not g(v.sr[d], "exercise", "did_exercise")
+        ]
         if len(skipped) <= 2:
             mu["daily_self_report"] = "between_30_60"
         else:
-            work = sum(g(r, "work", "hours", default=0) > 8.5 or bool(g(r, "work", "overtime"))
-                       for r in skipped)
+            work = sum(g(r, "work", "hours", default=0) > 8.5 or bool(g(r, "work", "overtime")) for r in skipped)
             mu["daily_self_report"] = share_label(work / len(skipped))
     intended = [r for r in v.pl.values() if g(r, "exercise_target", "intended")]
     if intended:
         busy = sum(g(r, "work_target", "hours_limit", default=0) > 8 for r in intended)
         mu["planner"] = share_label(busy / len(intended))
-    idle = [r for r in available_days(v.dl).values()
-            if not g(r, "signals", "activity_tracker", "workout_detected")]
+    idle = [r for r in available_days(v.dl).values() if not g(r, "signals", "activity_tracker", "workout_detected")]
     if idle:
-        heavy = sum(bool(g(r, "signals", "work_session", "late_finish"))
-                    or g(r, "signals", "work_session", "focus_minutes", default=0) > 480 for r in idle)
+        heavy = sum(
+            bool(g(r, "signals", "work_session", "late_finish"))
+            or g(r, "signals", "work_session", "focus_minutes", default=0) > 480
+            for r in idle
+        )
         mu["device_log"] = share_label(heavy / len(idle))
     idle = [r for r in available_days(v.obj).values() if not has(r, "exercise_session")]
     if idle:
@@ -127,10 +160,18 @@ def f2(v: View) -> Mu:
         mu["daily_self_report"] = gap_label(inactive, missing, F2_LABELS)
     if v.dl:
         unavail = sum(not r.get("available") for r in v.dl.values())
-        workouts = sum(bool(g(r, "signals", "activity_tracker", "workout_detected"))
-                       for r in available_days(v.dl).values())
-        mu["device_log"] = ("inactive_confirmed" if unavail == 0 else "both_occurred" if workouts > 0
-                            else "yes_tracker_missing" if unavail > len(v.dl) * 0.3 else "inactive_confirmed")
+        workouts = sum(
+            bool(g(r, "signals", "activity_tracker", "workout_detected")) for r in available_days(v.dl).values()
+        )
+        mu["device_log"] = (
+            "inactive_confirmed"
+            if unavail == 0
+            else "both_occurred"
+            if workouts > 0
+            else "yes_tracker_missing"
+            if unavail > len(v.dl) * 0.3
+            else "inactive_confirmed"
+        )
     if v.pl:
         n = scale(sum(bool(g(r, "exercise_target", "intended")) for r in v.pl.values()), len(v.pl), NUM_DAYS)
         mu["planner"] = "yes_tracker_missing" if n >= 15 else "both_occurred" if n >= 5 else "inactive_confirmed"
@@ -162,8 +203,10 @@ def f3(v: View) -> Mu:
         worked = sum(g(v.sr[d], "work", "hours", default=0) > 0 for d in seen)
         mu["daily_self_report"] = gap_label(len(seen) - worked, worked, F3_LABELS)
     if v.obj and v.dl:
-        mu["device_log"] = vote(v.dl, lambda r: bool(r.get("available"))
-                                and g(r, "signals", "work_session", "focus_minutes", default=0) > 30)
+        mu["device_log"] = vote(
+            v.dl,
+            lambda r: bool(r.get("available")) and g(r, "signals", "work_session", "focus_minutes", default=0) > 30,
+        )
     if v.obj and v.pl:
         mu["planner"] = vote(v.pl, lambda r: g(r, "work_target", "hours_limit", default=0) > 0)
     hours = g(v.block("work"), "hours_mean")
@@ -186,8 +229,7 @@ def g1(v: View) -> Mu:
         if active:
             n = sum(g(r, "signals", "activity_tracker", "active_minutes", default=0) >= 30 for r in active)
             mu["device_log"] = seventy_label(n / len(active), G1_LABELS)
-        elif all(g(r, "signals", "activity_tracker", "active_minutes", default=0) <= 10
-                 for r in avail.values()):
+        elif all(g(r, "signals", "activity_tracker", "active_minutes", default=0) <= 10 for r in avail.values()):
             mu["device_log"] = "no_activity"
     return mu
 
@@ -199,8 +241,7 @@ def g2(v: View) -> Mu:
         chosen = sum(not g(r, "social", "supporting_other") for r in social)
         mu["daily_self_report"] = seventy_label(chosen / len(social), G2_LABELS) if social else "no_meetings"
     if v.obj:
-        events = sum(e.get("kind") == "social_event"
-                     for r in available_days(v.obj).values() for e in calendar(r))
+        events = sum(e.get("kind") == "social_event" for r in available_days(v.obj).values() for e in calendar(r))
         mu["objective_log"] = "mix" if events else "no_meetings"
     if v.pl:
         planned = any(g(r, "social_target", "intent") for r in v.pl.values())

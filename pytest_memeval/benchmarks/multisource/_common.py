@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from datetime import date, timedelta
-from typing import Sequence, TypeVar
+from typing import TypeVar
 
 import numpy as np
 

@@ -11,7 +11,8 @@ need is present, and a source with no relevant evidence gives None.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ._atom_view import Mu, View
 from ._atoms_abcd import a1, a2, a3, b2, b3, c2, c3, d1, d2
@@ -21,9 +22,24 @@ from .parse import ParsedSources
 Atoms = dict[str, dict[str, "str | None"]]
 
 RULES: Mapping[str, Callable[[View], Mu]] = {
-    "A1": a1, "A2": a2, "A3": a3, "B2": b2, "B3": b3, "C2": c2, "C3": c3, "D1": d1, "D2": d2,
-    "E1": e1, "E2": e2, "F1": f1, "F2": f2, "F3": f3, "G1": g1, "G2": g2,
-    "Ctrl1": ctrl1, "Ctrl2": ctrl2,
+    "A1": a1,
+    "A2": a2,
+    "A3": a3,
+    "B2": b2,
+    "B3": b3,
+    "C2": c2,
+    "C3": c3,
+    "D1": d1,
+    "D2": d2,
+    "E1": e1,
+    "E2": e2,
+    "F1": f1,
+    "F2": f2,
+    "F3": f3,
+    "G1": g1,
+    "G2": g2,
+    "Ctrl1": ctrl1,
+    "Ctrl2": ctrl2,
 }
 
 

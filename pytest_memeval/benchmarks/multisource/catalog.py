@@ -15,10 +15,10 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
 
 from ...errors import ConfigError, DataError
 from ..base import SuiteOptions

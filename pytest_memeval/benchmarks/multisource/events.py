@@ -7,9 +7,16 @@ from typing import Any
 from ._common import DAYS, Rng, clamp, hhmm_to_min, min_to_hhmm
 from .personas import PersonaSpec
 
-STRESS_EVENTS = ("tight deadline", "difficult client call", "unexpected bug",
-                 "last-minute changes", "team conflict", "presentation prep",
-                 "budget concerns", "overloaded inbox")
+STRESS_EVENTS = (
+    "tight deadline",
+    "difficult client call",
+    "unexpected bug",
+    "last-minute changes",
+    "team conflict",
+    "presentation prep",
+    "budget concerns",
+    "overloaded inbox",
+)
 _LATE_WEEKEND_BED = hhmm_to_min("23:45", bedtime=True)
 
 
@@ -42,21 +49,30 @@ def _exercise(p: dict[str, Any], rng: Rng, weekday: str) -> dict[str, Any]:
     if rng.chance(p["skip_prob"]):
         prob *= 0.3
     if not rng.chance(prob):
-        return {"did_exercise": False, "exercise_type": None, "duration_min": None,
-                "intentional": False}
+        return {"did_exercise": False, "exercise_type": None, "duration_min": None, "intentional": False}
     duration = int(clamp(int(rng.normal(p["duration_mean_min"], p["duration_std_min"])), 10, 120))
     # deliberate = long enough and on a habitual day (or no habitual days at all)
     on_habit = not preferred or weekday in preferred
-    return {"did_exercise": True, "exercise_type": p["type"], "duration_min": duration,
-            "intentional": on_habit and duration >= 30}
+    return {
+        "did_exercise": True,
+        "exercise_type": p["type"],
+        "duration_min": duration,
+        "intentional": on_habit and duration >= 30,
+    }
 
 
 def _work(p: dict[str, Any], rng: Rng, weekend: bool, sem: dict[str, Any]) -> dict[str, Any]:
     if weekend:
         if not rng.chance(p["weekend_work_prob"]):
-            return {"hours": 0.0, "overtime": False, "is_weekend": True,
-                    "worked_on_weekend": False, "stress_events": [], "work_life_balance": 3,
-                    "afterhours_reason": None}
+            return {
+                "hours": 0.0,
+                "overtime": False,
+                "is_weekend": True,
+                "worked_on_weekend": False,
+                "stress_events": [],
+                "work_life_balance": 3,
+                "afterhours_reason": None,
+            }
         hours = rng.normal(p["hours_mean"] * 0.5, p["hours_std"])
     else:
         hours = rng.normal(p["hours_mean"], p["hours_std"])
@@ -70,9 +86,15 @@ def _work(p: dict[str, Any], rng: Rng, weekend: bool, sem: dict[str, Any]) -> di
     reason = None
     if hours >= 9.0:
         reason = "self_project" if rng.chance(sem["afterhours_for_self_prob"]) else "team_need"
-    return {"hours": hours, "overtime": overtime, "is_weekend": weekend,
-            "worked_on_weekend": weekend and hours > 0, "stress_events": stress,
-            "work_life_balance": int(clamp(round(wlb), 1, 5)), "afterhours_reason": reason}
+    return {
+        "hours": hours,
+        "overtime": overtime,
+        "is_weekend": weekend,
+        "worked_on_weekend": weekend and hours > 0,
+        "stress_events": stress,
+        "work_life_balance": int(clamp(round(wlb), 1, 5)),
+        "afterhours_reason": reason,
+    }
 
 
 def _social(p: dict[str, Any], rng: Rng, weekend: bool, sem: dict[str, Any]) -> dict[str, Any]:
@@ -102,14 +124,13 @@ def _diet(p: dict[str, Any], rng: Rng, sem: dict[str, Any], tags: list[str]) -> 
     for _ in range(meals):
         r = rng.random()
         beneficiary = "other" if r < other_p else "shared" if r < other_p + shared_p else "self"
-        orders.append({"beneficiary": beneficiary, "meat_included": rng.chance(meat_p),
-                       "context_tag": tags[0]})
-    return {"meals": meals, "home_cooked": home, "fast_food": fast_food, "coffee_cups": coffee,
-            "food_orders": orders}
+        orders.append({"beneficiary": beneficiary, "meat_included": rng.chance(meat_p), "context_tag": tags[0]})
+    return {"meals": meals, "home_cooked": home, "fast_food": fast_food, "coffee_cups": coffee, "food_orders": orders}
 
 
-def _mood(p: dict[str, Any], rng: Rng, work: dict[str, Any], sleep: dict[str, Any],
-          social: dict[str, Any], single: bool) -> dict[str, Any]:
+def _mood(
+    p: dict[str, Any], rng: Rng, work: dict[str, Any], sleep: dict[str, Any], social: dict[str, Any], single: bool
+) -> dict[str, Any]:
     overall = rng.normal(p["overall_mean"], p["overall_std"])
     overall -= (0.5 if work["stress_events"] else 0) + (0.5 if sleep["duration_h"] < 5.5 else 0)
     overall -= 0.3 if sleep["quality"] <= 2 else 0
@@ -127,10 +148,14 @@ def _mood(p: dict[str, Any], rng: Rng, work: dict[str, Any], sleep: dict[str, An
     relax = None
     if rng.chance(p["relaxation_prob"]) and p["relaxation_activities"]:
         relax = rng.choice(p["relaxation_activities"])
-    return {"overall": overall, "stressed": stressed, "energy": energy,
-            "loneliness": int(clamp(round(lonely), 1, 5)),
-            "routine_satisfaction": int(clamp(round(satisfied), 1, 5)),
-            "relaxation_activity": relax}
+    return {
+        "overall": overall,
+        "stressed": stressed,
+        "energy": energy,
+        "loneliness": int(clamp(round(lonely), 1, 5)),
+        "routine_satisfaction": int(clamp(round(satisfied), 1, 5)),
+        "relaxation_activity": relax,
+    }
 
 
 def generate_events(spec: PersonaSpec, rng: Rng) -> list[dict[str, Any]]:
@@ -147,14 +172,25 @@ def generate_events(spec: PersonaSpec, rng: Rng) -> list[dict[str, Any]]:
         work = _work(p["work"], rng, weekend, sem)
         social = _social(p["social"], rng, weekend, sem)
         tags = sorted(
-            (["weekend"] if weekend else []) + (["social"] if social["activities"] else [])
+            (["weekend"] if weekend else [])
+            + (["social"] if social["activities"] else [])
             + (["work_stress"] if work["stress_events"] or work["overtime"] else [])
         ) or ["routine"]
         diet = _diet(p["diet"], rng, sem, tags)
         mood = _mood(p["mood"], rng, work, sleep, social, single)
-        records.append({
-            "date": iso, "day_of_week": weekday, "day_index": i + 1,
-            "persona_id": spec.persona_id, "sleep": sleep, "exercise": exercise, "diet": diet,
-            "work": work, "social": social, "mood": mood, "context_tags": tags,
-        })
+        records.append(
+            {
+                "date": iso,
+                "day_of_week": weekday,
+                "day_index": i + 1,
+                "persona_id": spec.persona_id,
+                "sleep": sleep,
+                "exercise": exercise,
+                "diet": diet,
+                "work": work,
+                "social": social,
+                "mood": mood,
+                "context_tags": tags,
+            }
+        )
     return records

@@ -6,7 +6,7 @@ replayed after the run; the reader's own calibrated threshold is one point on th
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...records import Record, Report, RunKey
 from ...report.figures import LineChart, LineSeries
@@ -34,8 +34,11 @@ def risk_coverage_figures(report: Report, suite: str) -> list[LineChart]:
             y_range=(0.0, 1.0),
             caption="Each point abstains below one posterior-margin threshold (0 to 1 in steps of .02); "
             "items with fewer than two sources of evidence always answer, as in the paper."
-            + "".join(_single_point(s.name, records) for s, records in zip(series, (runs[k] for k in sorted(runs)))
-                      if len(s.points) == 1),
+            + "".join(
+                _single_point(s.name, records)
+                for s, records in zip(series, (runs[k] for k in sorted(runs)))
+                if len(s.points) == 1
+            ),
         )
     ]
 
@@ -44,8 +47,10 @@ def _single_point(label: str, records: Sequence[Record]) -> str:
     """Why a run's curve is one point: no threshold changes what it answers."""
     always = sum(r.answer_detail["sources_with_evidence"] < 2 for r in records)
     if always == len(records):
-        return (f" {label}: one point only, at full coverage: every item had fewer than two sources of "
-                "evidence in the retrieved memories, so no threshold makes it abstain.")
+        return (
+            f" {label}: one point only, at full coverage: every item had fewer than two sources of "
+            "evidence in the retrieved memories, so no threshold makes it abstain."
+        )
     return f" {label}: one point only: every threshold leaves the same items answered."
 
 

@@ -7,16 +7,24 @@ Every persona draws from its own random streams keyed by (seed, index, layer), s
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Mapping
+from functools import cache
+from typing import Any
 
 from ._common import Rng
 from .events import generate_events
 from .ground_truth import compute_ground_truth
-from .personas import (DIFFICULTIES, GENERATED_NAMESPACE, PERSONAS_PER_DIFFICULTY,
-                       PREFIX_TO_DIFFICULTY, RELEASED_NAMESPACE, PersonaSpec, persona_id,
-                       sample_persona)
+from .personas import (
+    DIFFICULTIES,
+    GENERATED_NAMESPACE,
+    PERSONAS_PER_DIFFICULTY,
+    PREFIX_TO_DIFFICULTY,
+    RELEASED_NAMESPACE,
+    PersonaSpec,
+    persona_id,
+    sample_persona,
+)
 from .sources import project_sources
 
 SEEDS: tuple[int, ...] = (20260321, 20260322, 20260323, 20260324)
@@ -106,13 +114,20 @@ def index_of(pid: str) -> int:
     return DIFFICULTIES.index(difficulty) * PERSONAS_PER_DIFFICULTY + number - 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def _index(seed: int) -> tuple[PersonaRef, ...]:
     refs = []
     for i in range(PERSONAS_PER_SEED):
         pid = persona_id(i)
-        refs.append(PersonaRef(pid, seed, i, DIFFICULTIES[i // PERSONAS_PER_DIFFICULTY],
-                               split_for_number(i % PERSONAS_PER_DIFFICULTY + 1)))
+        refs.append(
+            PersonaRef(
+                pid,
+                seed,
+                i,
+                DIFFICULTIES[i // PERSONAS_PER_DIFFICULTY],
+                split_for_number(i % PERSONAS_PER_DIFFICULTY + 1),
+            )
+        )
     return tuple(refs)
 
 
@@ -136,9 +151,15 @@ def generate(seed: int, index: int) -> Persona:
     sources = project_sources(spec, events)
     ref = _index(seed)[index]
     return Persona(
-        persona_id=spec.persona_id, seed=seed, index=index, difficulty=spec.difficulty,
-        split=ref.split, events=events, sources=sources,
-        ground_truth=compute_ground_truth(events, sources), spec=spec,
+        persona_id=spec.persona_id,
+        seed=seed,
+        index=index,
+        difficulty=spec.difficulty,
+        split=ref.split,
+        events=events,
+        sources=sources,
+        ground_truth=compute_ground_truth(events, sources),
+        spec=spec,
     )
 
 

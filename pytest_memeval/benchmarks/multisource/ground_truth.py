@@ -7,7 +7,8 @@ the released benchmark. ``derivation_detail`` strings follow the released format
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ._common import hhmm_to_min
 from .questions import QUESTIONS
@@ -69,8 +70,7 @@ def b2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     claim = float(claim)
     actual = sum(1 for d in events if d["exercise"]["did_exercise"]) / (len(events) / 7.0)
     delta = actual - claim
-    label = ("within_1_day" if abs(delta) <= 1.0
-             else "more_than_1_below" if delta < -1.0 else "more_than_1_above")
+    label = "within_1_day" if abs(delta) <= 1.0 else "more_than_1_below" if delta < -1.0 else "more_than_1_above"
     return label, f"profile={claim:.1f}/wk actual={actual:.2f}/wk delta={delta:+.2f}"
 
 
@@ -92,8 +92,10 @@ def b3(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     if not off:
         return "no_approach_described", "no_weekend_days_observed"
     worked = sum(1 for d in off if d["work"]["worked_on_weekend"])
-    return (weekend_style_label(style, worked, len(off)),
-            f"identity={style} worked={worked}/{len(off)} ratio={worked / len(off):.3f}")
+    return (
+        weekend_style_label(style, worked, len(off)),
+        f"identity={style} worked={worked}/{len(off)} ratio={worked / len(off):.3f}",
+    )
 
 
 def realization_label(ratio: float) -> str:
@@ -102,8 +104,7 @@ def realization_label(ratio: float) -> str:
 
 def c2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     plans = _by_day(sources, "planner")
-    planned = [d for d in events[-14:]
-               if (plans.get(int(d["day_index"])) or {}).get("social_target", {}).get("intent")]
+    planned = [d for d in events[-14:] if (plans.get(int(d["day_index"])) or {}).get("social_target", {}).get("intent")]
     if not planned:
         return "no_plans", "planned_days=0/14"
     realized = sum(1 for d in planned if _n_social(d) > 0)
@@ -132,8 +133,10 @@ def c3(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
         early += delta < -20
     if paired == 0:
         return "no_targets", "paired=0/14"
-    return (compliance_label(late, early, paired),
-            f"late={late} early={early} on_time={paired - late - early} / {paired}")
+    return (
+        compliance_label(late, early, paired),
+        f"late={late} early={early} on_time={paired - late - early} / {paired}",
+    )
 
 
 def trend_label(delta: float) -> str:
@@ -158,8 +161,10 @@ def d2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     hc = sum(d["diet"]["home_cooked"] for d in events) / n if n else 0.0
     delta = abs(hc - p_hc) + abs(meals - p_meals)
     label = "differs_more_than_1" if delta > 1.0 else "within_1"
-    return label, (f"profile_meals={p_meals:.1f} profile_hc={p_hc:.1f} actual_meals={meals:.2f} "
-                   f"actual_hc={hc:.2f} delta={delta:.3f}")
+    return label, (
+        f"profile_meals={p_meals:.1f} profile_hc={p_hc:.1f} actual_meals={meals:.2f} "
+        f"actual_hc={hc:.2f} delta={delta:.3f}"
+    )
 
 
 def factor_label(work: int, social: int, total: int) -> str:
@@ -173,10 +178,13 @@ def e1(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     if not late:
         return "no_late_nights", "late_nights=0"
     work = sum(1 for d in late if "work_stress" in d.get("context_tags", ()))
-    social = sum(1 for d in late if "work_stress" not in d.get("context_tags", ())
-                 and "social" in d.get("context_tags", ()))
-    return (factor_label(work, social, len(late)),
-            f"late_nights={len(late)} work={work} social={social} other={len(late) - work - social}")
+    social = sum(
+        1 for d in late if "work_stress" not in d.get("context_tags", ()) and "social" in d.get("context_tags", ())
+    )
+    return (
+        factor_label(work, social, len(late)),
+        f"late_nights={len(late)} work={work} social={social} other={len(late) - work - social}",
+    )
 
 
 def share_label(ratio: float) -> str:
@@ -185,9 +193,12 @@ def share_label(ratio: float) -> str:
 
 def e2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     plans = _by_day(sources, "planner")
-    skipped = [d for d in events
-               if (plans.get(int(d["day_index"])) or {}).get("exercise_target", {}).get("intended")
-               and not d["exercise"]["did_exercise"]]
+    skipped = [
+        d
+        for d in events
+        if (plans.get(int(d["day_index"])) or {}).get("exercise_target", {}).get("intended")
+        and not d["exercise"]["did_exercise"]
+    ]
     if len(skipped) <= 2:
         return "between_30_60", f"skip_days={len(skipped)} (too_few, default)"
     work = sum(1 for d in skipped if d["work"]["hours"] > 8.5 or d["work"]["overtime"])
@@ -204,8 +215,9 @@ def f1(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     social = [d for d in events if _n_social(d) > 0]
     if not social:
         return "no_social_activities", "social_days=0"
-    unplanned = sum(1 for d in social
-                    if not (plans.get(int(d["day_index"])) or {}).get("social_target", {}).get("intent"))
+    unplanned = sum(
+        1 for d in social if not (plans.get(int(d["day_index"])) or {}).get("social_target", {}).get("intent")
+    )
     return unplanned_label(unplanned), f"social_days={len(social)} unplanned={unplanned}"
 
 
@@ -299,9 +311,24 @@ def ctrl2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
 
 
 RULES: Mapping[str, Rule] = {
-    "A1": a1, "A2": a2, "A3": a3, "B2": b2, "B3": b3, "C2": c2, "C3": c3, "D1": d1, "D2": d2,
-    "E1": e1, "E2": e2, "F1": f1, "F2": f2, "F3": f3, "G1": g1, "G2": g2,
-    "Ctrl1": ctrl1, "Ctrl2": ctrl2,
+    "A1": a1,
+    "A2": a2,
+    "A3": a3,
+    "B2": b2,
+    "B3": b3,
+    "C2": c2,
+    "C3": c3,
+    "D1": d1,
+    "D2": d2,
+    "E1": e1,
+    "E2": e2,
+    "F1": f1,
+    "F2": f2,
+    "F3": f3,
+    "G1": g1,
+    "G2": g2,
+    "Ctrl1": ctrl1,
+    "Ctrl2": ctrl2,
 }
 
 
@@ -315,6 +342,11 @@ def compute_ground_truth(events: Events, sources: Mapping[str, Any]) -> dict[str
     for qid, rule in RULES.items():
         answer, detail = rule(events, sources)
         q = QUESTIONS[qid]
-        out[qid] = {"question_id": qid, "question_type": q.gt_type, "question_topic": q.topic,
-                    "answer": answer, "derivation_detail": detail}
+        out[qid] = {
+            "question_id": qid,
+            "question_type": q.gt_type,
+            "question_topic": q.topic,
+            "answer": answer,
+            "derivation_detail": detail,
+        }
     return out

@@ -7,7 +7,7 @@ paper's prompt does: "## A1 - Sleep Duration Count (Sleep, 30 days)" and
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 TITLES: Mapping[str, str] = {
     "A1": "Sleep Duration Count (Sleep, 30 days)",

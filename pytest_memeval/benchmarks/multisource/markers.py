@@ -7,10 +7,14 @@ from .questions import FAILURE_MODES, QUESTIONS, REASONING_TYPES, Question
 
 
 def marker_descriptions() -> dict[str, str]:
-    markers = {f"type_{letter}": f"multisource reasoning type {letter} ({name})" for letter, name in REASONING_TYPES.items()}
+    markers = {
+        f"type_{letter}": f"multisource reasoning type {letter} ({name})" for letter, name in REASONING_TYPES.items()
+    }
     markers.update({f"difficulty_{d}": f"multisource persona difficulty class {d}" for d in DIFFICULTIES})
     markers.update({f"topic_{q.topic}": f"question topic {q.topic}" for q in QUESTIONS.values()})
-    markers.update({f"window_{q.window_days}d": f"question about the last {q.window_days} days" for q in QUESTIONS.values()})
+    markers.update(
+        {f"window_{q.window_days}d": f"question about the last {q.window_days} days" for q in QUESTIONS.values()}
+    )
     markers.update(
         {
             "answer_ordinal": "ordered answer scale",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -49,8 +49,7 @@ def selective_accuracy(qids: Sequence[str], correct: Sequence[bool], answered: S
     return float(np.mean(accs)) if accs else math.nan
 
 
-def f_beta(qids: Sequence[str], correct: Sequence[bool], answered: Sequence[bool],
-           beta: float = 0.5) -> float:
+def f_beta(qids: Sequence[str], correct: Sequence[bool], answered: Sequence[bool], beta: float = 0.5) -> float:
     """F_beta with P = SelAcc (macro) and R = SelAcc * Cov / Acc (macro), as released."""
     p = selective_accuracy(qids, correct, answered)
     acc = macro_accuracy(qids, correct)
@@ -90,8 +89,9 @@ def majority_labels(golds: Iterable[Mapping[str, str]]) -> dict[str, str]:
     return out
 
 
-def f_beta_counts(correct: Sequence[bool] | np.ndarray, answered: Sequence[bool] | np.ndarray,
-                  beta: float = 0.5) -> float:
+def f_beta_counts(
+    correct: Sequence[bool] | np.ndarray, answered: Sequence[bool] | np.ndarray, beta: float = 0.5
+) -> float:
     """F_beta over item counts, the criterion the release's NBF+SKIP calibration maximises.
 
     P = answered-and-correct / answered, R = answered-and-correct / (answered-and-correct +

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -99,35 +100,53 @@ class NBFModel:
         probs = [p / total for p in probs]
         best = max(range(len(lp)), key=lp.__getitem__)  # first label wins ties
         margin = posterior_margin(lp)
-        return Prediction(label=self.labels[qid][best],
-                          posterior=dict(zip(self.labels[qid], probs)), margin=margin,
-                          n_active=active, answered=active < 2 or margin >= self.theta)
+        return Prediction(
+            label=self.labels[qid][best],
+            posterior=dict(zip(self.labels[qid], probs)),
+            margin=margin,
+            n_active=active,
+            answered=active < 2 or margin >= self.theta,
+        )
 
     def predict_all(self, atoms: Mapping[str, AtomsQ]) -> dict[str, Prediction]:
         return {qid: self.predict(qid, atoms[qid]) for qid in self.labels if qid in atoms}
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "alpha": self.alpha, "theta": self.theta,
-                "temperature": self.temperature, "n_train": self.n_train,
-                "labels": self.labels, "log_prior": self.log_prior, "log_emit": self.log_emit}
+        return {
+            "format": FORMAT,
+            "alpha": self.alpha,
+            "theta": self.theta,
+            "temperature": self.temperature,
+            "n_train": self.n_train,
+            "labels": self.labels,
+            "log_prior": self.log_prior,
+            "log_emit": self.log_emit,
+        }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | str) -> "NBFModel":
+    def from_json(cls, data: Mapping[str, Any] | str) -> NBFModel:
         if isinstance(data, str):
             data = json.loads(data)
         if data.get("format") != FORMAT:
             raise ValueError(f"not a multisource NBF model (format {data.get('format')!r})")
-        return cls(labels={q: list(v) for q, v in data["labels"].items()},
-                   log_prior={q: list(v) for q, v in data["log_prior"].items()},
-                   log_emit={q: {s: [list(r) for r in m] for s, m in e.items()}
-                             for q, e in data["log_emit"].items()},
-                   alpha=float(data["alpha"]), theta=float(data["theta"]),
-                   temperature=float(data["temperature"]), n_train=int(data["n_train"]))
+        return cls(
+            labels={q: list(v) for q, v in data["labels"].items()},
+            log_prior={q: list(v) for q, v in data["log_prior"].items()},
+            log_emit={q: {s: [list(r) for r in m] for s, m in e.items()} for q, e in data["log_emit"].items()},
+            alpha=float(data["alpha"]),
+            theta=float(data["theta"]),
+            temperature=float(data["temperature"]),
+            n_train=int(data["n_train"]),
+        )
 
 
-def fit_nbf(atoms: Sequence[Mapping[str, AtomsQ]], golds: Sequence[Mapping[str, str]],
-            alpha: float = 1.0, qids: Sequence[str] | None = None,
-            sources: Sequence[str] = SOURCE_NAMES) -> NBFModel:
+def fit_nbf(
+    atoms: Sequence[Mapping[str, AtomsQ]],
+    golds: Sequence[Mapping[str, str]],
+    alpha: float = 1.0,
+    qids: Sequence[str] | None = None,
+    sources: Sequence[str] = SOURCE_NAMES,
+) -> NBFModel:
     """Fit on per-persona atoms (``source_atoms`` output) and gold answers ``{qid: label}``."""
     if len(atoms) != len(golds):
         raise ValueError(f"{len(atoms)} atom tables but {len(golds)} gold records")
@@ -147,8 +166,7 @@ def fit_nbf(atoms: Sequence[Mapping[str, AtomsQ]], golds: Sequence[Mapping[str, 
             counts = np.full((k, k), alpha)
             np.add.at(counts, (y[seen], obs[seen]), 1.0)
             log_emit[qid][src] = [_log(row) for row in (counts / counts.sum(axis=1, keepdims=True)).tolist()]
-    return NBFModel(labels=labels, log_prior=log_prior, log_emit=log_emit, alpha=alpha,
-                    n_train=len(golds))
+    return NBFModel(labels=labels, log_prior=log_prior, log_emit=log_emit, alpha=alpha, n_train=len(golds))
 
 
 def _log(values: list[float]) -> list[float]:
@@ -157,8 +175,9 @@ def _log(values: list[float]) -> list[float]:
     return [math.log(v) for v in values]
 
 
-def _flatten(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
-             golds: Sequence[Mapping[str, str]]) -> tuple[list[str], list[bool], list[float], list[int]]:
+def _flatten(
+    model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]], golds: Sequence[Mapping[str, str]]
+) -> tuple[list[str], list[bool], list[float], list[int]]:
     qids, correct, margins, active = [], [], [], []
     for a, g in zip(atoms, golds):
         for qid in model.labels:
@@ -170,9 +189,13 @@ def _flatten(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
     return qids, correct, margins, active
 
 
-def calibrate_theta(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
-                    golds: Sequence[Mapping[str, str]], grid: Sequence[float] = THETA_GRID,
-                    beta: float = 0.5) -> tuple[float, float]:
+def calibrate_theta(
+    model: NBFModel,
+    atoms: Sequence[Mapping[str, AtomsQ]],
+    golds: Sequence[Mapping[str, str]],
+    grid: Sequence[float] = THETA_GRID,
+    beta: float = 0.5,
+) -> tuple[float, float]:
     """Set ``model.theta`` to the grid value maximising F_beta; returns (theta, F_beta).
 
     Ties go to the smallest theta (the most coverage).
@@ -189,9 +212,12 @@ def calibrate_theta(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
     return model.theta, best_f
 
 
-def calibrate_temperature(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
-                          golds: Sequence[Mapping[str, str]],
-                          grid: Sequence[float] = TEMPERATURE_GRID) -> tuple[float, float]:
+def calibrate_temperature(
+    model: NBFModel,
+    atoms: Sequence[Mapping[str, AtomsQ]],
+    golds: Sequence[Mapping[str, str]],
+    grid: Sequence[float] = TEMPERATURE_GRID,
+) -> tuple[float, float]:
     """The answer-only NBF's emission temperature: the grid value maximising macro accuracy
     (ties to the smallest); ``model.theta`` is left as it is. Returns (T, accuracy)."""
     best_t, best_acc = model.temperature, -1.0
@@ -205,11 +231,14 @@ def calibrate_temperature(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]]
     return model.temperature, best_acc
 
 
-def calibrate_selective(model: NBFModel, atoms: Sequence[Mapping[str, AtomsQ]],
-                        golds: Sequence[Mapping[str, str]],
-                        temperatures: Sequence[float] = TEMPERATURE_GRID,
-                        thetas: Sequence[float] = THETA_GRID,
-                        beta: float = 0.5) -> tuple[float, float, float]:
+def calibrate_selective(
+    model: NBFModel,
+    atoms: Sequence[Mapping[str, AtomsQ]],
+    golds: Sequence[Mapping[str, str]],
+    temperatures: Sequence[float] = TEMPERATURE_GRID,
+    thetas: Sequence[float] = THETA_GRID,
+    beta: float = 0.5,
+) -> tuple[float, float, float]:
     """NBF+SKIP: temperature and margin threshold chosen together, maximising F_beta on
     answered/skipped counts (``f_beta_counts``) over the full grid. Ties go to the first
     pair met with temperatures outer and thresholds inner (the smallest T, then the

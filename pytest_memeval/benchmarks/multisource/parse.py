@@ -14,9 +14,10 @@ fields), so the atom readout runs unchanged on parsed and on structured sources.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from ._common import DAYS, NUM_DAYS, START_DATE
 from .render import TITLE_TO_SOURCE
@@ -27,45 +28,69 @@ _T = f"({_HHMM})"
 _F = r"(\d+(?:\.\d+)?)"
 
 # (kind, source, pattern); first match wins, so specific patterns come before general ones
-_LINE_GRAMMAR: list[tuple[str, str, re.Pattern[str]]] = [(k, s, re.compile(p)) for k, s, p in (
-    ("sleep", "planner", rf"^- Planned bedtime {_T}, wake ({_HHMM}|unknown), targeting {_F} hours of sleep\.$"),
-    ("exercise", "planner", r"^- (No workout planned)\.$"),
-    ("exercise", "planner", r"^- Planned (.+?)(?: for (\d+) minutes)?\.$"),
-    ("work", "planner", rf"^- Work capped at {_F} hours(?:, finish by {_T})?\.$"),
-    ("diet", "planner", r"^- Home-cooked food (not )?prioritized\.$"),
-    ("social", "planner", r"^- (No social activity|Social activity) planned\.$"),
-    ("empty", "planner", r"^- No specific plans recorded\.$"),
-    ("sleep", "daily_self_report", rf"^- Sleep:(?: went to bed at {_T})?(?:, woke at {_T})?(?:, slept {_F} hours)?(?:, quality (good|fair|poor|unknown))?\.$"),
-    ("exercise", "daily_self_report", r"^- Exercise: (.+?)(?:, (\d+) minutes)?\.$"),
-    ("diet", "daily_self_report", r"^- Diet:(?: (\d+) meals total)?(?:, (\d+) home-cooked)?\.$"),
-    ("work", "daily_self_report", rf"^- Work:(?: {_F} hours)?(, overtime)?(, worked on weekend|, no weekend work commitment)?\.$"),
-    ("social", "daily_self_report", r"^- Social: (.+?)(\. Was supporting someone else)?\.$"),
-    ("timesheet", "objective_log", rf"^- Timesheet: {_F} hours logged, (overtime reported|no overtime)\.$"),
-    ("payments", "objective_log", r"^- Payments: (.+)\.$"),
-    ("calendar", "objective_log", r"^- Calendar: (.+)\.$"),
-    ("empty", "objective_log", r"^- No records for this date\.$"),
-    ("sleep_tracker", "device_log", rf"^- Sleep tracker:(?: bed {_T})?(?:, wake {_T})?(?:, {_F} hours)?\.$"),
-    ("activity", "device_log", r"^- Activity:(?: (\d+) active minutes)?(?:, (workout detected|no workout detected))?\.$"),
-    ("work_session", "device_log", r"^- Work session: (\d+) minutes of focus time(?:, (finished late|no late finish))?\.$"),
-    ("empty", "device_log", r"^- No device records for this date\.$"),
-)]
+_LINE_GRAMMAR: list[tuple[str, str, re.Pattern[str]]] = [
+    (k, s, re.compile(p))
+    for k, s, p in (
+        ("sleep", "planner", rf"^- Planned bedtime {_T}, wake ({_HHMM}|unknown), targeting {_F} hours of sleep\.$"),
+        ("exercise", "planner", r"^- (No workout planned)\.$"),
+        ("exercise", "planner", r"^- Planned (.+?)(?: for (\d+) minutes)?\.$"),
+        ("work", "planner", rf"^- Work capped at {_F} hours(?:, finish by {_T})?\.$"),
+        ("diet", "planner", r"^- Home-cooked food (not )?prioritized\.$"),
+        ("social", "planner", r"^- (No social activity|Social activity) planned\.$"),
+        ("empty", "planner", r"^- No specific plans recorded\.$"),
+        (
+            "sleep",
+            "daily_self_report",
+            rf"^- Sleep:(?: went to bed at {_T})?(?:, woke at {_T})?(?:, slept {_F} hours)?(?:, quality (good|fair|poor|unknown))?\.$",
+        ),
+        ("exercise", "daily_self_report", r"^- Exercise: (.+?)(?:, (\d+) minutes)?\.$"),
+        ("diet", "daily_self_report", r"^- Diet:(?: (\d+) meals total)?(?:, (\d+) home-cooked)?\.$"),
+        (
+            "work",
+            "daily_self_report",
+            rf"^- Work:(?: {_F} hours)?(, overtime)?(, worked on weekend|, no weekend work commitment)?\.$",
+        ),
+        ("social", "daily_self_report", r"^- Social: (.+?)(\. Was supporting someone else)?\.$"),
+        ("timesheet", "objective_log", rf"^- Timesheet: {_F} hours logged, (overtime reported|no overtime)\.$"),
+        ("payments", "objective_log", r"^- Payments: (.+)\.$"),
+        ("calendar", "objective_log", r"^- Calendar: (.+)\.$"),
+        ("empty", "objective_log", r"^- No records for this date\.$"),
+        ("sleep_tracker", "device_log", rf"^- Sleep tracker:(?: bed {_T})?(?:, wake {_T})?(?:, {_F} hours)?\.$"),
+        (
+            "activity",
+            "device_log",
+            r"^- Activity:(?: (\d+) active minutes)?(?:, (workout detected|no workout detected))?\.$",
+        ),
+        (
+            "work_session",
+            "device_log",
+            r"^- Work session: (\d+) minutes of focus time(?:, (finished late|no late finish))?\.$",
+        ),
+        ("empty", "device_log", r"^- No device records for this date\.$"),
+    )
+]
 _UNAVAILABLE = "- Records unavailable for this date."
 _UNAVAILABLE_MATCH = re.compile(re.escape(_UNAVAILABLE)).match(_UNAVAILABLE)
 _DAY_RE = re.compile(r"^#### (\d{4})-(\d{2})-(\d{2})(?: \([A-Za-z]+\))?$")
 _SECTION_RE = re.compile(r"^## (.+?)$")
 
-_PROFILE_GRAMMAR: list[tuple[str, re.Pattern[str]]] = [(k, re.compile(p)) for k, p in (
-    ("identity", r"^(.+?) is a (\d+)-year-old (.+?) in (.+?)\.(?: Relationship status: (.+)\.)?$"),
-    ("traits", r"^Traits: (.+)\.$"),
-    ("sleep", rf"^Sleep habits: (?:typically goes to bed around {_T})?(?:, )?(?:sleeps about {_F} hours)?\.$"),
-    ("exercise", rf"^Exercise: (?:exercises about {_F} days per week)?(?:, )?(?:usually through (.+?))?\.$"),
-    ("diet", rf"^Diet: (?:averages {_F} meals per day)?(?:, )?(?:about {_F} of those are home-cooked)?\.$"),
-    ("work", rf"^Work: (?:works about {_F} hours per day)?(?:, )?(?:overtime on about (\d+)% of days)?\.$"),
-    ("social", rf"^Social life: (?:socially active about {_F} days per week)?\.$"),
-)]
-_STYLES = {"maintains strict work-life boundaries": "strict_boundary",
-           "has a flexible approach to after-hours work": "flexible",
-           "occasionally works after hours": "occasional"}
+_PROFILE_GRAMMAR: list[tuple[str, re.Pattern[str]]] = [
+    (k, re.compile(p))
+    for k, p in (
+        ("identity", r"^(.+?) is a (\d+)-year-old (.+?) in (.+?)\.(?: Relationship status: (.+)\.)?$"),
+        ("traits", r"^Traits: (.+)\.$"),
+        ("sleep", rf"^Sleep habits: (?:typically goes to bed around {_T})?(?:, )?(?:sleeps about {_F} hours)?\.$"),
+        ("exercise", rf"^Exercise: (?:exercises about {_F} days per week)?(?:, )?(?:usually through (.+?))?\.$"),
+        ("diet", rf"^Diet: (?:averages {_F} meals per day)?(?:, )?(?:about {_F} of those are home-cooked)?\.$"),
+        ("work", rf"^Work: (?:works about {_F} hours per day)?(?:, )?(?:overtime on about (\d+)% of days)?\.$"),
+        ("social", rf"^Social life: (?:socially active about {_F} days per week)?\.$"),
+    )
+]
+_STYLES = {
+    "maintains strict work-life boundaries": "strict_boundary",
+    "has a flexible approach to after-hours work": "flexible",
+    "occasionally works after hours": "occasional",
+}
 
 
 @dataclass
@@ -113,15 +138,21 @@ def _num(text: str | None) -> float | None:
 def _planner(lines: Mapping[str, re.Match[str]], rec: dict[str, Any]) -> None:
     if "sleep" in lines:
         g = lines["sleep"].groups()
-        rec["sleep_target"] = {"bedtime": g[0], "duration_h": float(g[2]),
-                               "wake_time": None if g[1] == "unknown" else g[1]}
+        rec["sleep_target"] = {
+            "bedtime": g[0],
+            "duration_h": float(g[2]),
+            "wake_time": None if g[1] == "unknown" else g[1],
+        }
     if "exercise" in lines:
         m = lines["exercise"]
         if m.group(1) == "No workout planned":
             rec["exercise_target"] = {"intended": False}
         else:
-            rec["exercise_target"] = {"intended": True, "type": m.group(1),
-                                      "duration_min": int(m.group(2)) if m.group(2) else 0}
+            rec["exercise_target"] = {
+                "intended": True,
+                "type": m.group(1),
+                "duration_min": int(m.group(2)) if m.group(2) else 0,
+            }
     if "work" in lines:
         g = lines["work"].groups()
         rec["work_target"] = {"hours_limit": float(g[0]), "avoid_overtime": True, "finish_by": g[1]}
@@ -140,16 +171,21 @@ def _self_report(lines: Mapping[str, re.Match[str]], rec: dict[str, Any]) -> Non
         if m.group(1) == "none" and m.group(2) is None:
             rec["exercise"] = {"did_exercise": False}
         else:
-            rec["exercise"] = {"did_exercise": True, "type": m.group(1),
-                               "duration_min": int(m.group(2)) if m.group(2) else None}
+            rec["exercise"] = {
+                "did_exercise": True,
+                "type": m.group(1),
+                "duration_min": int(m.group(2)) if m.group(2) else None,
+            }
     if "diet" in lines:
         g = lines["diet"].groups()
-        rec["diet"] = {"meals": None if g[0] is None else int(g[0]),
-                       "home_cooked": None if g[1] is None else int(g[1])}
+        rec["diet"] = {"meals": None if g[0] is None else int(g[0]), "home_cooked": None if g[1] is None else int(g[1])}
     if "work" in lines:
         g = lines["work"].groups()
-        rec["work"] = {"hours": _num(g[0]), "overtime": g[1] is not None,
-                       "worked_on_weekend": g[2] == ", worked on weekend"}
+        rec["work"] = {
+            "hours": _num(g[0]),
+            "overtime": g[1] is not None,
+            "worked_on_weekend": g[2] == ", worked on weekend",
+        }
     if "social" in lines:
         m = lines["social"]
         acts = [] if m.group(1) == "no activities" else m.group(1).split(", ")
@@ -158,7 +194,8 @@ def _self_report(lines: Mapping[str, re.Match[str]], rec: dict[str, Any]) -> Non
 
 _PAYMENT_RE = re.compile(r"^(\d+) (.+?) purchases?$")
 _CALENDAR_RE = re.compile(
-    r"^([a-z ]+?)(?:: (.+?))?(?: \((?:(\d{2}:\d{2})-(\d{2}:\d{2})(?:, (\d+) min)?|(\d+) min)\))?$")
+    r"^([a-z ]+?)(?:: (.+?))?(?: \((?:(\d{2}:\d{2})-(\d{2}:\d{2})(?:, (\d+) min)?|(\d+) min)\))?$"
+)
 
 
 def _objective(lines: Mapping[str, re.Match[str]], rec: dict[str, Any]) -> None:
@@ -168,8 +205,7 @@ def _objective(lines: Mapping[str, re.Match[str]], rec: dict[str, Any]) -> None:
         sig["timesheet"] = {"hours_logged": float(g[0]), "overtime_logged": g[1] == "overtime reported"}
     if "payments" in lines:
         items = [_PAYMENT_RE.match(p) for p in lines["payments"].group(1).split(", ")]
-        sig["payments"] = [{"category": m.group(2).replace(" ", "_"), "count": int(m.group(1))}
-                           for m in items if m]
+        sig["payments"] = [{"category": m.group(2).replace(" ", "_"), "count": int(m.group(1))} for m in items if m]
     if "calendar" in lines:
         entries = []
         for part in lines["calendar"].group(1).split("; "):
@@ -196,18 +232,25 @@ def _device(lines: Mapping[str, re.Match[str]], rec: dict[str, Any]) -> None:
         sig["sleep_tracker"] = {"bedtime": g[0], "wake_time": g[1], "duration_h": _num(g[2])}
     if "activity" in lines:
         g = lines["activity"].groups()
-        sig["activity_tracker"] = {"active_minutes": None if g[0] is None else int(g[0]),
-                                   "workout_detected": None if g[1] is None else g[1] == "workout detected"}
+        sig["activity_tracker"] = {
+            "active_minutes": None if g[0] is None else int(g[0]),
+            "workout_detected": None if g[1] is None else g[1] == "workout detected",
+        }
     if "work_session" in lines:
         g = lines["work_session"].groups()
-        sig["work_session"] = {"focus_minutes": int(g[0]),
-                               "late_finish": None if g[1] is None else g[1] == "finished late"}
+        sig["work_session"] = {
+            "focus_minutes": int(g[0]),
+            "late_finish": None if g[1] is None else g[1] == "finished late",
+        }
     rec["signals"] = sig
 
 
 _BUILDERS: dict[str, Callable[[Mapping[str, re.Match[str]], dict[str, Any]], None]] = {
-    "planner": _planner, "daily_self_report": _self_report,
-    "objective_log": _objective, "device_log": _device}
+    "planner": _planner,
+    "daily_self_report": _self_report,
+    "objective_log": _objective,
+    "device_log": _device,
+}
 
 
 def _profile(lines: Mapping[str, re.Match[str]]) -> dict[str, Any] | None:
@@ -216,28 +259,31 @@ def _profile(lines: Mapping[str, re.Match[str]]) -> dict[str, Any] | None:
     facts: dict[str, Any] = {}
     if "identity" in lines:
         g = lines["identity"].groups()
-        facts["identity"] = {"name": g[0], "age": int(g[1]), "occupation": g[2], "city": g[3],
-                             "relationship": g[4]}
+        facts["identity"] = {"name": g[0], "age": int(g[1]), "occupation": g[2], "city": g[3], "relationship": g[4]}
     if "traits" in lines:
         traits: dict[str, Any] = {"afterhours_work_style": None}
         for part in lines["traits"].group(1).split("; "):
             if part.startswith("dietary restriction: "):
-                traits["dietary_restriction"] = part[len("dietary restriction: "):]
+                traits["dietary_restriction"] = part[len("dietary restriction: ") :]
             elif part.startswith("social preference toward "):
-                traits["social_preference"] = part[len("social preference toward "):]
+                traits["social_preference"] = part[len("social preference toward ") :]
             elif part.endswith(" close friends") and part.split(" ")[0].isdigit():
                 traits["close_friends"] = int(part.split(" ")[0])
             elif part.startswith("primary exercise: "):
-                traits["primary_exercise"] = part[len("primary exercise: "):]
+                traits["primary_exercise"] = part[len("primary exercise: ") :]
             elif part in _STYLES:
                 traits["afterhours_work_style"] = _STYLES[part]
             elif part.startswith("after-hours style: "):
-                traits["afterhours_work_style"] = part[len("after-hours style: "):]
+                traits["afterhours_work_style"] = part[len("after-hours style: ") :]
         facts["traits"] = traits
     snap: dict[str, Any] = {}
-    fields = {"sleep": ("bedtime", "duration_h"), "exercise": ("days_per_week", "type"),
-              "diet": ("meals_per_day", "home_cooked_mean"),
-              "work": ("hours_mean", "overtime_share"), "social": ("active_days_per_week",)}
+    fields = {
+        "sleep": ("bedtime", "duration_h"),
+        "exercise": ("days_per_week", "type"),
+        "diet": ("meals_per_day", "home_cooked_mean"),
+        "work": ("hours_mean", "overtime_share"),
+        "social": ("active_days_per_week",),
+    }
     for block, names in fields.items():
         if block not in lines:
             continue

@@ -36,59 +36,163 @@ LAST_NAMES = (
     "Larson Mitchell Nakamura Ortiz"
 ).split()
 OCCUPATIONS = (
-    "software engineer", "teacher", "marketing manager", "product designer", "nurse",
-    "financial analyst", "graduate student", "freelance writer", "architect",
-    "physical therapist", "project manager", "chef", "accountant", "graphic designer",
-    "data analyst", "sales manager", "research assistant", "operations specialist",
-    "customer success manager", "UX researcher",
+    "software engineer",
+    "teacher",
+    "marketing manager",
+    "product designer",
+    "nurse",
+    "financial analyst",
+    "graduate student",
+    "freelance writer",
+    "architect",
+    "physical therapist",
+    "project manager",
+    "chef",
+    "accountant",
+    "graphic designer",
+    "data analyst",
+    "sales manager",
+    "research assistant",
+    "operations specialist",
+    "customer success manager",
+    "UX researcher",
 )
-WORK_HEAVY = frozenset({"software engineer", "product designer", "project manager",
-                        "operations specialist", "marketing manager", "financial analyst"})
+WORK_HEAVY = frozenset(
+    {
+        "software engineer",
+        "product designer",
+        "project manager",
+        "operations specialist",
+        "marketing manager",
+        "financial analyst",
+    }
+)
 CITIES = (
-    "Austin, TX", "Chicago, IL", "Portland, OR", "Seattle, WA", "Boston, MA", "Denver, CO",
-    "Atlanta, GA", "San Diego, CA", "Minneapolis, MN", "Philadelphia, PA", "Nashville, TN",
-    "Charlotte, NC", "Phoenix, AZ", "Madison, WI", "Brooklyn, NY", "Columbus, OH",
-    "Ann Arbor, MI", "Raleigh, NC", "Pittsburgh, PA", "Salt Lake City, UT",
+    "Austin, TX",
+    "Chicago, IL",
+    "Portland, OR",
+    "Seattle, WA",
+    "Boston, MA",
+    "Denver, CO",
+    "Atlanta, GA",
+    "San Diego, CA",
+    "Minneapolis, MN",
+    "Philadelphia, PA",
+    "Nashville, TN",
+    "Charlotte, NC",
+    "Phoenix, AZ",
+    "Madison, WI",
+    "Brooklyn, NY",
+    "Columbus, OH",
+    "Ann Arbor, MI",
+    "Raleigh, NC",
+    "Pittsburgh, PA",
+    "Salt Lake City, UT",
 )
-DIETS = (("none", .55), ("vegetarian", .15), ("vegan", .10), ("low-carb", .10),
-         ("gluten-free", .10))
-SOCIAL_PREFS = (("in person", .60), ("online", .15), ("no preference", .25))
+DIETS = (("none", 0.55), ("vegetarian", 0.15), ("vegan", 0.10), ("low-carb", 0.10), ("gluten-free", 0.10))
+SOCIAL_PREFS = (("in person", 0.60), ("online", 0.15), ("no preference", 0.25))
 SOCIAL_POOL = (
-    "dinner with friends", "coffee with a colleague", "family brunch", "book club",
-    "board game night", "pickup basketball", "bar trivia", "group hike", "birthday dinner",
-    "video call with friends", "coworking session", "art gallery opening",
-    "live music night", "church gathering", "neighborhood walk",
+    "dinner with friends",
+    "coffee with a colleague",
+    "family brunch",
+    "book club",
+    "board game night",
+    "pickup basketball",
+    "bar trivia",
+    "group hike",
+    "birthday dinner",
+    "video call with friends",
+    "coworking session",
+    "art gallery opening",
+    "live music night",
+    "church gathering",
+    "neighborhood walk",
 )
-EXERCISES = ("running", "cycling", "yoga", "pilates", "strength training", "swimming",
-             "walking", "dance", "hiking", "boxing")
-RELAXATION = ("reading", "gaming", "watching TV", "meditation", "journaling", "podcasts",
-              "stretching", "cooking", "music", "sketching", "gardening", "documentaries")
+EXERCISES = (
+    "running",
+    "cycling",
+    "yoga",
+    "pilates",
+    "strength training",
+    "swimming",
+    "walking",
+    "dance",
+    "hiking",
+    "boxing",
+)
+RELAXATION = (
+    "reading",
+    "gaming",
+    "watching TV",
+    "meditation",
+    "journaling",
+    "podcasts",
+    "stretching",
+    "cooking",
+    "music",
+    "sketching",
+    "gardening",
+    "documentaries",
+)
 
 # id, description, then deltas/multipliers: sleep, quality, exercise x, fast food,
 # coffee, work hours, overtime, weekend work, social x, mood, stress
-_SCENARIO_KEYS = ("sleep_delta", "quality_delta", "exercise_multiplier",
-                  "diet_fast_food_boost", "coffee_delta", "work_hours_delta",
-                  "overtime_boost", "weekend_work_boost", "social_multiplier", "mood_delta",
-                  "stress_boost")
+_SCENARIO_KEYS = (
+    "sleep_delta",
+    "quality_delta",
+    "exercise_multiplier",
+    "diet_fast_food_boost",
+    "coffee_delta",
+    "work_hours_delta",
+    "overtime_boost",
+    "weekend_work_boost",
+    "social_multiplier",
+    "mood_delta",
+    "stress_boost",
+)
 SHIFT_SCENARIOS: tuple[dict[str, Any], ...] = tuple(
     {"id": sid, "event_description": desc, **dict(zip(_SCENARIO_KEYS, vals))}
     for sid, desc, vals in (
-        ("promotion_crunch", "Got promoted into a deadline-heavy leadership role",
-         (-1.5, -1.5, 0.4, 0.35, 1.5, 2.5, 0.45, 0.35, 0.35, -1.0, 0.35)),
-        ("family_caregiving", "Started helping with intensive family caregiving responsibilities",
-         (-1.2, -1.2, 0.5, 0.20, 1.0, 1.0, 0.20, 0.10, 0.45, -0.8, 0.25)),
-        ("wellness_reset", "Committed to a structured wellness reset after a stressful quarter",
-         (0.8, 0.8, 1.7, -0.15, -0.5, -0.5, -0.10, -0.10, 0.9, 0.8, -0.20)),
-        ("launch_crunch", "Took on a compressed launch cycle for a major client project",
-         (-1.0, -1.0, 0.5, 0.25, 1.0, 3.0, 0.50, 0.40, 0.3, -1.2, 0.40)),
-        ("new_relationship", "Started a new romantic relationship and social life expanded",
-         (-0.5, 0.3, 0.7, 0.15, 0.3, -0.5, -0.05, -0.05, 1.6, 0.8, -0.10)),
-        ("health_scare", "Received a health scare and overhauled daily habits",
-         (1.0, 0.5, 1.5, -0.25, -1.0, -1.0, -0.10, -0.10, 0.8, -0.5, 0.15)),
-        ("relocation", "Relocated to a new city for a partner's job",
-         (-0.6, -0.5, 0.6, 0.20, 0.5, 0.5, 0.10, 0.05, 0.4, -0.6, 0.20)),
-        ("burnout_recovery", "Hit burnout wall and drastically reduced commitments",
-         (1.2, 0.6, 0.8, 0.10, -0.3, -2.0, -0.15, -0.10, 0.5, 0.3, -0.15)),
+        (
+            "promotion_crunch",
+            "Got promoted into a deadline-heavy leadership role",
+            (-1.5, -1.5, 0.4, 0.35, 1.5, 2.5, 0.45, 0.35, 0.35, -1.0, 0.35),
+        ),
+        (
+            "family_caregiving",
+            "Started helping with intensive family caregiving responsibilities",
+            (-1.2, -1.2, 0.5, 0.20, 1.0, 1.0, 0.20, 0.10, 0.45, -0.8, 0.25),
+        ),
+        (
+            "wellness_reset",
+            "Committed to a structured wellness reset after a stressful quarter",
+            (0.8, 0.8, 1.7, -0.15, -0.5, -0.5, -0.10, -0.10, 0.9, 0.8, -0.20),
+        ),
+        (
+            "launch_crunch",
+            "Took on a compressed launch cycle for a major client project",
+            (-1.0, -1.0, 0.5, 0.25, 1.0, 3.0, 0.50, 0.40, 0.3, -1.2, 0.40),
+        ),
+        (
+            "new_relationship",
+            "Started a new romantic relationship and social life expanded",
+            (-0.5, 0.3, 0.7, 0.15, 0.3, -0.5, -0.05, -0.05, 1.6, 0.8, -0.10),
+        ),
+        (
+            "health_scare",
+            "Received a health scare and overhauled daily habits",
+            (1.0, 0.5, 1.5, -0.25, -1.0, -1.0, -0.10, -0.10, 0.8, -0.5, 0.15),
+        ),
+        (
+            "relocation",
+            "Relocated to a new city for a partner's job",
+            (-0.6, -0.5, 0.6, 0.20, 0.5, 0.5, 0.10, 0.05, 0.4, -0.6, 0.20),
+        ),
+        (
+            "burnout_recovery",
+            "Hit burnout wall and drastically reduced commitments",
+            (1.2, 0.6, 0.8, 0.10, -0.3, -2.0, -0.15, -0.10, 0.5, 0.3, -0.15),
+        ),
     )
 )
 
@@ -144,29 +248,52 @@ def _preferred_days(rng: Rng, days_per_week: float) -> list[str]:
 def _stable_params(rng: Rng, exercise: str) -> dict[str, dict[str, Any]]:
     dpw = rng.choice((2, 3, 4, 5))
     return {
-        "sleep": dict(bedtime_mean=rng.choice(("22:15", "22:30", "23:00", "23:15", "23:30")),
-                      bedtime_std_min=rng.choice((15, 20, 25, 30)),
-                      duration_mean_h=_u(rng, 6.8, 8.0, 1), duration_std_h=_u(rng, .2, .5, 1),
-                      quality_mean=rng.choice((3.5, 4.0, 4.2)), quality_std=_u(rng, .3, .6, 1),
-                      trouble_falling_asleep_prob=_u(rng, .03, .12),
-                      screen_before_bed_prob=_u(rng, .20, .70)),
-        "exercise": dict(days_per_week=dpw, preferred_days=_preferred_days(rng, dpw),
-                         type=exercise, duration_mean_min=rng.choice((30, 40, 45, 50, 60)),
-                         duration_std_min=rng.choice((8, 10, 12, 15)),
-                         skip_prob=_u(rng, .05, .15)),
-        "diet": dict(meals_per_day=rng.choice((3.0, 3.0, 3.0, 2.5)),
-                     home_cook_prob=_u(rng, .55, .80), fast_food_prob=_u(rng, .05, .20),
-                     coffee_cups_mean=_u(rng, .5, 2.5, 1), coffee_cups_std=_u(rng, .3, .8, 1)),
-        "work": dict(hours_mean=_u(rng, 7.5, 9.0, 1), hours_std=_u(rng, .4, .8, 1),
-                     overtime_prob=_u(rng, .05, .18), weekend_work_prob=_u(rng, .02, .12),
-                     stress_prob=_u(rng, .08, .18)),
-        "social": dict(meetup_prob_per_day=_u(rng, .20, .38),
-                       weekend_social_boost=_u(rng, .15, .35),
-                       social_activities=rng.sample(SOCIAL_POOL, 4)),
-        "mood": dict(overall_mean=_u(rng, 3.6, 4.4, 1), overall_std=_u(rng, .3, .7, 1),
-                     stress_prob=_u(rng, .08, .18), energy_mean=_u(rng, 3.4, 4.4, 1),
-                     energy_std=_u(rng, .3, .7, 1), relaxation_prob=_u(rng, .35, .65),
-                     relaxation_activities=rng.sample(RELAXATION, 3)),
+        "sleep": dict(
+            bedtime_mean=rng.choice(("22:15", "22:30", "23:00", "23:15", "23:30")),
+            bedtime_std_min=rng.choice((15, 20, 25, 30)),
+            duration_mean_h=_u(rng, 6.8, 8.0, 1),
+            duration_std_h=_u(rng, 0.2, 0.5, 1),
+            quality_mean=rng.choice((3.5, 4.0, 4.2)),
+            quality_std=_u(rng, 0.3, 0.6, 1),
+            trouble_falling_asleep_prob=_u(rng, 0.03, 0.12),
+            screen_before_bed_prob=_u(rng, 0.20, 0.70),
+        ),
+        "exercise": dict(
+            days_per_week=dpw,
+            preferred_days=_preferred_days(rng, dpw),
+            type=exercise,
+            duration_mean_min=rng.choice((30, 40, 45, 50, 60)),
+            duration_std_min=rng.choice((8, 10, 12, 15)),
+            skip_prob=_u(rng, 0.05, 0.15),
+        ),
+        "diet": dict(
+            meals_per_day=rng.choice((3.0, 3.0, 3.0, 2.5)),
+            home_cook_prob=_u(rng, 0.55, 0.80),
+            fast_food_prob=_u(rng, 0.05, 0.20),
+            coffee_cups_mean=_u(rng, 0.5, 2.5, 1),
+            coffee_cups_std=_u(rng, 0.3, 0.8, 1),
+        ),
+        "work": dict(
+            hours_mean=_u(rng, 7.5, 9.0, 1),
+            hours_std=_u(rng, 0.4, 0.8, 1),
+            overtime_prob=_u(rng, 0.05, 0.18),
+            weekend_work_prob=_u(rng, 0.02, 0.12),
+            stress_prob=_u(rng, 0.08, 0.18),
+        ),
+        "social": dict(
+            meetup_prob_per_day=_u(rng, 0.20, 0.38),
+            weekend_social_boost=_u(rng, 0.15, 0.35),
+            social_activities=rng.sample(SOCIAL_POOL, 4),
+        ),
+        "mood": dict(
+            overall_mean=_u(rng, 3.6, 4.4, 1),
+            overall_std=_u(rng, 0.3, 0.7, 1),
+            stress_prob=_u(rng, 0.08, 0.18),
+            energy_mean=_u(rng, 3.4, 4.4, 1),
+            energy_std=_u(rng, 0.3, 0.7, 1),
+            relaxation_prob=_u(rng, 0.35, 0.65),
+            relaxation_activities=rng.sample(RELAXATION, 3),
+        ),
     }
 
 
@@ -174,31 +301,52 @@ def _revealed_params(rng: Rng, exercise: str) -> dict[str, dict[str, Any]]:
     """Actual behaviour of a stated-vs-revealed persona: worse than the stated profile."""
     dpw = rng.choice((0.5, 1.0, 1.5, 2.0, 3.0))
     return {
-        "sleep": dict(bedtime_mean=rng.choice(("23:45", "00:00", "00:30", "01:00")),
-                      bedtime_std_min=rng.choice((30, 40, 45, 60)),
-                      duration_mean_h=_u(rng, 5.5, 7.0, 1), duration_std_h=_u(rng, .6, 1.1, 1),
-                      quality_mean=_u(rng, 2.5, 3.5, 1), quality_std=_u(rng, .8, 1.1, 1),
-                      trouble_falling_asleep_prob=_u(rng, .20, .45),
-                      screen_before_bed_prob=_u(rng, .55, .90)),
-        "exercise": dict(days_per_week=dpw,
-                         preferred_days=_preferred_days(rng, dpw) if dpw >= 1.0 else None,
-                         type=exercise, duration_mean_min=rng.choice((20, 25, 30, 35, 40)),
-                         duration_std_min=rng.choice((10, 12, 15, 18)),
-                         skip_prob=_u(rng, .25, .55)),
-        "diet": dict(meals_per_day=rng.choice((2.0, 2.5, 3.0)),
-                     home_cook_prob=_u(rng, .20, .45), fast_food_prob=_u(rng, .25, .50),
-                     coffee_cups_mean=_u(rng, 2.0, 4.0, 1), coffee_cups_std=_u(rng, .6, 1.2, 1)),
-        "work": dict(hours_mean=_u(rng, 6.0, 8.5, 1), hours_std=_u(rng, 1.5, 3.0, 1),
-                     overtime_prob=_u(rng, .12, .35), weekend_work_prob=_u(rng, .12, .35),
-                     stress_prob=_u(rng, .25, .50)),
-        "social": dict(meetup_prob_per_day=_u(rng, .25, .50),
-                       weekend_social_boost=_u(rng, .15, .30),
-                       social_activities=rng.sample(SOCIAL_POOL, 4)
-                       + [rng.choice(("late-night drinks", "networking meetup"))]),
-        "mood": dict(overall_mean=_u(rng, 2.5, 3.5, 1), overall_std=_u(rng, .8, 1.1, 1),
-                     stress_prob=_u(rng, .25, .50), energy_mean=_u(rng, 2.2, 3.4, 1),
-                     energy_std=_u(rng, .8, 1.1, 1), relaxation_prob=_u(rng, .20, .45),
-                     relaxation_activities=rng.sample(RELAXATION, 3)),
+        "sleep": dict(
+            bedtime_mean=rng.choice(("23:45", "00:00", "00:30", "01:00")),
+            bedtime_std_min=rng.choice((30, 40, 45, 60)),
+            duration_mean_h=_u(rng, 5.5, 7.0, 1),
+            duration_std_h=_u(rng, 0.6, 1.1, 1),
+            quality_mean=_u(rng, 2.5, 3.5, 1),
+            quality_std=_u(rng, 0.8, 1.1, 1),
+            trouble_falling_asleep_prob=_u(rng, 0.20, 0.45),
+            screen_before_bed_prob=_u(rng, 0.55, 0.90),
+        ),
+        "exercise": dict(
+            days_per_week=dpw,
+            preferred_days=_preferred_days(rng, dpw) if dpw >= 1.0 else None,
+            type=exercise,
+            duration_mean_min=rng.choice((20, 25, 30, 35, 40)),
+            duration_std_min=rng.choice((10, 12, 15, 18)),
+            skip_prob=_u(rng, 0.25, 0.55),
+        ),
+        "diet": dict(
+            meals_per_day=rng.choice((2.0, 2.5, 3.0)),
+            home_cook_prob=_u(rng, 0.20, 0.45),
+            fast_food_prob=_u(rng, 0.25, 0.50),
+            coffee_cups_mean=_u(rng, 2.0, 4.0, 1),
+            coffee_cups_std=_u(rng, 0.6, 1.2, 1),
+        ),
+        "work": dict(
+            hours_mean=_u(rng, 6.0, 8.5, 1),
+            hours_std=_u(rng, 1.5, 3.0, 1),
+            overtime_prob=_u(rng, 0.12, 0.35),
+            weekend_work_prob=_u(rng, 0.12, 0.35),
+            stress_prob=_u(rng, 0.25, 0.50),
+        ),
+        "social": dict(
+            meetup_prob_per_day=_u(rng, 0.25, 0.50),
+            weekend_social_boost=_u(rng, 0.15, 0.30),
+            social_activities=rng.sample(SOCIAL_POOL, 4) + [rng.choice(("late-night drinks", "networking meetup"))],
+        ),
+        "mood": dict(
+            overall_mean=_u(rng, 2.5, 3.5, 1),
+            overall_std=_u(rng, 0.8, 1.1, 1),
+            stress_prob=_u(rng, 0.25, 0.50),
+            energy_mean=_u(rng, 2.2, 3.4, 1),
+            energy_std=_u(rng, 0.8, 1.1, 1),
+            relaxation_prob=_u(rng, 0.20, 0.45),
+            relaxation_activities=rng.sample(RELAXATION, 3),
+        ),
     }
 
 
@@ -209,65 +357,73 @@ def _shifted(base: dict[str, dict[str, Any]], sc: dict[str, Any], rng: Rng) -> d
     stress_up = max(0.0, sc["stress_boost"])
     s["duration_mean_h"] = round(clamp(bs["duration_mean_h"] + sc["sleep_delta"], 4.5, 9.0), 1)
     s["quality_mean"] = round(clamp(bs["quality_mean"] + sc["quality_delta"], 1.5, 5.0), 1)
-    s["bedtime_mean"] = rng.choice(("00:00", "00:30", "01:00") if sc["sleep_delta"] < 0
-                                   else ("21:45", "22:00", "22:15"))
-    s["trouble_falling_asleep_prob"] = round(clamp(bs["trouble_falling_asleep_prob"] + stress_up, .02, .75), 2)
-    s["screen_before_bed_prob"] = round(clamp(bs["screen_before_bed_prob"] + stress_up, .10, .95), 2)
+    s["bedtime_mean"] = rng.choice(
+        ("00:00", "00:30", "01:00") if sc["sleep_delta"] < 0 else ("21:45", "22:00", "22:15")
+    )
+    s["trouble_falling_asleep_prob"] = round(clamp(bs["trouble_falling_asleep_prob"] + stress_up, 0.02, 0.75), 2)
+    s["screen_before_bed_prob"] = round(clamp(bs["screen_before_bed_prob"] + stress_up, 0.10, 0.95), 2)
 
     mult = sc["exercise_multiplier"]
     e["days_per_week"] = round(clamp(be["days_per_week"] * mult, 0.5, 6.0), 1)
     e["preferred_days"] = _preferred_days(rng, max(1.0, e["days_per_week"]))
     e["duration_mean_min"] = int(clamp(be["duration_mean_min"] * mult, 15, 80))
-    e["skip_prob"] = round(clamp(be["skip_prob"] + (0.20 if mult < 1.0 else -0.05), .02, .75), 2)
+    e["skip_prob"] = round(clamp(be["skip_prob"] + (0.20 if mult < 1.0 else -0.05), 0.02, 0.75), 2)
 
     ff = sc["diet_fast_food_boost"]
-    d["fast_food_prob"] = round(clamp(bd["fast_food_prob"] + ff, .02, .75), 2)
-    d["home_cook_prob"] = round(clamp(bd["home_cook_prob"] - ff, .05, .90), 2)
+    d["fast_food_prob"] = round(clamp(bd["fast_food_prob"] + ff, 0.02, 0.75), 2)
+    d["home_cook_prob"] = round(clamp(bd["home_cook_prob"] - ff, 0.05, 0.90), 2)
     d["coffee_cups_mean"] = round(clamp(bd["coffee_cups_mean"] + sc["coffee_delta"], 0.0, 5.0), 1)
 
     w["hours_mean"] = round(clamp(bw["hours_mean"] + sc["work_hours_delta"], 4.0, 12.5), 1)
-    w["overtime_prob"] = round(clamp(bw["overtime_prob"] + sc["overtime_boost"], .02, .90), 2)
-    w["weekend_work_prob"] = round(clamp(bw["weekend_work_prob"] + sc["weekend_work_boost"], .02, .85), 2)
-    w["stress_prob"] = round(clamp(bw["stress_prob"] + sc["stress_boost"], .02, .90), 2)
+    w["overtime_prob"] = round(clamp(bw["overtime_prob"] + sc["overtime_boost"], 0.02, 0.90), 2)
+    w["weekend_work_prob"] = round(clamp(bw["weekend_work_prob"] + sc["weekend_work_boost"], 0.02, 0.85), 2)
+    w["stress_prob"] = round(clamp(bw["stress_prob"] + sc["stress_boost"], 0.02, 0.90), 2)
 
-    so["meetup_prob_per_day"] = round(clamp(bso["meetup_prob_per_day"] * sc["social_multiplier"], .02, .60), 2)
-    so["weekend_social_boost"] = round(clamp(bso["weekend_social_boost"] * sc["social_multiplier"], .02, .40), 2)
+    so["meetup_prob_per_day"] = round(clamp(bso["meetup_prob_per_day"] * sc["social_multiplier"], 0.02, 0.60), 2)
+    so["weekend_social_boost"] = round(clamp(bso["weekend_social_boost"] * sc["social_multiplier"], 0.02, 0.40), 2)
 
     m["overall_mean"] = round(clamp(bm["overall_mean"] + sc["mood_delta"], 1.5, 5.0), 1)
-    m["stress_prob"] = round(clamp(bm["stress_prob"] + sc["stress_boost"], .02, .90), 2)
+    m["stress_prob"] = round(clamp(bm["stress_prob"] + sc["stress_boost"], 0.02, 0.90), 2)
     m["energy_mean"] = round(clamp(bm["energy_mean"] + sc["mood_delta"], 1.5, 5.0), 1)
     if sc["mood_delta"] < 0:
-        m["relaxation_prob"] = round(clamp(bm["relaxation_prob"] - 0.15, .05, .80), 2)
+        m["relaxation_prob"] = round(clamp(bm["relaxation_prob"] - 0.15, 0.05, 0.80), 2)
         m["relaxation_activities"] = ["scrolling phone", "watching TV", rng.choice(RELAXATION)]
     else:
-        m["relaxation_prob"] = round(clamp(bm["relaxation_prob"] + 0.10, .05, .80), 2)
+        m["relaxation_prob"] = round(clamp(bm["relaxation_prob"] + 0.10, 0.05, 0.80), 2)
     return p
 
 
 # (for-others order prob, self meat baseline, self meat on exception) ranges per class
 _SEMANTIC_RANGES = {
-    "stable": ((.12, .32), (.02, .14), (.12, .34)),
-    "temporal_shift": ((.22, .45), (.08, .20), (.22, .48)),
-    "stated_vs_revealed": ((.30, .58), (.12, .28), (.35, .62)),
+    "stable": ((0.12, 0.32), (0.02, 0.14), (0.12, 0.34)),
+    "temporal_shift": ((0.22, 0.45), (0.08, 0.20), (0.22, 0.48)),
+    "stated_vs_revealed": ((0.30, 0.58), (0.12, 0.28), (0.35, 0.62)),
 }
 
 
 def _semantic(rng: Rng, difficulty: str, occupation: str) -> dict[str, Any]:
-    contexts = [c for c, p in (("social", .72), ("travel", .46),
-                               ("work_stress", .58 if occupation in WORK_HEAVY else .36),
-                               ("weekend", .34)) if rng.chance(p)]
+    contexts = [
+        c
+        for c, p in (
+            ("social", 0.72),
+            ("travel", 0.46),
+            ("work_stress", 0.58 if occupation in WORK_HEAVY else 0.36),
+            ("weekend", 0.34),
+        )
+        if rng.chance(p)
+    ]
     if not contexts:
         contexts = [rng.choice(("social", "travel", "work_stress", "weekend"))]
     others, base_meat, exc_meat = _SEMANTIC_RANGES[difficulty]
     return {
         "exception_contexts": sorted(contexts),
         "for_others_food_order_prob": _u(rng, *others),
-        "shared_order_prob": _u(rng, .14, .36),
+        "shared_order_prob": _u(rng, 0.14, 0.36),
         "self_meat_baseline_prob": _u(rng, *base_meat),
         "self_meat_on_exception_prob": _u(rng, *exc_meat),
-        "takeout_on_stress_prob": _u(rng, .32, .62),
-        "obligation_social_prob": _u(rng, .05, .90),
-        "afterhours_for_self_prob": _u(rng, .12, .34),
+        "takeout_on_stress_prob": _u(rng, 0.32, 0.62),
+        "obligation_social_prob": _u(rng, 0.05, 0.90),
+        "afterhours_for_self_prob": _u(rng, 0.12, 0.34),
     }
 
 
@@ -295,21 +451,33 @@ def sample_persona(seed: int, index: int, rng: Rng) -> PersonaSpec:
         stated = {
             "sleep_description": "I'm an early riser and usually asleep by 10:30pm so I can get a full 8 hours.",
             "exercise_description": f"I work out almost every morning, usually {exercise} on "
-                                    + ", ".join(x.capitalize() for x in days[:3]) + ".",
+            + ", ".join(x.capitalize() for x in days[:3])
+            + ".",
             "social_description": rng.choice(STATED_SOCIAL),
             "mood_description": STATED_MOOD,
-            "missing_day_prob": _u(rng, .03, .08),
+            "missing_day_prob": _u(rng, 0.03, 0.08),
         }
     else:
         params = _stable_params(rng, exercise)
         if difficulty == "temporal_shift":
             scenario = rng.choice(SHIFT_SCENARIOS)
             shift_day = rng.integers(10, 21)
-            shift = {"scenario": scenario["id"], "shift_day": shift_day,
-                     "event_description": scenario["event_description"],
-                     "params": _shifted(params, scenario, rng)}
+            shift = {
+                "scenario": scenario["id"],
+                "shift_day": shift_day,
+                "event_description": scenario["event_description"],
+                "params": _shifted(params, scenario, rng),
+            }
     return PersonaSpec(
-        persona_id=persona_id(index), name=persona_name(index), seed=seed, index=index,
-        difficulty=difficulty, identity=identity, traits=traits, params=params,
-        semantic=_semantic(rng, difficulty, identity["occupation"]), shift=shift, stated=stated,
+        persona_id=persona_id(index),
+        name=persona_name(index),
+        seed=seed,
+        index=index,
+        difficulty=difficulty,
+        identity=identity,
+        traits=traits,
+        params=params,
+        semantic=_semantic(rng, difficulty, identity["occupation"]),
+        shift=shift,
+        stated=stated,
     )

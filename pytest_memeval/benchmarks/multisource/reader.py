@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from ...errors import ConfigError
 from ...types import Answer, ItemView, Memory
@@ -43,7 +43,7 @@ from .questions import QUESTIONS
 
 READERS = {
     "nbf-skip": "the paper's NBF+SKIP: per-seed fit on train, temperature and margin chosen "
-                "together by F0.5 on calibration (default)",
+    "together by F0.5 on calibration (default)",
     "nbf": "the paper's answer-only NBF: per-seed fit, temperature by accuracy on calibration",
     "pooled-margin": "one NBF on all seeds' train splits, T = 1, margin alone by macro F0.5",
 }
@@ -62,8 +62,7 @@ def reader_setting(raw: str | None) -> str:
     """The reader variant named by --memeval-suite-option multisource.reader."""
     name = DEFAULT_READER if raw is None else raw
     if name not in READERS:
-        raise ConfigError(f"--memeval-suite-option multisource.reader: {name!r} is not one of "
-                          f"{', '.join(READERS)}")
+        raise ConfigError(f"--memeval-suite-option multisource.reader: {name!r} is not one of {', '.join(READERS)}")
     return name
 
 
@@ -83,7 +82,7 @@ class Evidence:
     _sparse: dict[int, set[str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, texts: Sequence[str]) -> "Evidence":
+    def of(cls, texts: Sequence[str]) -> Evidence:
         parsed = parse_records(texts)
         return cls(parsed, View(parsed))
 

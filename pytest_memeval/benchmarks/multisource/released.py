@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ...errors import DataError
 from ._common import SOURCE_NAMES
@@ -99,9 +100,17 @@ def load_released_persona(persona_dir: Path | str, seed: int | None = None) -> P
 
     render_path = pdir.parent / "nl_renders" / f"{pid}.md"
     render = render_path.read_text(encoding="utf-8") if render_path.exists() else None
-    return Persona(persona_id=pid, seed=seed, index=index_of(pid), difficulty=difficulty,
-                   split=split_of(seed, pid), events=events, sources=sources, ground_truth=gt,
-                   nl_render=render)
+    return Persona(
+        persona_id=pid,
+        seed=seed,
+        index=index_of(pid),
+        difficulty=difficulty,
+        split=split_of(seed, pid),
+        events=events,
+        sources=sources,
+        ground_truth=gt,
+        nl_render=render,
+    )
 
 
 def seed_dirs(root: Path | str) -> list[Path]:
@@ -119,8 +128,9 @@ def seed_dirs(root: Path | str) -> list[Path]:
     raise DataError(f"{base}: no s<seed> directories found (nor under seeds/ or benchmark/seeds/)")
 
 
-def load_released(root: Path | str, seeds: tuple[int, ...] | None = None,
-                  split: str | None = None) -> Iterator[Persona]:
+def load_released(
+    root: Path | str, seeds: tuple[int, ...] | None = None, split: str | None = None
+) -> Iterator[Persona]:
     """Personas of a release in (seed, persona id) order, optionally one split only."""
     for sdir in seed_dirs(root):
         seed = int(sdir.name[1:])

@@ -8,7 +8,8 @@ as one unit and, for each daily source, one unit per day that repeats its sectio
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ._common import SOURCE_NAMES, is_weekend, weekday_of
 
@@ -56,8 +57,11 @@ def profile_lines(doc: Mapping[str, Any]) -> list[str]:
         intro += f" Relationship status: {ident['relationship']}."
     lines = [intro]
 
-    parts = [f"dietary restriction: {traits['dietary_restriction']}"
-             if traits.get("dietary_restriction") else "no dietary restrictions"]
+    parts = [
+        f"dietary restriction: {traits['dietary_restriction']}"
+        if traits.get("dietary_restriction")
+        else "no dietary restrictions"
+    ]
     if traits.get("social_preference"):
         parts.append(f"social preference toward {traits['social_preference']}")
     if traits.get("close_friends") is not None:
@@ -74,20 +78,37 @@ def profile_lines(doc: Mapping[str, Any]) -> list[str]:
         if out:
             lines.append(f"{label}: " + ", ".join(out) + ".")
 
-    topic("Sleep habits", routine.get("sleep", {}), (
-        ("bedtime", "typically goes to bed around {}"), ("duration_h", "sleeps about {:.1f} hours")))
-    topic("Exercise", routine.get("exercise", {}), (
-        ("days_per_week", "exercises about {:.1f} days per week"), ("type", "usually through {}")))
-    topic("Diet", routine.get("diet", {}), (
-        ("meals_per_day", "averages {:.1f} meals per day"),
-        ("home_cooked_mean", "about {:.1f} of those are home-cooked")))
+    topic(
+        "Sleep habits",
+        routine.get("sleep", {}),
+        (("bedtime", "typically goes to bed around {}"), ("duration_h", "sleeps about {:.1f} hours")),
+    )
+    topic(
+        "Exercise",
+        routine.get("exercise", {}),
+        (("days_per_week", "exercises about {:.1f} days per week"), ("type", "usually through {}")),
+    )
+    topic(
+        "Diet",
+        routine.get("diet", {}),
+        (
+            ("meals_per_day", "averages {:.1f} meals per day"),
+            ("home_cooked_mean", "about {:.1f} of those are home-cooked"),
+        ),
+    )
     work = dict(routine.get("work", {}))
     if work.get("overtime_share"):
         work["overtime_pct"] = work["overtime_share"] * 100
-    topic("Work", work, (("hours_mean", "works about {:.1f} hours per day"),
-                         ("overtime_pct", "overtime on about {:.0f}% of days")))
-    topic("Social life", routine.get("social", {}), (
-        ("active_days_per_week", "socially active about {:.1f} days per week"),))
+    topic(
+        "Work",
+        work,
+        (("hours_mean", "works about {:.1f} hours per day"), ("overtime_pct", "overtime on about {:.0f}% of days")),
+    )
+    topic(
+        "Social life",
+        routine.get("social", {}),
+        (("active_days_per_week", "socially active about {:.1f} days per week"),),
+    )
     return lines
 
 
@@ -95,8 +116,10 @@ def planner_lines(rec: Mapping[str, Any]) -> list[str]:
     parts = []
     st = rec.get("sleep_target") or {}
     if st.get("bedtime") and st.get("duration_h"):
-        parts.append(f"Planned bedtime {st['bedtime']}, wake {st.get('wake_time') or 'unknown'}, "
-                     f"targeting {st['duration_h']:.1f} hours of sleep")
+        parts.append(
+            f"Planned bedtime {st['bedtime']}, wake {st.get('wake_time') or 'unknown'}, "
+            f"targeting {st['duration_h']:.1f} hours of sleep"
+        )
     et = rec.get("exercise_target") or {}
     if et:
         if et.get("intended"):
@@ -106,8 +129,10 @@ def planner_lines(rec: Mapping[str, Any]) -> list[str]:
             parts.append("No workout planned")
     wt = rec.get("work_target") or {}
     if wt.get("hours_limit"):
-        parts.append(f"Work capped at {wt['hours_limit']:.1f} hours"
-                     + (f", finish by {wt['finish_by']}" if wt.get("finish_by") else ""))
+        parts.append(
+            f"Work capped at {wt['hours_limit']:.1f} hours"
+            + (f", finish by {wt['finish_by']}" if wt.get("finish_by") else "")
+        )
     hc = (rec.get("diet_target") or {}).get("home_cooked_priority")
     if hc is True:
         parts.append("Home-cooked food prioritized")
@@ -177,11 +202,17 @@ def objective_lines(rec: Mapping[str, Any]) -> list[str]:
     lines = []
     ts = sig.get("timesheet")
     if ts:
-        lines.append(f"- Timesheet: {ts['hours_logged']:.1f} hours logged"
-                     + (", overtime reported" if ts.get("overtime_logged") else ", no overtime") + ".")
+        lines.append(
+            f"- Timesheet: {ts['hours_logged']:.1f} hours logged"
+            + (", overtime reported" if ts.get("overtime_logged") else ", no overtime")
+            + "."
+        )
     if sig.get("payments"):
-        pays = [f"{p.get('count', 1)} {p.get('category', 'unknown').replace('_', ' ')} purchase"
-                + ("s" if p.get("count", 1) > 1 else "") for p in sig["payments"]]
+        pays = [
+            f"{p.get('count', 1)} {p.get('category', 'unknown').replace('_', ' ')} purchase"
+            + ("s" if p.get("count", 1) > 1 else "")
+            for p in sig["payments"]
+        ]
         lines.append(f"- Payments: {', '.join(pays)}.")
     if sig.get("calendar"):
         entries = []
@@ -190,7 +221,9 @@ def objective_lines(rec: Mapping[str, Any]) -> list[str]:
             if e.get("title"):
                 s += f": {e['title']}"
             if e.get("start") and e.get("end"):
-                s += f" ({e['start']}-{e['end']}" + (f", {e['duration_min']} min" if e.get("duration_min") else "") + ")"
+                s += (
+                    f" ({e['start']}-{e['end']}" + (f", {e['duration_min']} min" if e.get("duration_min") else "") + ")"
+                )
             elif e.get("duration_min"):
                 s += f" ({e['duration_min']} min)"
             entries.append(s)
@@ -234,8 +267,12 @@ def device_lines(rec: Mapping[str, Any]) -> list[str]:
     return lines or ["- No device records for this date."]
 
 
-_DAY_RENDERERS = {"planner": planner_lines, "daily_self_report": self_report_lines,
-                  "objective_log": objective_lines, "device_log": device_lines}
+_DAY_RENDERERS = {
+    "planner": planner_lines,
+    "daily_self_report": self_report_lines,
+    "objective_log": objective_lines,
+    "device_log": device_lines,
+}
 
 
 def _records(doc: Any) -> list[Mapping[str, Any]]:
@@ -301,12 +338,12 @@ def units_from_markdown(text: str) -> list[Unit]:
         name = TITLE_TO_SOURCE.get(m.group(1))
         if name is None:
             continue
-        body = text[m.end():heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+        body = text[m.end() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
         if name == "profile_ltm":
             units.append((name, f"## {m.group(1)}\n\n{body.strip()}"))
             continue
         starts = [d.start() for d in _DAY_RE.finditer(body)]
         for j, s in enumerate(starts):
-            block = body[s:starts[j + 1] if j + 1 < len(starts) else len(body)].strip()
+            block = body[s : starts[j + 1] if j + 1 < len(starts) else len(body)].strip()
             units.append((name, f"## {m.group(1)}\n{block}"))
     return units

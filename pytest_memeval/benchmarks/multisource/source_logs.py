@@ -18,8 +18,12 @@ _UP = (0, 0, 1)
 
 
 def header(spec: PersonaSpec, source: str) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "source_type": source,
-            "persona_id": spec.persona_id, "persona_name": spec.name}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "source_type": source,
+        "persona_id": spec.persona_id,
+        "persona_name": spec.name,
+    }
 
 
 def _report_sleep(a: dict[str, Any], rng: Rng, cr: float) -> dict[str, Any]:
@@ -30,25 +34,34 @@ def _report_sleep(a: dict[str, Any], rng: Rng, cr: float) -> dict[str, Any]:
     if rng.chance(cr):  # flattering night
         duration += rng.uniform(0.4, 1.0)
         quality = int(clamp(quality + 1, 1, 5))
-    return {"bedtime": min_to_hhmm(bed), "wake_time": min_to_hhmm(wake),
-            "duration_h": round(clamp(duration, 4.0, 11.5), 1),
-            "quality": int(clamp(quality, 1, 5)),
-            "screen_before_bed": a["screen_before_bed"] or rng.chance(0.25)}
+    return {
+        "bedtime": min_to_hhmm(bed),
+        "wake_time": min_to_hhmm(wake),
+        "duration_h": round(clamp(duration, 4.0, 11.5), 1),
+        "quality": int(clamp(quality, 1, 5)),
+        "screen_before_bed": a["screen_before_bed"] or rng.chance(0.25),
+    }
 
 
 def _report_exercise(a: dict[str, Any], rng: Rng, cr: float, over: float) -> dict[str, Any]:
     if not a["did_exercise"]:
         if rng.chance(max(cr, over)):  # claims a light session that did not happen
-            return {"did_exercise": True, "type": rng.choice(("walking", "stretching", "yoga")),
-                    "duration_min": rng.integers(10, 26)}
+            return {
+                "did_exercise": True,
+                "type": rng.choice(("walking", "stretching", "yoga")),
+                "duration_min": rng.integers(10, 26),
+            }
         return {"did_exercise": False}
     duration = a["duration_min"] * rng.uniform(0.90, 1.30)
     if rng.chance(over):
         duration += rng.uniform(5, 12)
     if rng.chance(cr):
         duration += rng.integers(5, 16)
-    return {"did_exercise": True, "type": a["exercise_type"] or rng.choice(("walking", "running", "yoga")),
-            "duration_min": int(clamp(duration, 10, 150))}
+    return {
+        "did_exercise": True,
+        "type": a["exercise_type"] or rng.choice(("walking", "running", "yoga")),
+        "duration_min": int(clamp(duration, 10, 150)),
+    }
 
 
 def _report_diet(a: dict[str, Any], rng: Rng, cr: float, under: float, over: float) -> dict[str, Any]:
@@ -70,8 +83,7 @@ def _report_diet(a: dict[str, Any], rng: Rng, cr: float, under: float, over: flo
         if o["meat_included"] and rng.chance(0.30):
             o["meat_included"] = False
         orders.append(o)
-    return {"meals": meals, "home_cooked": home, "fast_food": fast, "coffee_cups": coffee,
-            "food_orders": orders}
+    return {"meals": meals, "home_cooked": home, "fast_food": fast, "coffee_cups": coffee, "food_orders": orders}
 
 
 def _report_work(a: dict[str, Any], rng: Rng, cr: float, under: float) -> dict[str, Any]:
@@ -93,9 +105,14 @@ def _report_work(a: dict[str, Any], rng: Rng, cr: float, under: float) -> dict[s
     weekend_work = a["worked_on_weekend"]
     if weekend_work and rng.chance(under):
         weekend_work = False
-    return {"hours": hours, "overtime": overtime and hours > 9, "worked_on_weekend": weekend_work,
-            "stress_events": stress, "work_life_balance": a["work_life_balance"],
-            "afterhours_reason": reason}
+    return {
+        "hours": hours,
+        "overtime": overtime and hours > 9,
+        "worked_on_weekend": weekend_work,
+        "stress_events": stress,
+        "work_life_balance": a["work_life_balance"],
+        "afterhours_reason": reason,
+    }
 
 
 def _report_social(a: dict[str, Any], rng: Rng, cr: float) -> dict[str, Any]:
@@ -103,8 +120,7 @@ def _report_social(a: dict[str, Any], rng: Rng, cr: float) -> dict[str, Any]:
     if activities and rng.chance(0.45):
         activities = activities[:1]
     if not activities and rng.chance(cr):
-        activities = [rng.choice(("called a friend", "grabbed coffee with someone",
-                                  "went for a walk with a friend"))]
+        activities = [rng.choice(("called a friend", "grabbed coffee with someone", "went for a walk with a friend"))]
     if rng.chance(cr) and activities:
         activities.append(rng.choice(("video call with friends", "quiet dinner at home", "book club")))
     supporting = a["supporting_other"]
@@ -122,25 +138,35 @@ def _report_mood(a: dict[str, Any], rng: Rng, cr: float, over: float) -> dict[st
         overall, stressed = min(5, overall + 1), False
     if rng.chance(0.35) and not relax:
         relax = rng.choice(("reading", "music", "stretching", "watching TV"))
-    return {"overall": int(clamp(overall, 1, 5)), "stressed": stressed,
-            "energy": int(clamp(energy, 1, 5)), "loneliness": a["loneliness"],
-            "routine_satisfaction": a["routine_satisfaction"], "relaxation_activity": relax}
+    return {
+        "overall": int(clamp(overall, 1, 5)),
+        "stressed": stressed,
+        "energy": int(clamp(energy, 1, 5)),
+        "loneliness": a["loneliness"],
+        "routine_satisfaction": a["routine_satisfaction"],
+        "relaxation_activity": relax,
+    }
 
 
-def build_self_report(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any],
-                      rng: Rng) -> dict[str, Any]:
+def build_self_report(
+    spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any], rng: Rng
+) -> dict[str, Any]:
     cr = knobs["self_report_conflict_rate"]
     under = knobs["self_report_underreport_bias"]
     over = knobs["self_report_overreport_bias"]
-    records = [{
-        "date": ev["date"], "day_index": ev["day_index"],
-        "sleep": _report_sleep(ev["sleep"], rng, cr),
-        "exercise": _report_exercise(ev["exercise"], rng, cr, over),
-        "diet": _report_diet(ev["diet"], rng, cr, under, over),
-        "work": _report_work(ev["work"], rng, cr, under),
-        "social": _report_social(ev["social"], rng, cr),
-        "mood": _report_mood(ev["mood"], rng, cr, over),
-    } for ev in events]
+    records = [
+        {
+            "date": ev["date"],
+            "day_index": ev["day_index"],
+            "sleep": _report_sleep(ev["sleep"], rng, cr),
+            "exercise": _report_exercise(ev["exercise"], rng, cr, over),
+            "diet": _report_diet(ev["diet"], rng, cr, under, over),
+            "work": _report_work(ev["work"], rng, cr, under),
+            "social": _report_social(ev["social"], rng, cr),
+            "mood": _report_mood(ev["mood"], rng, cr, over),
+        }
+        for ev in events
+    ]
     return {**header(spec, "daily_self_report"), "records": records}
 
 
@@ -148,8 +174,9 @@ def _missing(ev: dict[str, Any]) -> dict[str, Any]:
     return {"date": ev["date"], "day_index": ev["day_index"], "available": False, "signals": {}}
 
 
-def build_objective_log(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any],
-                        rng: Rng) -> dict[str, Any]:
+def build_objective_log(
+    spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any], rng: Rng
+) -> dict[str, Any]:
     """Payments (delivery seen 75%), timesheet (80%), calendar, check-ins (40%)."""
     records = []
     for ev in events:
@@ -161,11 +188,13 @@ def build_objective_log(spec: PersonaSpec, events: list[dict[str, Any]], knobs: 
         signals: dict[str, Any] = {}
         payments = []
         if diet["coffee_cups"] > 0:
-            payments.append({"category": "coffee",
-                             "count": int(clamp(diet["coffee_cups"] + rng.choice(_JITTER), 0, 8))})
+            payments.append(
+                {"category": "coffee", "count": int(clamp(diet["coffee_cups"] + rng.choice(_JITTER), 0, 8))}
+            )
         if diet["fast_food"] > 0 and not rng.chance(0.25):
-            payments.append({"category": "food_delivery",
-                             "count": int(clamp(diet["fast_food"] + rng.choice(_JITTER), 0, 5))})
+            payments.append(
+                {"category": "food_delivery", "count": int(clamp(diet["fast_food"] + rng.choice(_JITTER), 0, 5))}
+            )
         if ex["did_exercise"] and rng.chance(0.3):
             payments.append({"category": "fitness", "count": 1})
         if payments:
@@ -173,19 +202,32 @@ def build_objective_log(spec: PersonaSpec, events: list[dict[str, Any]], knobs: 
         if not rng.chance(0.2):
             signals["timesheet"] = {
                 "hours_logged": round(clamp(work["hours"] + rng.uniform(-0.5, 0.5), 0.0, 16.0), 1),
-                "overtime_logged": work["overtime"]}
+                "overtime_logged": work["overtime"],
+            }
         calendar = []
         if work["hours"] > 0:
             start = 10 if weekend else 9
             block = int(clamp(round(work["hours"] * 60), 30, 900))
-            calendar.append({"kind": "work_block", "start": f"{start:02d}:00",
-                             "end": min_to_hhmm(start * 60 + block), "duration_min": block})
+            calendar.append(
+                {
+                    "kind": "work_block",
+                    "start": f"{start:02d}:00",
+                    "end": min_to_hhmm(start * 60 + block),
+                    "duration_min": block,
+                }
+            )
         if social["activities"]:
-            calendar.append({"kind": "social_event", "title": social["activities"][0],
-                             "duration_min": rng.integers(60, 181)})
+            calendar.append(
+                {"kind": "social_event", "title": social["activities"][0], "duration_min": rng.integers(60, 181)}
+            )
         if ex["did_exercise"] and not rng.chance(0.2):
-            calendar.append({"kind": "exercise_session", "title": ex["exercise_type"] or "exercise",
-                             "duration_min": int(clamp(ex["duration_min"] + rng.integers(-5, 6), 10, 180))})
+            calendar.append(
+                {
+                    "kind": "exercise_session",
+                    "title": ex["exercise_type"] or "exercise",
+                    "duration_min": int(clamp(ex["duration_min"] + rng.integers(-5, 6), 10, 180)),
+                }
+            )
         if calendar:  # noisy days keep only the first calendar entry
             noisy = rng.chance(knobs["objective_noise_rate"])
             signals["calendar"] = calendar[:1] if noisy else calendar
@@ -194,13 +236,13 @@ def build_objective_log(spec: PersonaSpec, events: list[dict[str, Any]], knobs: 
             if work["hours"] > 0 and not weekend:
                 checkins.append({"kind": "office", "count": 1})
             signals["checkins"] = checkins
-        records.append({"date": ev["date"], "day_index": ev["day_index"], "available": True,
-                        "signals": signals})
+        records.append({"date": ev["date"], "day_index": ev["day_index"], "available": True, "signals": signals})
     return {**header(spec, "objective_log"), "records": records}
 
 
-def build_device_log(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any],
-                     rng: Rng) -> dict[str, Any]:
+def build_device_log(
+    spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any], rng: Rng
+) -> dict[str, Any]:
     records = []
     for ev in events:
         if rng.chance(knobs["device_dropout_rate"]):
@@ -208,32 +250,38 @@ def build_device_log(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dic
             continue
         sleep, ex, work = ev["sleep"], ev["exercise"], ev["work"]
         duration = round(clamp(sleep["duration_h"] + rng.uniform(-0.4, 0.3), 3.5, 12.0), 1)
-        signals: dict[str, Any] = {"sleep_tracker": {
-            "bedtime": min_to_hhmm(hhmm_to_min(sleep["bedtime"], bedtime=True) + rng.integers(-20, 21)),
-            "wake_time": min_to_hhmm(hhmm_to_min(sleep["wake_time"]) + rng.integers(-15, 16)),
-            "duration_h": duration,
-            "wearable_quality_flag": rng.choice(("good", "good", "degraded")),
-        }}
+        signals: dict[str, Any] = {
+            "sleep_tracker": {
+                "bedtime": min_to_hhmm(hhmm_to_min(sleep["bedtime"], bedtime=True) + rng.integers(-20, 21)),
+                "wake_time": min_to_hhmm(hhmm_to_min(sleep["wake_time"]) + rng.integers(-15, 16)),
+                "duration_h": duration,
+                "wearable_quality_flag": rng.choice(("good", "good", "degraded")),
+            }
+        }
         if ex["did_exercise"]:
             minutes = int(clamp(ex["duration_min"] + rng.integers(-8, 9), 0, 180))
             steps = int(clamp(minutes * rng.uniform(90, 140) + rng.integers(500, 2501), 1500, 22000))
         else:
             minutes = rng.integers(15, 46)
             steps = rng.integers(2500, 8501)
-        signals["activity_tracker"] = {"steps": steps, "active_minutes": minutes,
-                                       "workout_detected": ex["did_exercise"]}
+        signals["activity_tracker"] = {
+            "steps": steps,
+            "active_minutes": minutes,
+            "workout_detected": ex["did_exercise"],
+        }
         if not rng.chance(0.35):
             late = sleep["screen_before_bed"] if rng.chance(0.7) else rng.chance(0.25)
             signals["phone_usage"] = {
                 "screen_time_min": int(clamp((120 if duration < 6.5 else 0) + rng.integers(80, 361), 20, 720)),
-                "late_night_use": late}
+                "late_night_use": late,
+            }
         if not rng.chance(0.5):
             signals["work_session"] = {
                 "focus_minutes": int(clamp(round(work["hours"] * 45 + rng.integers(-30, 46)), 0, 900)),
-                "late_finish": work["overtime"]}
+                "late_finish": work["overtime"],
+            }
         if rng.chance(knobs["device_noise_rate"]):
             tracker = signals["activity_tracker"]
             tracker["steps"] = int(clamp(tracker["steps"] + rng.integers(-1200, 1801), 0, 25000))
-        records.append({"date": ev["date"], "day_index": ev["day_index"], "available": True,
-                        "signals": signals})
+        records.append({"date": ev["date"], "day_index": ev["day_index"], "available": True, "signals": signals})
     return {**header(spec, "device_log"), "records": records}

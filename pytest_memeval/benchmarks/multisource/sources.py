@@ -14,17 +14,23 @@ from .personas import PersonaSpec
 from .source_logs import build_device_log, build_objective_log, build_self_report, header
 
 # stream numbers of the per-persona RNGs (0 = L1 persona, 1 = L2 events)
-STREAMS = {"profile_ltm": 2, "planner": 3, "daily_self_report": 4, "objective_log": 5,
-           "device_log": 6}
+STREAMS = {"profile_ltm": 2, "planner": 3, "daily_self_report": 4, "objective_log": 5, "device_log": 6}
 
-_KNOB_NAMES = ("self_report_conflict_rate", "self_report_underreport_bias",
-               "self_report_overreport_bias", "planner_optimism_bias",
-               "planner_behavior_gap_rate", "device_dropout_rate", "device_noise_rate",
-               "objective_dropout_rate", "objective_noise_rate")
+_KNOB_NAMES = (
+    "self_report_conflict_rate",
+    "self_report_underreport_bias",
+    "self_report_overreport_bias",
+    "planner_optimism_bias",
+    "planner_behavior_gap_rate",
+    "device_dropout_rate",
+    "device_noise_rate",
+    "objective_dropout_rate",
+    "objective_noise_rate",
+)
 _KNOB_VALUES = {
-    "stable": (.16, .12, .10, .14, .12, .10, .08, .09, .07),
-    "temporal_shift": (.20, .18, .12, .20, .26, .14, .13, .12, .10),
-    "stated_vs_revealed": (.34, .10, .24, .28, .22, .16, .14, .15, .11),
+    "stable": (0.16, 0.12, 0.10, 0.14, 0.12, 0.10, 0.08, 0.09, 0.07),
+    "temporal_shift": (0.20, 0.18, 0.12, 0.20, 0.26, 0.14, 0.13, 0.12, 0.10),
+    "stated_vs_revealed": (0.34, 0.10, 0.24, 0.28, 0.22, 0.16, 0.14, 0.15, 0.11),
 }
 
 
@@ -82,18 +88,15 @@ def _snapshot(anchor: list[dict[str, Any]], params: dict[str, dict[str, Any]]) -
             "meals_per_day": round(_mean([r["diet"]["meals"] for r in anchor]), 1) or pd["meals_per_day"],
             "home_cooked_mean": round(_mean([r["diet"]["home_cooked"] for r in anchor]), 1)
             or round(pd["home_cook_prob"] * pd["meals_per_day"], 1),
-            "coffee_cups_mean": round(_mean([r["diet"]["coffee_cups"] for r in anchor]), 1)
-            or pd["coffee_cups_mean"],
+            "coffee_cups_mean": round(_mean([r["diet"]["coffee_cups"] for r in anchor]), 1) or pd["coffee_cups_mean"],
         },
         "work": {
             "hours_mean": round(_mean([r["work"]["hours"] for r in anchor]), 1) or pw["hours_mean"],
-            "overtime_share": round(sum(r["work"]["overtime"] for r in anchor) / n, 2)
-            or pw["overtime_prob"],
+            "overtime_share": round(sum(r["work"]["overtime"] for r in anchor) / n, 2) or pw["overtime_prob"],
             "work_life_balance_mean": round(_mean([r["work"]["work_life_balance"] for r in anchor]), 1),
         },
         "social": {
-            "active_days_per_week": round(social_days * 7.0 / n, 1)
-            or round(pso["meetup_prob_per_day"] * 7.0, 1),
+            "active_days_per_week": round(social_days * 7.0 / n, 1) or round(pso["meetup_prob_per_day"] * 7.0, 1),
             "activity_mode": _mode(acts) or (pso["social_activities"][0] if pso["social_activities"] else None),
         },
         "mood": {
@@ -111,13 +114,10 @@ def _stated_snapshot(spec: PersonaSpec) -> dict[str, Any]:
     stated = spec.stated or {}
     return {
         "sleep": {"bedtime": "22:30", "duration_h": 8.0, "quality_label": "good"},
-        "exercise": {"days_per_week": 5.0, "type": spec.traits["primary_exercise"],
-                     "session_minutes": 45},
-        "diet": {"meals_per_day": 3.0, "home_cooked_mean": 2.1, "home_cooked_bias": "often",
-                 "coffee_cups_mean": 1.0},
+        "exercise": {"days_per_week": 5.0, "type": spec.traits["primary_exercise"], "session_minutes": 45},
+        "diet": {"meals_per_day": 3.0, "home_cooked_mean": 2.1, "home_cooked_bias": "often", "coffee_cups_mean": 1.0},
         "work": {"hours_mean": 8.0, "overtime_bias": "rare"},
-        "social": {"self_description": stated.get("social_description"),
-                   "close_friends": spec.traits["close_friends"]},
+        "social": {"self_description": stated.get("social_description"), "close_friends": spec.traits["close_friends"]},
         "mood": {"self_description": stated.get("mood_description")},
     }
 
@@ -138,20 +138,27 @@ def build_profile(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[s
     return {
         **header(spec, "profile_ltm"),
         "difficulty_type": spec.difficulty,
-        "anchor_window": {"start_day_index": 1, "end_day_index": anchor_end,
-                          "total_days": len(events),
-                          "staleness_days": max(0, len(events) - anchor_end)},
+        "anchor_window": {
+            "start_day_index": 1,
+            "end_day_index": anchor_end,
+            "total_days": len(events),
+            "staleness_days": max(0, len(events) - anchor_end),
+        },
         "facts": {
-            "identity": {"name": spec.name, "age": ident["age"], "occupation": ident["occupation"],
-                         "city": ident["city"], "relationship": ident["relationship"]},
+            "identity": {
+                "name": spec.name,
+                "age": ident["age"],
+                "occupation": ident["occupation"],
+                "city": ident["city"],
+                "relationship": ident["relationship"],
+            },
             "traits": {**spec.traits, "afterhours_work_style": style},
             "routine_snapshot": snapshot,
         },
     }
 
 
-def build_planner(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any],
-                  rng: Rng) -> dict[str, Any]:
+def build_planner(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[str, Any], rng: Rng) -> dict[str, Any]:
     """Aspirational plans drawn from the habit params (never from what happened)."""
     p = spec.params
     opt, gap = knobs["planner_optimism_bias"], knobs["planner_behavior_gap_rate"]
@@ -160,12 +167,17 @@ def build_planner(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[s
     plan_ex_p = min(0.95, p["exercise"]["days_per_week"] / 7.0 + 0.15)
     base_ex_min = int(clamp(round(p["exercise"]["duration_mean_min"] * (1.0 + opt * 0.5)), 10, 120))
     social_p = max(0.2, p["social"]["meetup_prob_per_day"] + 0.10)
-    diet_target = {"meals": int(clamp(round(p["diet"]["meals_per_day"]), 1, 5)),
-                   "home_cooked_priority": p["diet"]["home_cook_prob"] >= 0.5,
-                   "coffee_limit": int(clamp(round(p["diet"]["coffee_cups_mean"] + 0.5), 0, 8))}
+    diet_target = {
+        "meals": int(clamp(round(p["diet"]["meals_per_day"]), 1, 5)),
+        "home_cooked_priority": p["diet"]["home_cook_prob"] >= 0.5,
+        "coffee_limit": int(clamp(round(p["diet"]["coffee_cups_mean"] + 0.5), 0, 8)),
+    }
     mood_goal = int(clamp(round(p["mood"]["overall_mean"] + 0.3), 1, 5))
-    context = {"city": spec.identity["city"], "occupation": spec.identity["occupation"],
-               "dietary_restriction": spec.traits["dietary_restriction"]}
+    context = {
+        "city": spec.identity["city"],
+        "occupation": spec.identity["occupation"],
+        "dietary_restriction": spec.traits["dietary_restriction"],
+    }
     records = []
     for ev in events:
         weekend = ev["work"]["is_weekend"]
@@ -187,19 +199,31 @@ def build_planner(spec: PersonaSpec, events: list[dict[str, Any]], knobs: dict[s
             if rng.chance(0.75):
                 planned = True
             limit = round(clamp(limit - rng.uniform(0.5, 1.0), 0.0, 10.0), 1)
-        records.append({
-            "date": ev["date"], "day_index": ev["day_index"],
-            "sleep_target": {"bedtime": min_to_hhmm(bed), "duration_h": duration,
-                             "wake_time": min_to_hhmm(bed + int(round(duration * 60)))},
-            "exercise_target": {"intended": planned, "type": p["exercise"]["type"],
-                                "duration_min": ex_min if planned else 0},
-            "work_target": {"hours_limit": limit, "avoid_overtime": True,
-                            "finish_by": "16:00" if weekend else "18:00"},
-            "diet_target": dict(diet_target),
-            "social_target": {"intent": social},
-            "wellbeing_target": {"mood_goal": mood_goal},
-            "persona_context": dict(context),
-        })
+        records.append(
+            {
+                "date": ev["date"],
+                "day_index": ev["day_index"],
+                "sleep_target": {
+                    "bedtime": min_to_hhmm(bed),
+                    "duration_h": duration,
+                    "wake_time": min_to_hhmm(bed + int(round(duration * 60))),
+                },
+                "exercise_target": {
+                    "intended": planned,
+                    "type": p["exercise"]["type"],
+                    "duration_min": ex_min if planned else 0,
+                },
+                "work_target": {
+                    "hours_limit": limit,
+                    "avoid_overtime": True,
+                    "finish_by": "16:00" if weekend else "18:00",
+                },
+                "diet_target": dict(diet_target),
+                "social_target": {"intent": social},
+                "wellbeing_target": {"mood_goal": mood_goal},
+                "persona_context": dict(context),
+            }
+        )
     return {**header(spec, "planner"), "records": records}
 
 
@@ -210,13 +234,17 @@ def _conflicts(events: list[dict[str, Any]], sources: dict[str, Any], name: str)
         if not rec.get("available", True):
             continue
         if name == "daily_self_report":
-            n += (abs(rec["sleep"]["duration_h"] - ev["sleep"]["duration_h"]) >= 0.75
-                  or rec["exercise"]["did_exercise"] != ev["exercise"]["did_exercise"]
-                  or abs(rec["work"]["hours"] - ev["work"]["hours"]) >= 1.0)
+            n += (
+                abs(rec["sleep"]["duration_h"] - ev["sleep"]["duration_h"]) >= 0.75
+                or rec["exercise"]["did_exercise"] != ev["exercise"]["did_exercise"]
+                or abs(rec["work"]["hours"] - ev["work"]["hours"]) >= 1.0
+            )
         else:
-            n += (abs(rec["sleep_target"]["duration_h"] - ev["sleep"]["duration_h"]) >= 0.75
-                  or rec["exercise_target"]["intended"] != ev["exercise"]["did_exercise"]
-                  or abs(rec["work_target"]["hours_limit"] - ev["work"]["hours"]) >= 1.0)
+            n += (
+                abs(rec["sleep_target"]["duration_h"] - ev["sleep"]["duration_h"]) >= 0.75
+                or rec["exercise_target"]["intended"] != ev["exercise"]["did_exercise"]
+                or abs(rec["work_target"]["hours_limit"] - ev["work"]["hours"]) >= 1.0
+            )
     return n
 
 
@@ -239,9 +267,10 @@ def project_sources(spec: PersonaSpec, events: list[dict[str, Any]]) -> dict[str
         "persona_id": spec.persona_id,
         "difficulty_type": spec.difficulty,
         "seed": spec.seed,
-        "persona_seed_namespace": {name: stream_seed(spec.seed, spec.index, STREAMS[name])
-                                   for name in ("profile_ltm", "daily_self_report", "planner",
-                                                "device_log", "objective_log")},
+        "persona_seed_namespace": {
+            name: stream_seed(spec.seed, spec.index, STREAMS[name])
+            for name in ("profile_ltm", "daily_self_report", "planner", "device_log", "objective_log")
+        },
         "source_knobs": knobs,
         "summary": {
             "days": len(events),

@@ -7,21 +7,22 @@ session per source. The reader answers from what the memory system returns.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ...models.multisource import MultisourcePrompt
+from ...records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Answer, Context, Item, ItemView, Message, Trace, Verdict
 from ..base import IndexEntry, Suite, SuiteOptions
-from ...records import PairedMetric, Record, Report, SuiteSummary
 from .catalog import Catalog, context_id, split_item_id
+from .figures import risk_coverage_figures
 from .headings import LABEL_NOTES, TITLES
 from .markers import marker_descriptions, question_marks
 from .nbf import NBFModel
 from .questions import QUESTIONS
 from .reader import READERS, MultisourceReader, fitted_models, reader_setting
 from .render import render_units, units_from_markdown
-from .figures import risk_coverage_figures
 
 
 class ExactLabelJudge:
@@ -43,7 +44,9 @@ class MultisourceSuite(Suite):
     metric_names = ("accuracy", "coverage", "selective_accuracy", "f05")
     splits = ("train", "dev", "calibration", "test", "all")
     reads_data_dir = True
-    parameters: ClassVar[Mapping[str, str]] = {"reader": "the offline reader: " + "; ".join(f"{name} = {text}" for name, text in READERS.items())}
+    parameters: ClassVar[Mapping[str, str]] = {
+        "reader": "the offline reader: " + "; ".join(f"{name} = {text}" for name, text in READERS.items())
+    }
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)

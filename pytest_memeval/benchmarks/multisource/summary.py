@@ -8,7 +8,7 @@ and type x difficulty.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
@@ -19,7 +19,12 @@ from ...stats import (
     paired_cell,
 )
 
-METRIC_NAMES = {"accuracy": "accuracy", "coverage": "coverage", "selective_accuracy": "selective_accuracy", "f0.5": "f05"}
+METRIC_NAMES = {
+    "accuracy": "accuracy",
+    "coverage": "coverage",
+    "selective_accuracy": "selective_accuracy",
+    "f0.5": "f05",
+}
 BREAKDOWNS = (("type", ("type",)), ("difficulty", ("difficulty",)), ("type_x_difficulty", ("type", "difficulty")))
 
 
@@ -29,7 +34,9 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
         cells: dict[str, list[Record]] = {}
         for record in records:
             cells.setdefault(" x ".join(record.strata[k] for k in keys), []).append(record)
-        breakdown[name] = {cell: Cell(len(group), _metrics(group, n_resamples)) for cell, group in sorted(cells.items())}
+        breakdown[name] = {
+            cell: Cell(len(group), _metrics(group, n_resamples)) for cell, group in sorted(cells.items())
+        }
     unreachable = sum(1 for r in records if r.detail.get("source_unreachable"))
     return SuiteSummary(
         metrics=_metrics(records, n_resamples),
@@ -47,7 +54,9 @@ def _metrics(records: Sequence[Record], n_resamples: int) -> dict[str, Metric]:
         n_resamples=n_resamples,
         seed=0,
     )
-    return {METRIC_NAMES[name]: estimate_cell(result.estimate, result.ci, len(records)) for name, result in results.items()}
+    return {
+        METRIC_NAMES[name]: estimate_cell(result.estimate, result.ci, len(records)) for name, result in results.items()
+    }
 
 
 def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
