@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: main test setup letta-venv
+.PHONY: main test lint setup letta-venv
 
 $(BIN)/pytest: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,14 @@ $(LETTA_VENV)/bin/letta: constraints-letta-server.txt
 letta-venv: $(LETTA_VENV)/bin/letta
 
 # The plugin's own tests.
-test: setup letta-venv
+test: setup letta-venv lint
 	$(BIN)/pytest -n 2
+
+# ruff (lint and format) and mypy, configured in pyproject.toml; part of `make test`
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # Real small models (the [llm-local] extra): `make record-local` records a selection of
 # every suite through SmolLM2-135M and Gemma 3 270M (one loopback llama.cpp server per

@@ -48,7 +48,7 @@ def positive_float(option: str, raw: str) -> float:
 def non_negative_float(option: str, raw: str) -> float:
     value = _number(option, raw)
     if not (value >= 0 and math.isfinite(value)):
-        raise ConfigError(f"{option}: must be a finite number at least 0, got {raw}")
+        raise ConfigError(f"{option}: must be at least 0 and finite, got {raw}")
     return value
 
 

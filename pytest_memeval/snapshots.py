@@ -47,6 +47,14 @@ class VerdictSnapshotExtension(JSONSnapshotExtension):
     def get_snapshot_name(cls, *, test_location: PyTestLocation, index: Any = 0) -> str:
         return f"{test_location.methodname}[{cls.item_id}]"
 
+    @classmethod
+    def matches_test_location(cls, *, test_location: PyTestLocation, snapshot_location: str) -> bool:
+        """Exactly the file this item's class writes. syrupy's own rule wants the module's name
+        as the file's folder and the node id as its name, which a folder per system and k and
+        a name without the system (the same file whatever runs beside it) do not give."""
+        own = Path(cls.dirname(test_location=test_location)) / cls.get_snapshot_name(test_location=test_location)
+        return Path(snapshot_location).with_suffix("") == own
+
 
 def extension_for(rootdir: Path, key: RunKey, item_id: str) -> type[VerdictSnapshotExtension]:
     run_dir = "".join(c if c.isalnum() or c in "._-" else "_" for c in f"{key.memsystem}-k{key.k}")

@@ -174,9 +174,16 @@ def test_multisource_smoke_on_the_server_matches_embedded(
         assert result.ret in (0, 1), result.stdout.str()[-3000:]
         assert "error" not in result.parseoutcomes(), result.stdout.str()[-3000:]
         reports[mode] = json.loads(report.read_text())
-    strip = lambda records: sorted(  # noqa: E731
-        ({k: v for k, v in r.items() if not k.endswith("_ms")} for r in records), key=lambda r: r["id"]
-    )
+
+    def strip(records: list[dict]) -> list[dict]:
+        """Records without timings; memory scores to 5 decimals (the server sends float32 distances)."""
+        out = []
+        for record in records:
+            kept = {k: v for k, v in record.items() if not k.endswith("_ms")}
+            kept["memories"] = [dict(m, score=round(m["score"], 5)) for m in record["memories"]]
+            out.append(kept)
+        return sorted(out, key=lambda r: r["id"])
+
     assert reports["server"]["runs"] == reports["embedded"]["runs"]
     assert strip(reports["server"]["records"]) == strip(reports["embedded"]["records"])
     assert collections_on(server, prefix) == [], "workers left collections on the server"

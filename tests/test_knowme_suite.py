@@ -99,13 +99,13 @@ def test_three_systems_on_one_and_two_workers(suite_pytester: pytest.Pytester) -
 
 
 def test_failure_message_is_readable(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=knowme", "-k", "life00-T1-00")
+    result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=knowme", "-k", "life00-T1-00", "-v")
     result.stdout.fnmatch_lines(
         [
-            "*s2026-life00-T1-00: answered 'ABSTAIN', expected {'entities': [[]*" + "(abstained)",
-            "question: On *, 2008, at *, what did *?",
-            "memories retrieved: 0",
-            "judge: entities: 0/100, gold *",
+            "WRONG *[[]s2026-life00-T1-00] - answered 'ABSTAIN', expected {'entities': [[]*(abstained); judge: *",
+            "*question: On *, 2008, at *, what did *?",
+            "*memories retrieved: 0",
+            "*judge: entities: 0/100, gold *",
         ]
     )
 

@@ -73,7 +73,7 @@ def test_the_ceiling_passes_and_the_floor_fails_at_storage(suite_pytester: pytes
     comparison = report["comparisons"][0]
     assert comparison["metrics"]["success"]["difference"] > 0.5 and "success_longhop" in comparison["metrics"]
     ceiling.stdout.fnmatch_lines(
-        ["*s42-longhop-000*: answered None, expected *", "judge: storage: hop 1 of * is not in the store: *"]
+        ["WRONG *s42-longhop-000* - answered None, expected *; judge: storage: hop 1 of * is not in the store: *"]
     )
 
 

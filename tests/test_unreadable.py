@@ -136,7 +136,7 @@ def test_a_run_of_unreadable_memories_says_so_and_blocks_its_gates() -> None:
             return SuiteSummary({"accuracy": Metric(0.0)}, note="offline reader")
 
     records = [make_record(f"i{n}", suite="toy", memsystem="amem", answer_detail={KEY: n < 2}) for n in range(3)]
-    run = _summarize(Suite(), records[0].key, records, [])  # type: ignore[arg-type]
+    run = _summarize(Suite(), records[0].key, records, [], subset=None, n_resamples=200)  # type: ignore[arg-type]
     unreadable = "the offline reader cannot read amem's memories (2 of 3 items); use an LLM responder"
     assert run.note == f"offline reader; {unreadable}" and run.gate_blocker == unreadable
     (verdict,) = evaluate(parse_gate("toy.accuracy>=0"), [run], [])
