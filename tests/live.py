@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.memory.resources import Resources
+from pytest_memeval.memory.resources import LazyEmbedder, Resources
 from pytest_memeval.registry import build_memsystem, load_object, resolve_memsystem
 from pytest_memeval.state import suite_target
 from pytest_memeval.types import Item, Memory
@@ -62,7 +62,9 @@ def suite_items(name: str, cache: Path, context: int = 0, size: str = "smoke") -
 
 def retrieved(suite: Any, items: Sequence[Item], workdir: Path, k: int = 3) -> list[list[Memory]]:
     """What chroma (hashing embedder) returns for each item after storing its context."""
-    system = build_memsystem(resolve_memsystem("chroma"), {}, Resources(workdir, "hashing", workdir / "cache"))
+    (workdir / "cache").mkdir(parents=True, exist_ok=True)
+    embedder = LazyEmbedder("hashing", workdir / "cache")
+    system = build_memsystem(resolve_memsystem("chroma"), {}, Resources(workdir, embedder.get, embedder.name))
     try:
         out = []
         for namespace in dict.fromkeys(item.context_id for item in items):

@@ -115,7 +115,7 @@ def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suit
         *plugin_args(local_models, *common, "--memeval-cache=replay"), timeout=600
     )
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
-    assert "replay cache miss for s20260321-stable_121-A1" in missed.stdout.str()
+    assert "replay cache miss for gen20260321-stable_121-A1" in missed.stdout.str()
     # recorded against the real model, the new answers show as readable diffs of the verdicts
     changed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common), timeout=600)
     output = changed.stdout.str()
