@@ -44,7 +44,7 @@ class AdapterGuard:
             raise AdapterError(self.retired)
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"memsystem-{self.system_name}")
-        future: Future[T] = self._executor.submit(_capture, function)
+        future: Future[T | _Raised] = self._executor.submit(_capture, function)
         try:
             outcome = future.result(timeout=self.timeout_s)
         except FutureTimeout:

@@ -102,7 +102,7 @@ def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: C
     controller indexed."""
     from xdist.scheduler import LoadScopeScheduling
 
-    class ContextScheduling(LoadScopeScheduling):  # type: ignore[misc]
+    class ContextScheduling(LoadScopeScheduling):
         """xdist's scope scheduling with one scope per (suite, context, memory system)."""
 
         groups: dict[str, str] = {}

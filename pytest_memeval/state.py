@@ -18,7 +18,7 @@ from .memory.resources import LazyEmbedder, Resources
 from .models.settings import LLMSettings
 from .progress import ProgressTracker, tracked_embedder
 from .protocols import Judge, MemorySystem, ResponseModel
-from .records import DETERMINISTIC, RunKey
+from .records import DETERMINISTIC, Record, RunKey
 from .registry import (
     Resolved,
     accepts_settings,
@@ -84,7 +84,7 @@ class RunState:
     #: failures not tied to one item (a memory system failing in close), one line each
     session_errors: list[str] = field(default_factory=list)
     #: records of --memeval-baseline, read on the controller only
-    baseline: list[dict[str, Any]] | None = None
+    baseline: list[Record] | None = None
     #: this process's fills and embeddings, for the terminal's progress line
     progress: ProgressTracker = field(default_factory=ProgressTracker)
 

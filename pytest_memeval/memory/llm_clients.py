@@ -155,7 +155,7 @@ def openai_client(base_url: str | None, timeout: float, max_retries: int, max_to
         api_key=api_key(),
         timeout=timeout,
         max_retries=max_retries,
-        http_client=http_client(timeout, max_tokens),
+        http_client=http_client(timeout, max_tokens),  # type: ignore[arg-type]  # openai annotates httpx2 but accepts httpx clients
     )
 
 
@@ -167,7 +167,7 @@ def async_openai_client(base_url: str | None, timeout: float, max_retries: int, 
         api_key=api_key(),
         timeout=timeout,
         max_retries=max_retries,
-        http_client=async_http_client(timeout, max_tokens),
+        http_client=async_http_client(timeout, max_tokens),  # type: ignore[arg-type]  # openai annotates httpx2 but accepts httpx clients
     )
 
 

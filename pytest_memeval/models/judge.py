@@ -210,12 +210,13 @@ class JudgePanel:
         }
         scored = [v.score for v in valid.values() if v.score is not None]
         if len(scored) < self.min_valid:
-            failed = [n for n, r in results.items() if isinstance(r, JudgeFailure)]
-            raw = "; ".join(f"{n}: {results[n].raw[:80]!r}" for n in failed)  # type: ignore[union-attr]
+            failures = {n: r for n, r in results.items() if isinstance(r, JudgeFailure)}
+            raw = "; ".join(f"{n}: {r.raw[:80]!r}" for n, r in failures.items())
             reason = f"{len(scored)} of {len(results)} judges gave a valid score (need {self.min_valid})"
             raise JudgeOutputError("panel", reason, raw, label)
         votes = [v.correct for v in valid.values()]
-        correct = None if any(c is None for c in votes) else sum(votes) * 2 > len(votes)
+        known = [c for c in votes if c is not None]
+        correct = sum(known) * 2 > len(known) if len(known) == len(votes) else None
         return Verdict(correct=correct, score=self.aggregate(scored), detail={"judges": per_judge})
 
     def close(self) -> None:

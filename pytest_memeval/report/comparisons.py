@@ -102,4 +102,5 @@ def apply_holm(comparisons: Sequence[Comparison]) -> list[Comparison]:
         return list(comparisons)
     from ..stats import holm  # scipy is slow to import; only sessions that compare need it
 
-    return with_holm(comparisons, [float(p) for p in holm([c.p_value for c in cells])])
+    p_values = [c.p_value for c in cells if c.p_value is not None]
+    return with_holm(comparisons, [float(p) for p in holm(p_values)])

@@ -25,7 +25,7 @@ from ..records import Record, RunKey
 WRONG_ANSWER = "memeval_wrong_answer"
 
 
-class WrongAnswer(pytest.fail.Exception):  # type: ignore[misc,name-defined]
+class WrongAnswer(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest types fail.Exception as an attribute
     """Raised by `check` for an answer the judge rejected: a test failure with a one-line
     summary beside the full message."""
 

@@ -115,10 +115,10 @@ def _no_regression(gate: Gate, comparisons: Sequence[Comparison]) -> list[GateVe
     for comparison in matching:
         who = comparison.a.label()
         cell = comparison.metrics.get(gate.metric)
-        if cell is None or cell.difference is None or cell.ci[0] is None or cell.ci[1] is None:
+        low, high = cell.ci if cell is not None else (None, None)
+        if cell is None or cell.difference is None or low is None or high is None:
             verdicts.append(GateVerdict(gate.expression, False, f"{who}: no paired interval for {gate.metric}"))
             continue
-        low, high = cell.ci
         assert gate.margin is not None
         if cell.better == "lower":
             passed, bound = not low > gate.margin, f"above +{gate.margin:g}"

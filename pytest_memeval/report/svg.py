@@ -61,15 +61,21 @@ ROTATED_LABEL = 150.0
 
 def render_svg(figure: Figure, element_id: str = "figure", xmlns: bool = False) -> str:
     """One <svg> element; `element_id` must be unique in the page; `xmlns` for a standalone file."""
-    renderers = {
-        BarChart: _bar_chart,
-        StackedBarChart: _stacked_chart,
-        ForestPlot: _forest_plot,
-        LineChart: _line_chart,
-        DotPlot: _dot_plot,
-    }
-    width, height, body = renderers[type(figure)](figure, element_id)
+    width, height, body = _render(figure, element_id)
     return document(width, height, figure.title, describe(figure), body, element_id, xmlns)
+
+
+def _render(figure: Figure, eid: str) -> tuple[float, float, str]:
+    """Width, height and body of `figure`, by its kind."""
+    if isinstance(figure, BarChart):
+        return _bar_chart(figure, eid)
+    if isinstance(figure, StackedBarChart):
+        return _stacked_chart(figure, eid)
+    if isinstance(figure, ForestPlot):
+        return _forest_plot(figure, eid)
+    if isinstance(figure, LineChart):
+        return _line_chart(figure, eid)
+    return _dot_plot(figure, eid)
 
 
 def describe(figure: Figure) -> str:
@@ -226,7 +232,7 @@ def _estimates(series: Sequence[Series]) -> list[float | None]:
 
 def _whisker(scale: Linear, estimate: Estimate, at: float, horizontal: bool, stroke: str = INK) -> str:
     """An interval as a line with end caps, across the value axis at position `at`."""
-    if not estimate.has_interval:
+    if estimate.lo is None or estimate.hi is None:
         return ""
     a, b = scale.clamp(estimate.lo), scale.clamp(estimate.hi)
     ends = [(a, a), (b, b), (a, b)]
@@ -255,6 +261,7 @@ def _bar_chart(fig: BarChart, eid: str) -> tuple[float, float, str]:
     entries = [LegendEntry(s.name, color(i)) for i, s in enumerate(fig.series)]
     ticks = value_ticks(_estimates(fig.series), fig.value_range, include=(0.0,))
     n_series = max(1, len(fig.series))
+    row: float
     if fig.horizontal:
         row = n_series * 14 + 14
         frame, head, shown = _rows(fig.title, entries, fig.categories, row, fig.value_label)

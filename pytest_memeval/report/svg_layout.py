@@ -8,7 +8,7 @@ font metrics offline); `text_width` errs on the wide side so labels do not overf
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -45,7 +45,7 @@ def num(x: float) -> str:
     return "0" if text == "-0" else text
 
 
-def el(tag: str, attrs: dict[str, object], *children: str) -> str:
+def el(tag: str, attrs: Mapping[str, object], *children: str) -> str:
     parts = [tag]
     for key, value in attrs.items():
         if value is None:

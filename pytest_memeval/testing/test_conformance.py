@@ -194,15 +194,16 @@ def test_results_are_ranked(stores: MemorySystem, namespace: NamespaceFactory) -
     scores = [m.score for m in full]
     if all(score is None for score in scores):
         pytest.skip("the system gives no scores")
-    assert all(score is not None for score in scores), f"some memories have a score, some not: {scores}"
-    assert scores == sorted(scores, reverse=True), f"scores are not non-increasing: {scores}"
+    known = [score for score in scores if score is not None]
+    assert len(known) == len(scores), f"some memories have a score, some not: {scores}"
+    assert known == sorted(known, reverse=True), f"scores are not non-increasing: {scores}"
     assert stored[7].code in "\n".join(m.text for m in full[:3]), (
         "a query equal to a stored memory did not rank it in the top 3"
     )
     if not honours_k(stores):
         return
     top = _retrieve(stores, ns, stored[7].text, 3)
-    tie_at_cut = len(full) > len(top) and abs(full[len(top) - 1].score - full[len(top)].score) < 1e-6
+    tie_at_cut = len(known) > len(top) and abs(known[len(top) - 1] - known[len(top)]) < 1e-6
     if not tie_at_cut:
         assert [m.text for m in top] == [m.text for m in full[: len(top)]], "top 3 is not a prefix of the top 12"
 

@@ -146,12 +146,12 @@ def _thetas() -> list[tuple[str, float]]:
 
 def _mean_curve(
     records: Sequence[Record], column: Callable[[Record], list[tuple[int, float]]]
-) -> list[tuple[float, float]]:
+) -> tuple[tuple[float, float], ...]:
     by_turn: dict[int, list[float]] = defaultdict(list)
     for record in records:
         for t, value in column(record):
             by_turn[t].append(value)
-    return [(float(t), float(np.mean(values))) for t, values in sorted(by_turn.items())]
+    return tuple((float(t), float(np.mean(values))) for t, values in sorted(by_turn.items()))
 
 
 def _column(record: Record, key: str) -> list[tuple[int, float]]:

@@ -53,11 +53,11 @@ def type_conditional(model: RecommenderModel, target: int) -> np.ndarray:
     return model.table()[target]
 
 
-def expected_rating(distribution: Sequence[float]) -> float:
+def expected_rating(distribution: Sequence[float] | np.ndarray) -> float:
     return float(np.dot(np.asarray(distribution, dtype=float), np.arange(1, len(distribution) + 1)))
 
 
-def tvd(p: Sequence[float], q: Sequence[float]) -> float:
+def tvd(p: Sequence[float] | np.ndarray, q: Sequence[float] | np.ndarray) -> float:
     """Total variation distance, half the L1 distance (paper eq. 2)."""
     return 0.5 * float(np.abs(np.asarray(p, dtype=float) - np.asarray(q, dtype=float)).sum())
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 
@@ -155,11 +156,11 @@ def _range_mean(record: Record, low: int, high: int) -> float | None:
 def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
     """Paired differences a - b per metric, over the episodes where both have a value (the
     pooled ESS metrics are not episode values and are not compared)."""
-    out = {}
+    out: dict[str, PairedMetric] = {}
     for name in METRIC_NAMES:
         if name in POOLED:
             continue
-        out.update(_paired(name, a, b, lambda r, n=name: metric_value(r, n), n_resamples))
+        out.update(_paired(name, a, b, partial(metric_value, metric=name), n_resamples))
     return out
 
 

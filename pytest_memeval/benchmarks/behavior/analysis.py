@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -106,7 +106,15 @@ def anchor_crossings(
     return {"n_questions": n, **counts, **shares}
 
 
-def _regression(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
+class Regression(TypedDict):
+    slope: float
+    slope_ci: list[float]
+    intercept: float
+    r_squared: float
+    p_value: float
+
+
+def _regression(x: np.ndarray, y: np.ndarray) -> Regression:
     fit = scipy_stats.linregress(x, y)
     half = scipy_stats.t.ppf(0.975, len(x) - 2) * fit.stderr
     return {

@@ -126,7 +126,7 @@ def heldout_half(seed: int, index: int) -> tuple[Question, ...]:
     order = list(range(len(AXES)))
     rng.shuffle(order)
     pools = {axis: rng.sample(range(len(AXES[axis].heldout)), len(AXES[axis].heldout)) for axis in order}
-    questions = []
+    questions: list[Question] = []
     rounds = 0
     while len(questions) < HELDOUT_QUESTIONS:
         for axis in order:

@@ -32,6 +32,7 @@ Key = tuple[int, int, int]
 
 @dataclass
 class Evidence:
+    #: weighted votes: the counts are floats (Counter allows any number; typeshed says int)
     votes: Counter[Key] = field(default_factory=Counter)
     #: rank of a principle's anchor (1 = first); the best seen when several are
     ranks: dict[int, int] = field(default_factory=dict)
@@ -129,7 +130,7 @@ def _read_unit(unit: str) -> Evidence:
             evidence.ranks[key[0]] = min(rank, evidence.ranks.get(key[0], rank))
         elif key[2] >= 0 and unit[:start].endswith(_DIRECTIVE):
             weight = DIRECTIVE_WEIGHT
-        evidence.votes[key] += weight
+        evidence.votes[key] += weight  # type: ignore[assignment]  # float weights, see Evidence.votes
         if key[2] >= 0 and unit[:start].endswith(_STORY):
             acted.add(key[0])
     for match in _OVER.finditer(unit):

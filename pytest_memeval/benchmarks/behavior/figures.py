@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...records import Report, RunSummary
-from ...report.figures import BarChart, Difference, DotPlot, ForestPlot, Series
+from ...report.figures import BarChart, Difference, DotPlot, Estimate, ForestPlot, Series
 from .conditions import BASELINE, CONDITIONS
 
 SUITE = "behavior"
@@ -40,8 +40,8 @@ def run_figures(run: RunSummary, label: str) -> list[Any]:
     figures: list[Any] = [
         DotPlot(
             title=f"behavior: per-subject score by condition ({label})",
-            rows=subjects,
-            series=[Series(c, [table[s].get(c) for s in subjects]) for c in conditions],
+            rows=tuple(subjects),
+            series=tuple(Series(c, tuple(Estimate.coerce(table[s].get(c)) for s in subjects)) for c in conditions),
             value_label="mean rubric score (questions -> judges -> subject)",
             value_range=(1.0, 5.0),
             caption="Subjects ordered by their no-context baseline (C5)." + note,
@@ -52,8 +52,10 @@ def run_figures(run: RunSummary, label: str) -> list[Any]:
         figures.append(
             DotPlot(
                 title=f"behavior: per-subject change against the baseline C5 ({label})",
-                rows=subjects,
-                series=[Series(f"{c} - C5", [_delta(table[s], c) for s in subjects]) for c in treated],
+                rows=tuple(subjects),
+                series=tuple(
+                    Series(f"{c} - C5", tuple(Estimate.coerce(_delta(table[s], c)) for s in subjects)) for c in treated
+                ),
                 value_label="score minus C5",
                 caption="Each dot is one subject's condition score minus its no-context score." + note,
             )
@@ -70,7 +72,7 @@ def run_figures(run: RunSummary, label: str) -> list[Any]:
         figures.append(
             ForestPlot(
                 title=f"behavior: condition pairs across subjects ({label})",
-                rows=rows,
+                rows=tuple(rows),
                 value_label="mean per-subject difference",
                 caption="Wilcoxon signed-rank across subjects, two-sided; interval: bootstrap over subjects." + note,
             )
@@ -103,18 +105,18 @@ def overlap_figure(report: Report) -> BarChart | None:
         return None
     series = []
     for condition, name in (("C1", "controlled (one fact per write)"), ("C1_native", "native (raw corpus)")):
-        values = [
-            {"value": cells[condition]["topk_jaccard"], "ci": cells[condition]["topk_jaccard_ci"]}
+        values = tuple(
+            Estimate.coerce({"value": cells[condition]["topk_jaccard"], "ci": cells[condition]["topk_jaccard_ci"]})
             if condition in cells
             else None
             for _, cells in rows
-        ]
+        )
         if any(v is not None for v in values):
             series.append(Series(name, values))
     return BarChart(
         title="behavior: overlap of the systems' top-k (Jaccard)",
-        categories=[label for label, _ in rows],
-        series=series,
+        categories=tuple(label for label, _ in rows),
+        series=tuple(series),
         value_label="mean Jaccard of the retrieved sets",
         value_range=(0.0, 1.0),
         horizontal=True,

@@ -93,9 +93,13 @@ def build_spec(facts: Sequence[Fact]) -> Spec:
     )
     predictions = []
     for anchor in anchors:
-        counts = behaviours.get((anchor.axis, anchor.pole), Counter()).most_common()
-        if counts and counts[0][1] >= MIN_PREDICTION_SUPPORT and (len(counts) == 1 or counts[1][1] < counts[0][1]):
-            predictions.append(Prediction(anchor.axis, anchor.pole, counts[0][0]))
+        ranked_variants = behaviours.get((anchor.axis, anchor.pole), Counter()).most_common()
+        if (
+            ranked_variants
+            and ranked_variants[0][1] >= MIN_PREDICTION_SUPPORT
+            and (len(ranked_variants) == 1 or ranked_variants[1][1] < ranked_variants[0][1])
+        ):
+            predictions.append(Prediction(anchor.axis, anchor.pole, ranked_variants[0][0]))
     return Spec(anchors, tuple(predictions), priorities)
 
 

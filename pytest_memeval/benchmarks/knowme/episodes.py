@@ -242,7 +242,7 @@ def sustained_recall(rng: random.Random, day: date, start: int, place: str, whic
     modality = rng.choice(list(CUES))
     cue = rng.choice(CUES[modality])
     env, distractors = sensory(rng, modality, cue, 2)
-    units = [
+    units: list[dict[str, Any]] = [
         dict(
             timestamp=stamp(day, start),
             location=place,
@@ -338,7 +338,7 @@ def state_memory(
     age: int,
 ) -> Draft:
     """The childhood state, recalled late in the present but anchored at its own date."""
-    units = [
+    units: list[dict[str, Any]] = [
         dict(timestamp=stamp(day, start), location=place, action="I find an old photograph of myself in a shoebox."),
         dict(
             timestamp=stamp(past_day, rng.randint(9, 18) * 3600),
@@ -395,7 +395,7 @@ def principle_origin(
 ) -> Draft:
     spec = PRINCIPLES[which]
     action, feeling = spec["origin_unit"]
-    units = [
+    units: list[dict[str, Any]] = [
         dict(
             timestamp=stamp(day, start),
             location=place,

@@ -5,7 +5,7 @@ LLM judge shows the paper's metric; any other run our diagnostics, and the capti
 from __future__ import annotations
 
 from ...records import Cell, Metric, Report
-from ...report.figures import BarChart, Series
+from ...report.figures import BarChart, Estimate, Series
 from ...report.report_figures import run_labels
 from .tasks import TASKS
 
@@ -51,7 +51,7 @@ def task_figures(report: Report, suite: str) -> list[BarChart]:
         ),
     ):
         series = [
-            Series(name, tuple(_metric(run.breakdown["task"].get(cell), metric) for cell in cells))
+            Series(name, tuple(Estimate.coerce(_metric(run.breakdown["task"].get(cell), metric)) for cell in cells))
             for name, run in zip(names, runs)
         ]
         charts.append(

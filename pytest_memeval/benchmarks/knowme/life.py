@@ -16,6 +16,7 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
 
 from . import episodes as ep
 from .episodes import Draft, Facts, PrincipleFacts
@@ -253,7 +254,8 @@ def _narrate(drafts: list[Draft]) -> tuple[tuple[Unit, ...], tuple[tuple[int, ..
 def _facts(drafts: list[Draft], bound: dict[int, list[Unit]], principles: list) -> Facts:
     made = {i: d.bind(bound[i]) for i, d in enumerate(drafts) if d.bind is not None}
     facts = Facts()
-    lists = {
+    #: each fact type's list in `facts`; the lists hold different fact types
+    lists: dict[type, list[Any]] = {
         ep.Exchange: facts.exchanges,
         ep.News: facts.news,
         ep.Scene: facts.scenes,

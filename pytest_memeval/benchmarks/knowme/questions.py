@@ -58,7 +58,7 @@ def life_questions(life: Life) -> dict[str, list[Question]]:
 
 
 def _interleave(groups: Sequence[Sequence[Question]]) -> list[Question]:
-    out = []
+    out: list[Question] = []
     for row in itertools.zip_longest(*groups):
         out.extend(q for q in row if q is not None)
     return out
@@ -173,10 +173,11 @@ def _trigger_key(r: Recall) -> tuple[str, str]:
 def gaps(life: Life) -> list[Question]:
     """Years between a present trigger and the recalled day: both ends of a flashback."""
     keys = [_trigger_key(r) for r in life.facts.recalls]
-    out = []
+    out: list[Question] = []
     for r in life.facts.recalls:
         if r.kind != "sustained" or keys.count(_trigger_key(r)) > 1:
             continue
+        assert r.past_time is not None, "a sustained recall has its past day"
         where = at(r.place)
         text = (
             f"{where[0].upper()}{where[1:]} in {month_year(r.trigger_time)}, something I perceive pulls me back to an earlier day. "
@@ -191,13 +192,14 @@ def gaps(life: Life) -> list[Question]:
 
 def orders(life: Life, rng: random.Random) -> list[Question]:
     """A recalled moment narrated after two present ones but older than both."""
-    out = []
+    out: list[Question] = []
     sustained = [r for r in life.facts.recalls if r.kind == "sustained"]
     for r in rng.sample(sustained, len(sustained)):
         before = [e for e in life.facts.severity if e.time < r.trigger_time]
         if len(before) < 2 or len(out) >= ORDER_QUESTIONS:
             continue
         picked = rng.sample(before, 2)
+        assert r.past_time is not None, "a sustained recall has its past day"
         moments = [(r.past_time, _phrase(r.past_actions[0]), r.past_ids[0])]
         moments += [(e.time, e.description, e.unit_id) for e in picked]
         rng.shuffle(moments)
@@ -254,7 +256,7 @@ def ranks(life: Life, rng: random.Random, dimension: str) -> list[Question]:
     """Rank by a non-temporal dimension; never one that chronology alone would give."""
     events = [e for e in life.facts.severity if e.dimension == dimension]
     seen: set[frozenset[int]] = set()
-    out = []
+    out: list[Question] = []
     for _attempt in range(200):
         if len(out) >= RANKS_PER_DIMENSION:
             break

@@ -88,10 +88,12 @@ def dataset_dirs(root: Path) -> list[Path]:
     if _DATASET_DIR.match(root.name):
         return [root]
     holder = root / RELEASE_FOLDER if (root / RELEASE_FOLDER).is_dir() else root
-    found = sorted(
-        (p for p in holder.iterdir() if p.is_dir() and _DATASET_DIR.match(p.name)),
-        key=lambda p: int(_DATASET_DIR.match(p.name).group(1)),
-    )  # type: ignore[union-attr]
+    numbered = []
+    for path in holder.iterdir():
+        match = _DATASET_DIR.match(path.name)
+        if path.is_dir() and match:
+            numbered.append((int(match.group(1)), path))
+    found = [path for _, path in sorted(numbered, key=lambda pair: pair[0])]
     if not found:
         raise DataError(f"--memeval-data: no dataset<N> directories found in {root} (nor in {root / RELEASE_FOLDER})")
     return found

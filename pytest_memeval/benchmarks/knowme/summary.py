@@ -69,11 +69,17 @@ def level_metric_name(level: str, approx: set[str]) -> str:
     return LEVEL_DIAGNOSTICS[level] + (APPROX if approx.intersection(LEVELS[level]) else "")
 
 
+def _score(record: Record) -> float:
+    if record.score is None:
+        raise ValueError(f"knowme record {record.id} is scored but has no score")
+    return float(record.score)
+
+
 def _columns(records: Sequence[Record]) -> dict[str, list[float]]:
     recall = [_detail(r).get("evidence_recall") for r in records]
     answerable = [r.strata["task"] != "T2" for r in records]
     return {
-        "score": [float(r.score) for r in records],
+        "score": [_score(r) for r in records],
         "diagnostic": [float(_diagnostic(r).get("score", r.score)) for r in records],
         "answerable": [float(a) for a in answerable],
         "abstained_answerable": [float(a and bool(r.abstained)) for a, r in zip(answerable, records)],

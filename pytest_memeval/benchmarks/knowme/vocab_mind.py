@@ -7,6 +7,8 @@ scraped elbow), not anything about an item.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 #: recalled childhood episodes: (title, place, [(action, dialogue, environment, inner thought), ...])
 RECALLS = (
     (
@@ -456,10 +458,22 @@ MISMATCHES = (
     ),
 )
 
+
+class Principle(TypedDict):
+    domain: str
+    #: actions that show the principle, "{X}" standing for a person
+    episodes: tuple[str, ...]
+    inner: str
+    origin: str
+    #: (action, feeling) of the recalled origin
+    origin_unit: tuple[str, str]
+    core: tuple[tuple[str, ...], ...]
+
+
 #: lasting principles: domain word of the question, the episodes that show it ({X} is a cast
 #: member), the inner sentence with its metaphor, the origin title, the origin unit and its
 #: feeling, and the core elements (principle words, metaphor words, origin words)
-PRINCIPLES = (
+PRINCIPLES: tuple[Principle, ...] = (
     {
         "domain": "money",
         "episodes": (

@@ -55,6 +55,7 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
         for i in range(k + 1):
             first, named, cue = rng.choice(RELATIONS)
             a, b = forms[i], forms[i + 1]
+            anchor: tuple[str, ...]
             if person is None:
                 text = first.format(a=a["base"], b=b["base"])
                 anchor = (a["base"], b["base"])

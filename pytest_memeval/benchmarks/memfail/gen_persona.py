@@ -61,6 +61,7 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
             slot = next(direct_slots) if not misleading else rng.choice(SLOTS)
             asked = named[index] if misleading else person
             text = rng.choice(slot.questions).format(N=asked.name)
+            needed: tuple[Fact, ...]
             if misleading:
                 gold, needed, grading = ABSTAIN.format(N=asked.name), (), {"distractor": asked.name}
             else:

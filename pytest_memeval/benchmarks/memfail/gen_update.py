@@ -35,6 +35,7 @@ def generate(seed: int, n_rows: int) -> DatasetBuild:
         overwrite = spread(row, OVERWRITE_SHARE)
         original = fix_articles(capitalize(render(rng.choice(attribute.originals), person, S=subject, v=old)))
         first = Piece(original, anchor=(name, old))
+        facts: tuple[Fact, ...]
         if overwrite:
             template, cue = rng.choice(attribute.overwrites)
             text = fix_articles(capitalize(render(template, person, S=subject, v=new, old=old)))

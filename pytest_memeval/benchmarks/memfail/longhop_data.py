@@ -134,7 +134,7 @@ camp: in the back garden | by the lake
 
 
 def _anchors() -> tuple[str, ...]:
-    anchors = []
+    anchors: list[str] = []
     for line in _VERB_OBJECTS.strip().splitlines():
         verb, _, objects = line.partition(":")
         anchors.extend(f"{verb.strip()} {obj.strip()}" for obj in objects.split("|"))

@@ -150,8 +150,8 @@ def f2(v: View) -> Mu:
     if seen:
         inactive = missing = 0
         for d in seen:
-            avail = bool(v.dl[d].get("available"))
-            if avail and g(v.dl[d], "signals", "activity_tracker", "workout_detected"):
+            device_available = bool(v.dl[d].get("available"))
+            if device_available and g(v.dl[d], "signals", "activity_tracker", "workout_detected"):
                 continue
             if g(v.sr[d], "exercise", "did_exercise"):
                 missing += 1

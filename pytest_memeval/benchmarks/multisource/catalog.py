@@ -111,11 +111,11 @@ class Catalog:
     def _all_refs(self) -> list[PersonaRef]:
         refs: list[PersonaRef] = []
         for seed in self.seeds:
-            refs.extend(self._released_refs(seed) if self.data_dir else persona_index(seed))
+            refs.extend(persona_index(seed) if self.data_dir is None else self._released_refs(self.data_dir, seed))
         return refs
 
-    def _released_refs(self, seed: int) -> list[PersonaRef]:
-        seed_dir = next(d for d in released.seed_dirs(self.data_dir) if d.name == f"s{seed}")
+    def _released_refs(self, data_dir: Path, seed: int) -> list[PersonaRef]:
+        seed_dir = next(d for d in released.seed_dirs(data_dir) if d.name == f"s{seed}")
         ids = sorted(p.name for p in seed_dir.iterdir() if p.is_dir() and p.name.startswith("bench_"))
         try:
             return [_released_ref(seed, pid) for pid in ids]

@@ -23,7 +23,9 @@ def risk_coverage_figures(report: Report, suite: str) -> list[LineChart]:
     if not runs:
         return []
     keys = report.keys_of(suite)
-    series = [LineSeries(key.label(keys), curve(records), markers=True) for key, records in sorted(runs.items())]
+    series = tuple(
+        LineSeries(key.label(keys), tuple(curve(records)), markers=True) for key, records in sorted(runs.items())
+    )
     return [
         LineChart(
             title="multisource: risk-coverage",

@@ -236,8 +236,7 @@ def f2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     inactive = missing = 0
     for d in events:
         rec = device.get(int(d["day_index"]))
-        available = rec is not None and rec.get("available", False)
-        if available and rec.get("signals", {}).get("activity_tracker", {}).get("workout_detected", False):
+        if rec is not None and rec.get("available", False) and _workout_detected(rec):
             continue
         if d["exercise"]["did_exercise"]:
             missing += 1
@@ -246,6 +245,10 @@ def f2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     label = gap_label(inactive, missing, ("inactive_confirmed", "both_occurred", "yes_tracker_missing"))
     detail = "no_no-workout_days" if inactive == missing == 0 else f"inactive={inactive} missing={missing}"
     return label, detail
+
+
+def _workout_detected(device_day: Mapping[str, Any]) -> bool:
+    return bool(device_day.get("signals", {}).get("activity_tracker", {}).get("workout_detected", False))
 
 
 def f3(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:

@@ -16,7 +16,7 @@ import numpy as np
 from .questions import QUESTIONS
 
 
-def _arrays(qids: Sequence[str], *flags: Sequence[bool]) -> tuple[np.ndarray, ...]:
+def _arrays(qids: Sequence[str], *flags: Sequence[bool] | np.ndarray) -> tuple[np.ndarray, ...]:
     q = np.asarray(qids, dtype=object)
     out = [np.asarray(f, dtype=bool) for f in flags]
     for f in out:
@@ -36,20 +36,22 @@ def macro_accuracy(qids: Sequence[str], correct: Sequence[bool]) -> float:
     return float(np.mean(list(acc.values()))) if acc else math.nan
 
 
-def coverage(answered: Sequence[bool]) -> float:
+def coverage(answered: Sequence[bool] | np.ndarray) -> float:
     """Micro share of answered items."""
     a = np.asarray(answered, dtype=bool)
     return float(a.mean()) if a.size else math.nan
 
 
-def selective_accuracy(qids: Sequence[str], correct: Sequence[bool], answered: Sequence[bool]) -> float:
+def selective_accuracy(qids: Sequence[str], correct: Sequence[bool], answered: Sequence[bool] | np.ndarray) -> float:
     """Mean over questions with >= 1 answered item of accuracy on the answered items."""
     q, c, a = _arrays(qids, correct, answered)
     accs = [float(c[(q == qid) & a].mean()) for qid in dict.fromkeys(q.tolist()) if a[q == qid].any()]
     return float(np.mean(accs)) if accs else math.nan
 
 
-def f_beta(qids: Sequence[str], correct: Sequence[bool], answered: Sequence[bool], beta: float = 0.5) -> float:
+def f_beta(
+    qids: Sequence[str], correct: Sequence[bool], answered: Sequence[bool] | np.ndarray, beta: float = 0.5
+) -> float:
     """F_beta with P = SelAcc (macro) and R = SelAcc * Cov / Acc (macro), as released."""
     p = selective_accuracy(qids, correct, answered)
     acc = macro_accuracy(qids, correct)

@@ -84,7 +84,8 @@ class NBFModel:
         lp = list(self.log_prior[qid])
         active = 0
         for src, emit in self.log_emit[qid].items():
-            obs = index.get(atoms_q.get(src))  # type: ignore[arg-type]
+            atom = atoms_q.get(src)
+            obs = None if atom is None else index.get(atom)
             if obs is None:
                 continue
             active += 1
@@ -125,18 +126,17 @@ class NBFModel:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | str) -> NBFModel:
-        if isinstance(data, str):
-            data = json.loads(data)
-        if data.get("format") != FORMAT:
-            raise ValueError(f"not a multisource NBF model (format {data.get('format')!r})")
+        parsed: Mapping[str, Any] = json.loads(data) if isinstance(data, str) else data
+        if parsed.get("format") != FORMAT:
+            raise ValueError(f"not a multisource NBF model (format {parsed.get('format')!r})")
         return cls(
-            labels={q: list(v) for q, v in data["labels"].items()},
-            log_prior={q: list(v) for q, v in data["log_prior"].items()},
-            log_emit={q: {s: [list(r) for r in m] for s, m in e.items()} for q, e in data["log_emit"].items()},
-            alpha=float(data["alpha"]),
-            theta=float(data["theta"]),
-            temperature=float(data["temperature"]),
-            n_train=int(data["n_train"]),
+            labels={q: list(v) for q, v in parsed["labels"].items()},
+            log_prior={q: list(v) for q, v in parsed["log_prior"].items()},
+            log_emit={q: {s: [list(r) for r in m] for s, m in e.items()} for q, e in parsed["log_emit"].items()},
+            alpha=float(parsed["alpha"]),
+            theta=float(parsed["theta"]),
+            temperature=float(parsed["temperature"]),
+            n_train=int(parsed["n_train"]),
         )
 
 
@@ -150,7 +150,9 @@ def fit_nbf(
     """Fit on per-persona atoms (``source_atoms`` output) and gold answers ``{qid: label}``."""
     if len(atoms) != len(golds):
         raise ValueError(f"{len(atoms)} atom tables but {len(golds)} gold records")
-    labels, log_prior, log_emit = {}, {}, {}
+    labels: dict[str, list[str]] = {}
+    log_prior: dict[str, list[float]] = {}
+    log_emit: dict[str, dict[str, list[list[float]]]] = {}
     for qid in qids or list(QUESTIONS):
         space = list(QUESTIONS[qid].answer_space)
         k = len(space)
@@ -161,12 +163,17 @@ def fit_nbf(
         log_prior[qid] = _log((prior / prior.sum()).tolist())
         log_emit[qid] = {}
         for src in sources:
-            obs = np.array([index.get(a[qid].get(src), -1) for a in atoms], dtype=np.int64)
+            obs = np.array([_label_index(index, a[qid].get(src)) for a in atoms], dtype=np.int64)
             seen = obs >= 0
             counts = np.full((k, k), alpha)
             np.add.at(counts, (y[seen], obs[seen]), 1.0)
             log_emit[qid][src] = [_log(row) for row in (counts / counts.sum(axis=1, keepdims=True)).tolist()]
     return NBFModel(labels=labels, log_prior=log_prior, log_emit=log_emit, alpha=alpha, n_train=len(golds))
+
+
+def _label_index(index: Mapping[str, int], atom: str | None) -> int:
+    """The atom's label index; -1 for no atom or one outside the answer space."""
+    return -1 if atom is None else index.get(atom, -1)
 
 
 def _log(values: list[float]) -> list[float]:

@@ -431,7 +431,7 @@ def sample_persona(seed: int, index: int, rng: Rng) -> PersonaSpec:
     """Draw the L1 record of persona ``index`` (0..479) from its own stream ``rng``."""
     difficulty = DIFFICULTIES[index // PERSONAS_PER_DIFFICULTY]
     exercise = rng.choice(EXERCISES)
-    identity = {
+    identity: dict[str, Any] = {
         "age": rng.integers(24, 47),
         "gender": rng.choice(("female", "male", "non-binary")),
         "occupation": rng.choice(OCCUPATIONS),
