@@ -190,7 +190,9 @@ def test_multisource_smoke_on_the_server_matches_embedded(
 
     assert reports["server"]["runs"] == reports["embedded"]["runs"]
     assert strip(reports["server"]["records"]) == strip(reports["embedded"]["records"])
-    for server_scores, embedded_scores in zip(scores(reports["server"]["records"]), scores(reports["embedded"]["records"])):
+    for server_scores, embedded_scores in zip(
+        scores(reports["server"]["records"]), scores(reports["embedded"]["records"])
+    ):
         assert server_scores == pytest.approx(embedded_scores, abs=1e-6)
     assert collections_on(server, prefix) == [], "workers left collections on the server"
 
