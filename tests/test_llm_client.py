@@ -54,6 +54,23 @@ def failure_of(settings: LLMSettings, label: str | None = "item-1") -> tuple[Res
     return info.value, time.monotonic() - started
 
 
+@pytest.mark.parametrize("model", ["gpt-5-mini", "gpt-5.4", "o3-mini", "openai/o4-mini", "o1"])
+def test_reasoning_models_get_max_completion_tokens_and_their_default_temperature(model: str):
+    with LLMServer("hi") as server:
+        call(settings_for(server, model=model, max_tokens=77))
+        (request,) = server.requests
+    assert request.body["max_completion_tokens"] == 77
+    assert "max_tokens" not in request.body and "temperature" not in request.body
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4.1-mini", "smollm2-135m", "o-llama", "gpt-50x"])
+def test_other_models_get_max_tokens_and_temperature_0(model: str):
+    with LLMServer("hi") as server:
+        call(settings_for(server, model=model, max_tokens=77))
+        (request,) = server.requests
+    assert request.body["max_tokens"] == 77 and request.body["temperature"] == 0.0
+
+
 def test_plain_call_sends_the_request_and_reads_the_reply():
     with LLMServer("hi there") as server:
         completion = call(settings_for(server, max_tokens=77))

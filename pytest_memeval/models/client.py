@@ -21,6 +21,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import random
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -214,15 +215,24 @@ class ChatClient:
         self._openai.close()
 
 
+#: OpenAI's reasoning models (gpt-5*, o1, o3, o4-mini, ...), named alone or after a provider prefix
+_REASONING_MODEL = re.compile(r"(^|/)(gpt-5|o[1-9])([-.:]|$)")
+
+
+def takes_reasoning_parameters(model: str) -> bool:
+    """Whether the model refuses `max_tokens` and any temperature but its default (it takes
+    `max_completion_tokens`): OpenAI's reasoning models do."""
+    return _REASONING_MODEL.search(model) is not None
+
+
 def _arguments(request: ChatRequest, form: str | None = None) -> dict[str, Any]:
     params = request.params
-    args: dict[str, Any] = {
-        "model": request.model,
-        "messages": [dict(m) for m in request.messages],
-        "temperature": params["temperature"],
-    }
+    args: dict[str, Any] = {"model": request.model, "messages": [dict(m) for m in request.messages]}
+    reasoning = takes_reasoning_parameters(request.model)
+    if not reasoning:
+        args["temperature"] = params["temperature"]
     if params.get("max_tokens") is not None:
-        args["max_tokens"] = params["max_tokens"]
+        args["max_completion_tokens" if reasoning else "max_tokens"] = params["max_tokens"]
     if params.get("logprobs"):
         args["logprobs"] = True
         if params.get("top_logprobs") is not None:
