@@ -235,6 +235,19 @@ def test_an_llm_outage_is_an_error_not_a_thinner_graph(make_graphiti) -> None:
             memory.ingest("ada", ada_session())
 
 
+def test_json_cut_at_the_token_cap_is_a_one_line_error(make_graphiti) -> None:
+    """A small model can fill llm_max_tokens inside graphiti's JSON; graphiti retries, then raises."""
+
+    def truncated(request: Request) -> Reply | str:
+        return '{"extracted_entities": [{"name": "Nisha, Jordan, Nisha, Jor'
+
+    with LLMServer(truncated) as server:
+        memory = make_graphiti(llm_base_url=server.base_url, llm_model="scripted", llm_max_retries=0)
+        with pytest.raises(AdapterError, match=r"graphiti: add_episode failed: JSONDecodeError: Unterminated string"):
+            memory.ingest("ada", ada_session())
+        assert server.count == 4  # graphiti's own attempts of the same request
+
+
 def test_a_server_without_json_schema_gets_llama_cpps_form(make_graphiti) -> None:
     with LLMServer(graphiti_llm, refuse_json_schema=True) as server:
         memory = make_graphiti(llm_base_url=server.base_url, llm_model="scripted", llm_max_retries=0)

@@ -127,15 +127,18 @@ class GraphitiMemory:
         with self._write_lock:
             for number, episode in enumerate(episodes):
                 failures = len(self._failures)
-                self._run(
-                    self._graphiti.add_episode(
-                        name=f"episode {number}",
-                        episode_body="\n".join(f"{m.role}: {m.content}" for m in episode),
-                        source_description="conversation",
-                        reference_time=_reference_time(episode),
-                        group_id=self.group_id(namespace),
+                try:
+                    self._run(
+                        self._graphiti.add_episode(
+                            name=f"episode {number}",
+                            episode_body="\n".join(f"{m.role}: {m.content}" for m in episode),
+                            source_description="conversation",
+                            reference_time=_reference_time(episode),
+                            group_id=self.group_id(namespace),
+                        )
                     )
-                )
+                except Exception as exc:  # e.g. the LLM's JSON, cut at llm_max_tokens, after graphiti's retries
+                    raise AdapterError(f"graphiti: add_episode failed: {_one_line(exc)}") from exc
                 # graphiti logs and skips some failed LLM calls (an edge's dates); an
                 # episode read with a failed call is an error here, not a thinner graph
                 if len(self._failures) > failures:
@@ -207,7 +210,7 @@ def _llm_client(config: Any, client: Any, max_tokens: int, failures: list[str]) 
             try:
                 return await super().generate_response(*args, **kwargs)
             except Exception as exc:
-                failures.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}")
+                failures.append(_one_line(exc))
                 raise
 
     return RecordingClient(config=config, client=client, max_tokens=max_tokens)
@@ -258,6 +261,11 @@ def _reranker(vectors: _Embeddings) -> Any:
             return sorted(zip(passages, (float(s) for s in scores)), key=lambda pair: -pair[1])
 
     return CosineReranker()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0][:200]}" if text else type(exc).__name__
 
 
 def _checked(message: Message) -> Message:
