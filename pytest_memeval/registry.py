@@ -34,6 +34,7 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "mem0": "pytest_memeval.memory.mem0:Mem0Memory",
     "amem": "pytest_memeval.memory.amem:AMemMemory",
     "langmem": "pytest_memeval.memory.langmem:LangMemMemory",
+    "graphiti": "pytest_memeval.memory.graphiti:GraphitiMemory",
     "letta": "pytest_memeval.memory.letta:LettaMemory",
     "supermemory": "pytest_memeval.memory.supermemory:SupermemoryMemory",
 }
