@@ -51,7 +51,9 @@ def test_a_chroma_run_under_xdist_shows_progress_per_worker(suite_pytester: pyte
 
 
 def test_a_run_without_xdist_prints_between_sessions_not_into_captured_output(toy_pytester: pytest.Pytester) -> None:
-    result = toy_pytester.runpytest(
+    # in a process of its own: chromadb keeps process-wide state that a second in-process run
+    # in the same xdist worker can trip over ("attempt to write a readonly database")
+    result = toy_pytester.runpytest_subprocess(
         "test_toy.py", "--memsystem=chroma", "--memeval-embedder=hashing", "--memeval-progress=0.001"
     )
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-3000:]
