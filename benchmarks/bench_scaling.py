@@ -61,6 +61,15 @@ def run_pytest(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, 
     return wall, cpu, done.returncode, tail
 
 
+def _without_timings(value: Any) -> Any:
+    """A run's summary without what varies between identical runs (memfail reports latencies)."""
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if not (k.endswith("_ms") or k == "latency_ms")}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
 def one_run(n: int, base: list[str], root: Path, env: dict[str, str], cache: Path) -> dict[str, Any]:
     workdir = root / f"n{n}"
     workdir.mkdir()
@@ -88,7 +97,7 @@ def one_run(n: int, base: list[str], root: Path, env: dict[str, str], cache: Pat
         "summary_share_wall": summary_wall / marks["end"]["wall_s"],
         "summary_share_cpu": summary_cpu / marks["end"]["cpu_s"],
         "reader_fits": len(fits.read_text().split()) if fits.exists() else 0,
-        "runs": data["runs"],
+        "runs": [_without_timings(run) for run in data["runs"]],
         "records": [{k: v for k, v in r.items() if not k.endswith("_ms")} for r in data["records"]],
         "tail": tail.strip(),
     }
