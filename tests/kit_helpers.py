@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -43,3 +44,13 @@ def run(pytester: pytest.Pytester, *args: str, timeout: float = 600) -> pytest.R
 def failed_tests(result: pytest.RunResult) -> set[str]:
     """Names of failed kit tests, without parameters: {'test_retrieve_honours_k', ...}."""
     return set(re.findall(r"^FAILED \S*::(test_\w+)", result.stdout.str(), re.MULTILINE))
+
+
+def llm_adapter_config(tmp_path: Path, system: str, base_url: str, model: str, **extra: object) -> Path:
+    """A --memsystem-config file giving `system` an OpenAI-compatible LLM (and `extra` settings)."""
+    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [
+        f"{k} = {json.dumps(v)}" for k, v in extra.items()
+    ]
+    config = tmp_path / f"{system}.toml"
+    config.write_text(f"[{system}]\n" + "\n".join(lines) + "\n")
+    return config

@@ -70,15 +70,6 @@ def kit(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     return kit_helpers.prepare(pytester, monkeypatch, tmp_path)
 
 
-def amem_config(tmp_path: Path, base_url: str, model: str, **extra: object) -> Path:
-    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [
-        f"{k} = {json.dumps(v)}" for k, v in extra.items()
-    ]
-    config = tmp_path / "amem.toml"
-    config.write_text("[amem]\n" + "\n".join(lines) + "\n")
-    return config
-
-
 @pytest.fixture
 def make_amem(tmp_path: Path) -> Iterator:
     built: list[AMemMemory] = []
@@ -115,7 +106,7 @@ def test_bad_settings_fail_when_built(make_amem, settings: dict, message: str) -
 
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(a_mem_llm_linking) as server:
-        config = amem_config(tmp_path, server.base_url, "scripted-a-mem", llm_max_retries=0)
+        config = kit_helpers.llm_adapter_config(tmp_path, "amem", server.base_url, "scripted-a-mem", llm_max_retries=0)
         result = kit_helpers.run(kit, "--memsystem=amem", f"--memsystem-config={config}", timeout=1800)
         assert result.ret == 0, result.stdout.str()[-3000:]
         result.assert_outcomes(passed=24, skipped=1)

@@ -105,15 +105,6 @@ def kit(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     return kit_helpers.prepare(pytester, monkeypatch, tmp_path)
 
 
-def graphiti_config(tmp_path: Path, base_url: str, model: str, **extra: object) -> Path:
-    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [
-        f"{k} = {json.dumps(v)}" for k, v in extra.items()
-    ]
-    config = tmp_path / "graphiti.toml"
-    config.write_text("[graphiti]\n" + "\n".join(lines) + "\n")
-    return config
-
-
 @pytest.fixture
 def make_graphiti(tmp_path: Path) -> Iterator:
     built: list[GraphitiMemory] = []
@@ -149,7 +140,9 @@ def test_bad_settings_fail_when_built(make_graphiti, settings: dict, message: st
 
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(graphiti_llm) as server:
-        config = graphiti_config(tmp_path, server.base_url, "scripted-graphiti", llm_max_retries=0)
+        config = kit_helpers.llm_adapter_config(
+            tmp_path, "graphiti", server.base_url, "scripted-graphiti", llm_max_retries=0
+        )
         result = kit_helpers.run(kit, "--memsystem=graphiti", f"--memsystem-config={config}", timeout=1800)
         # graphiti removes zero-width characters from everything its LLM reads
         # (LLMClient._clean_input), so no fact it writes can hold "zero\u200bwidth": the one

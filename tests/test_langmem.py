@@ -39,15 +39,6 @@ def kit(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     return kit_helpers.prepare(pytester, monkeypatch, tmp_path)
 
 
-def langmem_config(tmp_path: Path, base_url: str, model: str, **extra: object) -> Path:
-    lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [
-        f"{k} = {json.dumps(v)}" for k, v in extra.items()
-    ]
-    config = tmp_path / "langmem.toml"
-    config.write_text("[langmem]\n" + "\n".join(lines) + "\n")
-    return config
-
-
 @pytest.fixture
 def server() -> Iterator[LLMServer]:
     with LLMServer(langmem_llm) as running:
@@ -72,7 +63,7 @@ def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
 
 
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path, server: LLMServer) -> None:
-    config = langmem_config(tmp_path, server.base_url, "scripted-langmem", llm_max_retries=0)
+    config = kit_helpers.llm_adapter_config(tmp_path, "langmem", server.base_url, "scripted-langmem", llm_max_retries=0)
     result = kit_helpers.run(
         kit, "--memsystem=langmem", f"--memsystem-config={config}", "--memeval-embedder=hashing", timeout=1800
     )
