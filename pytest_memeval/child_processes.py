@@ -1,4 +1,5 @@
-"""Servers the plugin starts (a Letta server, a local model server) must not outlive it.
+"""Servers the plugin starts (a Letta server, a local model server): waiting until they
+answer, and making sure they do not outlive it.
 
 `stop()` in a finalizer covers every orderly end; a worker killed with SIGKILL runs no
 finalizer, so on Linux the child also asks the kernel for SIGTERM when its parent dies
@@ -10,6 +11,10 @@ from __future__ import annotations
 import ctypes
 import signal
 import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 
 _PR_SET_PDEATHSIG = 1
 
@@ -19,3 +24,20 @@ def die_with_parent() -> None:
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def wait_until_answers(url: str, deadline: float, alive: Callable[[], bool], interval_s: float = 0.25) -> bool:
+    """Poll `url` on loopback (never through a proxy) until it answers 200: True then; False
+    when `alive()` turns false (the server exited) or time.monotonic() passes `deadline`."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    while time.monotonic() < deadline:
+        if not alive():
+            return False
+        try:
+            with opener.open(url, timeout=2) as response:
+                if response.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(interval_s)
+    return False

@@ -42,13 +42,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .child_processes import die_with_parent
+from .child_processes import die_with_parent, wait_until_answers
 from .errors import ConfigError
 
 EXTRA = 'the [llm-local] extra is not installed: pip install "pytest-memeval[llm-local]"'
@@ -232,18 +230,13 @@ class LocalServer:
 
     def _wait_until_ready(self) -> None:
         assert self._process is not None
+        process = self._process
         deadline = time.monotonic() + self.start_timeout_s
-        while time.monotonic() < deadline:  # bounded by start_timeout_s
-            code = self._process.poll()
-            if code is not None:
-                raise ConfigError(f"local model server exited during start-up (status {code}): {self._last_log_line()}")
-            try:
-                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(_POLL_S)
+        if wait_until_answers(f"{self.base_url}/models", deadline, lambda: process.poll() is None, _POLL_S):
+            return
+        code = process.poll()
+        if code is not None:
+            raise ConfigError(f"local model server exited during start-up (status {code}): {self._last_log_line()}")
         raise ConfigError(
             f"local model server on port {self.port} did not answer within {self.start_timeout_s:g}s: {self._last_log_line()}"
         )

@@ -13,9 +13,9 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
+
+from pytest_memeval.child_processes import wait_until_answers
 
 STARTUP_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 10.0
@@ -101,17 +101,5 @@ class ChromaServer:
         self.stop()
 
     def _wait_until_up(self) -> bool:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
         url = f"http://{self.host}:{self.port}/api/v2/heartbeat"
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if not self.running:
-                return False
-            try:
-                with opener.open(url, timeout=2) as response:
-                    if response.status == 200:
-                        return True
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.1)
-        return False
+        return wait_until_answers(url, time.monotonic() + STARTUP_TIMEOUT_S, lambda: self.running, 0.1)

@@ -200,7 +200,9 @@ def test_multisource_smoke_on_the_server_matches_embedded(
 def test_an_unreachable_server_makes_every_item_an_error(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
     config = tmp_path / "memsystems.toml"
     config.write_text(f'[chroma]\nhost = "127.0.0.1"\nport = {free_port()}\n')
-    result = toy_pytester.runpytest(
+    # its own process: chromadb's client keeps process-wide state, and after other in-process
+    # runs in this worker it words the refusal differently
+    result = toy_pytester.runpytest_subprocess(
         "test_toy.py", "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing"
     )
     result.assert_outcomes(errors=12)

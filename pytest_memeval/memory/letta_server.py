@@ -25,12 +25,10 @@ import socket
 import sqlite3
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Self
 
-from ..child_processes import die_with_parent
+from ..child_processes import die_with_parent, wait_until_answers
 from ..errors import ConfigError
 
 STOP_TIMEOUT_S = 15.0
@@ -167,19 +165,7 @@ class LettaServer:
             )
 
     def _wait_until_up(self, deadline: float) -> bool:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never a proxy
-        url = f"{self.base_url}/v1/health/"
-        while time.monotonic() < deadline:
-            if not self.running:
-                return False
-            try:
-                with opener.open(url, timeout=2) as response:
-                    if response.status == 200:
-                        return True
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.25)
-        return False
+        return wait_until_answers(f"{self.base_url}/v1/health/", deadline, lambda: self.running)
 
 
 def prepare_home(home: Path) -> None:
