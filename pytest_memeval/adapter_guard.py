@@ -39,9 +39,13 @@ class AdapterGuard:
         #: why the system can no longer be called (construction failed, a call hung)
         self.retired: str | None = None
 
-    def call(self, method: str, function: Callable[[], T]) -> T:
+    def raise_if_retired(self) -> None:
+        """Fail at once, before anything is spent on a call the system can no longer take."""
         if self.retired is not None:
             raise AdapterError(self.retired)
+
+    def call(self, method: str, function: Callable[[], T]) -> T:
+        self.raise_if_retired()
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"memsystem-{self.system_name}")
         future: Future[T | _Raised] = self._executor.submit(_capture, function)

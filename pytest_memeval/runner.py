@@ -150,6 +150,8 @@ class ContextFiller:
         if namespace in self.filled:
             self.filled.move_to_end(namespace)
             return False
+        # building a context can cost LLM calls (memfail's storage turns): not for a retired system
+        self.guard.raise_if_retired()
         context = build_context()
         started = time.perf_counter()
         if self.progress is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,27 @@ def _run_suites(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult
     report = pytester.path / "report.json"
     result = pytester.runpytest_subprocess(f"--memeval-report={report}", "-p", "no:cacheprovider", *args)
     return result, json.loads(report.read_text())
+
+
+def test_a_retired_system_fails_before_its_next_context_is_built() -> None:
+    """Building a context can cost LLM calls (memfail's storage turns); a system retired by a
+    hung call must fail its next items at once, without building their contexts."""
+    from pytest_memeval.adapter_guard import AdapterGuard
+    from pytest_memeval.errors import AdapterError
+    from pytest_memeval.memory.context import ContextMemory
+    from pytest_memeval.runner import ContextFiller
+    from pytest_memeval.types import Context
+
+    guard = AdapterGuard("slow", timeout_s=0.05)
+    with pytest.raises(AdapterError, match="timed out in ingest"):
+        guard.call("ingest", lambda: time.sleep(0.5))
+    filler = ContextFiller(guard, ContextMemory())
+    built: list[str] = []
+
+    def build() -> Context:
+        built.append("ctx")
+        return Context("ctx", ())
+
+    with pytest.raises(AdapterError, match="is retired: ingest did not return within 0.05 s"):
+        filler.ensure(filler.bind("ctx"), build)
+    assert built == []
