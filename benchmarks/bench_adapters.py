@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.memory.resources import Resources
+from pytest_memeval.memory.resources import LazyEmbedder, Resources
 from pytest_memeval.registry import build_memsystem, check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
@@ -69,7 +69,8 @@ def bench(name: str, settings: dict[str, Any], n_sessions: int, n_queries: int, 
     rng = random.Random(1)
     queries = [" ".join(rng.choice(WORDS) for _ in range(8)) for _ in range(n_queries + 1)]
     with tempfile.TemporaryDirectory() as tmp:
-        resources = Resources(Path(tmp) / "work", embedder, Path(tmp) / "cache")
+        run_embedder = LazyEmbedder(embedder, Path(tmp) / "cache")
+        resources = Resources(Path(tmp) / "work", run_embedder.get, embedder)
         system = build_memsystem(resolved, settings, resources)
         try:
             system.ingest("warmup", sessions[0])
@@ -89,6 +90,7 @@ def bench(name: str, settings: dict[str, Any], n_sessions: int, n_queries: int, 
             stored = system.dump("bench")
         finally:
             system.close()
+            run_embedder.close()
     return {
         "memsystem": name,
         "settings": {k: v for k, v in settings.items() if "key" not in k.lower()},
@@ -114,12 +116,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     config = tomllib.loads(args.config.read_text()) if args.config else {}
-    results = [
-        bench(name, dict(config.get(name, {})), args.sessions, args.queries, args.embedder)
-        for name in args.memsystem.split(",")
-    ]
+    results = []
+    for name in args.memsystem.split(","):
+        results.append(bench(name, dict(config.get(name, {})), args.sessions, args.queries, args.embedder))
+        print(json.dumps(results[-1], indent=2), flush=True)  # each as it ends: a later system may fail
     text = json.dumps(results, indent=2)
-    print(text)
     if args.json:
         args.json.write_text(text + "\n")
 
