@@ -207,3 +207,20 @@ def test_a_real_local_model_writes_notes_and_keeps_namespaces_apart(make_amem, s
     assert all("ZX-a" not in m.text for m in memory.retrieve("b", "violin lesson invoice", 5))
     memory.reset("a")
     assert memory.dump("a") == [] and len(memory.dump("b") or []) == 1
+
+
+def test_notes_whose_analysis_was_not_json_are_counted_not_hidden(make_amem) -> None:
+    """A-MEM keeps a note with empty keywords when its LLM's reply does not parse (a small
+    model cut at max_tokens); the record of the run says how often that happened."""
+    with LLMServer(lambda request: '{"keywords": ["cut at max_tok') as server:
+        memory = make_amem(llm_model="scripted", llm_base_url=server.base_url, evolve=False)
+        memory.ingest("a", [Message("user", "The ferry code is ZX-1."), Message("user", "The lesson is on Monday.")])
+        assert memory.ingest_stats("a") == {"notes_per_session": [2], "llm_replies_not_json": 2}
+        assert len(memory.dump("a") or []) == 2
+    with LLMServer(a_mem_llm) as server:
+        memory = make_amem(llm_model="scripted", llm_base_url=server.base_url, evolve=False)
+        memory.ingest("a", [Message("user", "The ferry code is ZX-1.")])
+        memory.ingest("a", [Message("user", "The lesson is on Monday.")])
+        assert memory.ingest_stats("a") == {"notes_per_session": [1, 1], "llm_replies_not_json": 0}
+        memory.reset("a")
+        assert memory.ingest_stats("a") == {"notes_per_session": [], "llm_replies_not_json": 0}

@@ -67,6 +67,8 @@ class AMemMemory:
             llm_max_prompt_chars,
         )
         self._systems: dict[str, Any] = {}
+        #: per namespace, per ingested session: (notes written, LLM replies that were not JSON)
+        self._sessions: dict[str, list[tuple[int, int]]] = {}
         self._chroma: Any = None
         self._lock = threading.Lock()
         self._closed = False
@@ -84,6 +86,7 @@ class AMemMemory:
     def reset(self, namespace: str) -> None:
         with self._lock:
             self._systems.pop(namespace, None)
+            self._sessions.pop(namespace, None)
             client = self._client()
             if any(c.name == self.collection_name(namespace) for c in client.list_collections()):
                 client.delete_collection(self.collection_name(namespace))
@@ -91,9 +94,11 @@ class AMemMemory:
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
         texts = [_text_of(m) for m in session]
         system = self._system(namespace, create=True)
+        not_json_before, notes = self._llm.replies_not_json_so_far(), 0
         for text in texts:
             if not text.strip():
                 continue
+            notes += 1
             # ids in insertion order, so dump lists notes as they were written
             note_id = f"{system.retriever.count():08d}-{uuid.uuid4().hex[:12]}"
             failures = self._llm.failures_so_far()
@@ -102,6 +107,17 @@ class AMemMemory:
             else:
                 _add_without_evolution(system, text, note_id)
             self._llm.raise_new_failures(failures)
+        not_json = self._llm.replies_not_json_so_far() - not_json_before
+        self._sessions.setdefault(namespace, []).append((notes, not_json))
+
+    def ingest_stats(self, namespace: str) -> dict[str, object]:
+        """Since the last reset: notes written per session, and how many of A-MEM's LLM replies
+        were not a JSON object (A-MEM then keeps the note with empty keywords and tags)."""
+        sessions = self._sessions.get(namespace, [])
+        return {
+            "notes_per_session": [notes for notes, _ in sessions],
+            "llm_replies_not_json": sum(not_json for _, not_json in sessions),
+        }
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
         system = self._system(namespace, create=False)
@@ -172,6 +188,7 @@ class _Controller:
     def __init__(self, client: Any, model: str, temperature: float, max_prompt_chars: int) -> None:
         self.client, self.model, self.temperature, self.max_prompt_chars = client, model, temperature, max_prompt_chars
         self._failures: list[str] = []
+        self._not_json = 0
         self._lock = threading.Lock()
 
     def get_completion(
@@ -193,7 +210,15 @@ class _Controller:
             with self._lock:
                 self._failures.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}")
             raise
-        return str(response.choices[0].message.content or "")
+        text = str(response.choices[0].message.content or "")
+        if not _is_json_object(text):  # A-MEM swallows it: the note gets empty keywords, "General" context
+            with self._lock:
+                self._not_json += 1
+        return text
+
+    def replies_not_json_so_far(self) -> int:
+        with self._lock:
+            return self._not_json
 
     def failures_so_far(self) -> int:
         with self._lock:
@@ -240,3 +265,10 @@ def _to_memory(memory_id: str, note: Mapping[str, Any], score: float | None) -> 
         if value is not None:
             metadata[key] = value
     return Memory(text=str(note.get("content", "")), score=score, id=memory_id, metadata=metadata)
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
