@@ -289,3 +289,32 @@ def test_replay_does_not_need_the_openai_package(tmp_path: Path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "10_to_19"
+
+
+def test_a_cache_opens_while_another_worker_briefly_locks_the_new_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two xdist workers creating one cache: switching it to WAL can fail at once with
+    "database is locked" (no busy timeout there); opening waits and tries again."""
+
+    import pytest_memeval.models.cache as cache_module
+
+    real_connect = sqlite3.connect
+    refusals = [sqlite3.OperationalError("database is locked")] * 2
+
+    class LockedAtFirst:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self._db = db
+
+        def execute(self, sql: str, *args: object) -> object:
+            if sql == "PRAGMA journal_mode=WAL" and refusals:
+                raise refusals.pop()
+            return self._db.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self._db, name)
+
+    monkeypatch.setattr(cache_module.sqlite3, "connect", lambda *a, **k: LockedAtFirst(real_connect(*a, **k)))
+    cache = cache_module.CallCache(tmp_path / "cache.sqlite")
+    assert refusals == []
+    cache.close()

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -33,6 +34,21 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
 )
 _BUSY_TIMEOUT_S = 60.0
+
+
+def _retry_while_locked(statement: Callable[[], object]) -> None:
+    """Run `statement`, again while another process holds the lock it needs. Switching a new
+    file to WAL while another xdist worker creates it can report "database is locked" at
+    once, without SQLite's busy timeout."""
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    while True:
+        try:
+            statement()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 class CallCache:
@@ -58,7 +74,7 @@ class CallCache:
                 self._db.execute("PRAGMA query_only=ON")
                 self._check_format()
             else:
-                self._db.execute("PRAGMA journal_mode=WAL")
+                _retry_while_locked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 # merge the WAL into the main file after every entry: a killed run leaves a main
                 # file that holds every finished entry, so committing the .sqlite alone is enough
