@@ -112,7 +112,8 @@ class AMemMemory:
 
     def ingest_stats(self, namespace: str) -> dict[str, object]:
         """Since the last reset: notes written per session, and how many of A-MEM's LLM replies
-        were not a JSON object (A-MEM then keeps the note with empty keywords and tags)."""
+        were not a JSON object (A-MEM then keeps the note with empty keywords and tags, or
+        skips that note's evolution)."""
         sessions = self._sessions.get(namespace, [])
         return {
             "notes_per_session": [notes for notes, _ in sessions],
@@ -211,7 +212,7 @@ class _Controller:
                 self._failures.append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}")
             raise
         text = str(response.choices[0].message.content or "")
-        if not _is_json_object(text):  # A-MEM swallows it: the note gets empty keywords, "General" context
+        if not _is_json_object(text):  # A-MEM swallows it: empty keywords and tags, or no evolution
             with self._lock:
                 self._not_json += 1
         return text

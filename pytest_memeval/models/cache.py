@@ -17,7 +17,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -36,14 +36,13 @@ _SCHEMA = (
 _BUSY_TIMEOUT_S = 60.0
 
 
-def _retry_while_locked(statement: Callable[[], object]) -> None:
-    """Run `statement`, again while another process holds the lock it needs. Switching a new
-    file to WAL while another xdist worker creates it can report "database is locked" at
-    once, without SQLite's busy timeout."""
+def _switch_to_wal(db: sqlite3.Connection) -> None:
+    """Switching a new file to WAL while another xdist worker creates it can report "database
+    is locked" at once, without SQLite's busy timeout: try again until that timeout."""
     deadline = time.monotonic() + _BUSY_TIMEOUT_S
     while True:
         try:
-            statement()
+            db.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() > deadline:
@@ -74,7 +73,7 @@ class CallCache:
                 self._db.execute("PRAGMA query_only=ON")
                 self._check_format()
             else:
-                _retry_while_locked(lambda: self._db.execute("PRAGMA journal_mode=WAL"))
+                _switch_to_wal(self._db)
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 # merge the WAL into the main file after every entry: a killed run leaves a main
                 # file that holds every finished entry, so committing the .sqlite alone is enough
