@@ -14,11 +14,17 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Message:
-    """One turn of a session written to memory."""
+    """One turn of a session written to memory.
+
+    `id` is an opaque name of the turn chosen by the suite (LoCoMo's `dia_id`, a hashed
+    LongMemEval turn), unique within its context and free of anything an answer could be
+    read from; a memory system that keeps provenance returns it in `Memory.sources`.
+    """
 
     role: str
     content: str
     timestamp: str | None = None
+    id: str | None = None
 
 
 Session = Sequence[Message]
@@ -26,12 +32,18 @@ Session = Sequence[Message]
 
 @dataclass(frozen=True)
 class Memory:
-    """One thing a memory system returned: its text, and its rank score if it has one."""
+    """One thing a memory system returned: its text, and its rank score if it has one.
+
+    `sources` names the messages (their `Message.id`) the memory was made from, for
+    systems that keep provenance (they declare `keeps_sources = True`); suites measure
+    evidence recall on it.
+    """
 
     text: str
     score: float | None = None
     id: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

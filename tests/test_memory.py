@@ -104,6 +104,28 @@ def test_chunking_keeps_messages_whole_and_cuts_long_ones_at_lines() -> None:
     assert "\n".join(chunks[1:]) == long
 
 
+def test_the_built_in_stores_name_each_memorys_source_message(tmp_path: Path) -> None:
+    session = [
+        Message("user", "Caroline adopted a dog.", id="D1:1"),
+        Message("user", "unnamed"),
+        Message("user", "x" * 40),
+    ]
+    long = Message("user", "\n".join(f"line {i} about the garden" for i in range(60)), id="D1:4")
+    context = ContextMemory()
+    context.ingest("ns", [*session, long])
+    assert [m.sources for m in context.retrieve("ns", "dog", 3)][:2] == [("D1:1",), ()]
+    pytest.importorskip("chromadb")
+    from pytest_memeval.memory.chroma import ChromaMemory
+
+    chroma = ChromaMemory(HashingEmbedder(), path=tmp_path / "chroma", chunk_tokens=64)
+    chroma.ingest("ns", [*session, long])
+    assert chroma.retrieve("ns", "Caroline adopted a dog", 1)[0].sources == ("D1:1",)
+    dumped = chroma.dump("ns") or []
+    assert [m.sources for m in dumped[:3]] == [("D1:1",), (), ()]
+    assert len(dumped) > 4 and {m.sources for m in dumped[3:]} == {("D1:4",)}  # every piece of a cut message
+    chroma.close()
+
+
 def test_context_returns_the_newest_messages_within_its_budget() -> None:
     memory = ContextMemory(token_budget=6)
     memory.ingest("ns", [Message("user", "one two three"), Message("user", "four five"), Message("user", "six seven")])

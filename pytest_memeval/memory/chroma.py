@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Memory, Message
-from .chunking import chunk_session
+from .chunking import chunk_messages
 from .embedders import Embedder
 
 #: extra results fetched beyond k so that ties at the cut are broken by id, not by chance
@@ -28,6 +28,9 @@ _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]$")
 
 
 class ChromaMemory:
+    #: each chunk names the message it was cut from (`Memory.sources`)
+    keeps_sources = True
+
     def __init__(
         self,
         embedder: Embedder,
@@ -99,15 +102,18 @@ class ChromaMemory:
             pass
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
-        chunks = chunk_session(session, self.chunk_tokens)
+        chunks = chunk_messages(session, self.chunk_tokens)
         if not chunks:
             return
         collection = self._collection(namespace, create=True)
         start = collection.count()
+        texts = [chunk.text for chunk in chunks]
         collection.add(
             ids=[f"{start + i:08d}" for i in range(len(chunks))],
-            embeddings=self.embedder.embed(chunks),
-            documents=chunks,
+            embeddings=self.embedder.embed(texts),
+            documents=texts,
+            # chroma refuses empty metadata dicts and None values: unnamed chunks carry ""
+            metadatas=[{_SOURCE: chunk.source or ""} for chunk in chunks],
         )
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
@@ -124,21 +130,25 @@ class ChromaMemory:
         embedding = self.embedder.embed([query])
         n = min(k + TIE_MARGIN, count)
         while True:
-            result = collection.query(query_embeddings=embedding, n_results=n, include=["documents", "distances"])
-            hits = zip(result["ids"][0], result["documents"][0], result["distances"][0])
+            result = collection.query(
+                query_embeddings=embedding, n_results=n, include=["documents", "distances", "metadatas"]
+            )
+            hits = zip(result["ids"][0], result["documents"][0], result["distances"][0], result["metadatas"][0])
             ranked = sorted(hits, key=lambda hit: (round(hit[2], 6), hit[0]))
             if n >= count or len(ranked) <= k or round(ranked[-1][2], 6) > round(ranked[k - 1][2], 6):
                 break
             n = min(4 * n, count)
-        return [Memory(text=doc, score=1.0 - dist, id=id_) for id_, doc, dist in ranked[:k]]
+        return [
+            Memory(text=doc, score=1.0 - dist, id=id_, sources=_sources(meta)) for id_, doc, dist, meta in ranked[:k]
+        ]
 
     def dump(self, namespace: str) -> list[Memory] | None:
         collection = self._collection(namespace, create=False)
         if collection is None:
             return []
-        stored = collection.get(include=["documents"])
-        pairs = sorted(zip(stored["ids"], stored["documents"]))
-        return [Memory(text=doc, id=id_) for id_, doc in pairs]
+        stored = collection.get(include=["documents", "metadatas"])
+        triples = sorted(zip(stored["ids"], stored["documents"], stored["metadatas"]), key=lambda t: t[0])
+        return [Memory(text=doc, id=id_, sources=_sources(meta)) for id_, doc, meta in triples]
 
     def close(self) -> None:
         if self._closed:
@@ -166,6 +176,15 @@ class ChromaMemory:
                 return None
         self._collections[namespace] = collection
         return collection
+
+
+_SOURCE = "memeval_source"
+
+
+def _sources(metadata: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The message id a chunk was stored with (collections written before provenance have none)."""
+    source = (metadata or {}).get(_SOURCE)
+    return (str(source),) if source else ()
 
 
 def _bound_http_timeout(client: Any, seconds: float) -> None:

@@ -3,27 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..types import Message
 from .tokens import count_tokens
 
 
-def chunk_session(session: Sequence[Message], max_tokens: int) -> list[str]:
+@dataclass(frozen=True)
+class Chunk:
+    """One unit to embed, and the id of the message it was cut from (None when unnamed)."""
+
+    text: str
+    source: str | None
+
+
+def chunk_messages(session: Sequence[Message], max_tokens: int) -> list[Chunk]:
     """One chunk per message; a message longer than `max_tokens` is cut at line breaks.
 
     Keeping messages whole keeps each stored memory self-describing (a dated day entry
     stays with its date); a single line longer than the budget becomes its own chunk.
     """
-    chunks: list[str] = []
+    chunks: list[Chunk] = []
     for message in session:
         text = message.content.strip()
         if not text:
             continue
-        if count_tokens(text) <= max_tokens:
-            chunks.append(text)
-            continue
-        chunks.extend(_split_lines(text, max_tokens))
+        pieces = [text] if count_tokens(text) <= max_tokens else _split_lines(text, max_tokens)
+        chunks.extend(Chunk(piece, message.id) for piece in pieces)
     return chunks
+
+
+def chunk_session(session: Sequence[Message], max_tokens: int) -> list[str]:
+    """The texts of `chunk_messages`, for stores that keep no provenance."""
+    return [chunk.text for chunk in chunk_messages(session, max_tokens)]
 
 
 def _split_lines(text: str, max_tokens: int) -> list[str]:

@@ -18,12 +18,14 @@ class ContextMemory:
 
     #: the ceiling returns everything it holds whatever k is (the conformance kit knows)
     honours_k = False
+    #: each memory names the message it holds (`Memory.sources`)
+    keeps_sources = True
 
     def __init__(self, token_budget: int = 32_000) -> None:
         if token_budget < 1:
             raise ValueError(f"token_budget must be at least 1, got {token_budget}")
         self.token_budget = token_budget
-        self._store: dict[str, list[tuple[str, int]]] = {}
+        self._store: dict[str, list[tuple[str, int, str | None]]] = {}
 
     @classmethod
     def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> ContextMemory:
@@ -36,20 +38,24 @@ class ContextMemory:
         messages = self._store.setdefault(namespace, [])
         for message in session:
             if message.content.strip():
-                messages.append((message.content, count_tokens(message.content)))
+                messages.append((message.content, count_tokens(message.content), message.id))
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
-        kept: list[str] = []
+        stored = self._store.get(namespace, [])
+        start = len(stored)
         used = 0
-        for text, tokens in reversed(self._store.get(namespace, [])):
-            if used + tokens > self.token_budget:
-                break
-            kept.append(text)
-            used += tokens
-        return [Memory(text=text, id=str(i)) for i, text in enumerate(reversed(kept))]
+        while start > 0 and used + stored[start - 1][1] <= self.token_budget:
+            start -= 1
+            used += stored[start][1]
+        return [_memory(i, entry) for i, entry in enumerate(stored[start:])]
 
     def dump(self, namespace: str) -> list[Memory] | None:
-        return [Memory(text=t, id=str(i)) for i, (t, _) in enumerate(self._store.get(namespace, []))]
+        return [_memory(i, entry) for i, entry in enumerate(self._store.get(namespace, []))]
 
     def close(self) -> None:
         self._store.clear()
+
+
+def _memory(position: int, entry: tuple[str, int, str | None]) -> Memory:
+    text, _, source = entry
+    return Memory(text=text, id=str(position), sources=(source,) if source is not None else ())
