@@ -104,6 +104,7 @@ def test_bad_settings_fail_when_built(make_amem, settings: dict, message: str) -
         make_amem(**settings)
 
 
+@pytest.mark.slow
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(a_mem_llm_linking) as server:
         config = kit_helpers.llm_adapter_config(tmp_path, "amem", server.base_url, "scripted-a-mem", llm_max_retries=0)

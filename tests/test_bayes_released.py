@@ -191,6 +191,7 @@ def test_the_data_directory_itself_is_accepted_and_a_wrong_one_is_a_usage_error(
         load_release(tmp_path)
 
 
+@pytest.mark.slow
 def test_through_pytest_on_the_release(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest_subprocess(

@@ -17,6 +17,8 @@ from pytest_memeval.benchmarks.behavior.episodes import heldout_half
 from pytest_memeval.benchmarks.behavior.spec_llm import main as build_llm_specs
 from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
 
+pytestmark = pytest.mark.slow
+
 BASE = ("--memeval-suite=behavior", "-p", "no:cacheprovider")
 
 

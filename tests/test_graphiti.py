@@ -138,6 +138,7 @@ def test_bad_settings_fail_when_built(make_graphiti, settings: dict, message: st
         make_graphiti(**settings)
 
 
+@pytest.mark.slow
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(graphiti_llm) as server:
         config = kit_helpers.llm_adapter_config(

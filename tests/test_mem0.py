@@ -154,6 +154,7 @@ def test_a_slow_llm_times_out(make_mem0: Callable[..., Mem0Memory]) -> None:
         assert time.monotonic() - started < 10
 
 
+@pytest.mark.slow
 def test_the_kit_passes_without_an_llm(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -163,6 +164,7 @@ def test_the_kit_passes_without_an_llm(
     result.assert_outcomes(passed=24, skipped=1)
 
 
+@pytest.mark.slow
 def test_the_kit_passes_through_llm_extraction(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -184,6 +186,7 @@ def _toy_config(tmp_path: Path, server: LLMServer) -> Path:
     return config
 
 
+@pytest.mark.slow
 def test_the_toy_suite_runs_through_extraction_on_two_workers(
     toy_pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -199,6 +202,7 @@ def test_the_toy_suite_runs_through_extraction_on_two_workers(
         assert {r.headers["authorization"] for r in server.requests} == {"Bearer sk-toy"}
 
 
+@pytest.mark.slow
 def test_an_llm_outage_makes_items_errors_not_wrong_answers(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(Reply.error(503)) as server:
         config = _toy_config(tmp_path, server)
@@ -207,6 +211,7 @@ def test_an_llm_outage_makes_items_errors_not_wrong_answers(toy_pytester: pytest
         assert "memsystem 'mem0' failed in ingest: LLMError" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_multisource_runs_on_mem0_and_pairs_with_chroma(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

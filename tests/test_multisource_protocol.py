@@ -169,6 +169,7 @@ def test_reader_option_selects_the_variant(tmp_path: Path) -> None:
         MultisourceSuite(SuiteOptions(**options, params={"reader": "best"}))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_bad_reader_value_is_a_one_line_usage_error(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest_subprocess(
         "--memsystem=context",
@@ -184,6 +185,7 @@ def test_bad_reader_value_is_a_one_line_usage_error(suite_pytester: pytest.Pytes
     )
 
 
+@pytest.mark.slow
 def test_reader_variant_runs_through_pytest(suite_pytester: pytest.Pytester) -> None:
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest(
