@@ -114,7 +114,7 @@ def memeval_result(
 def check(outcome: Outcome, note: str = "") -> None:
     """Pass when the judge accepted the answer; fail with a readable message otherwise
     (a wrong answer is one line in the terminal; `note`, e.g. the condition the item was
-    served under, goes before its whole message, which `-v` shows).
+    served under, is a line of its whole message, which `-v` shows).
 
     With --memeval-snapshot, a changed verdict fails first, with syrupy's diff.
     """
@@ -123,8 +123,8 @@ def check(outcome: Outcome, note: str = "") -> None:
     if diff is not None:
         pytest.fail(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", pytrace=False)
     if not outcome.verdict.correct:
-        message = failure_message(outcome)
-        raise WrongAnswer(f"{note} {message}" if note else message, summary_line(outcome))
+        first, _, rest = failure_message(outcome).partition("\n")
+        raise WrongAnswer("\n".join(filter(None, [first, note, rest])), summary_line(outcome))
 
 
 #: record fields also shown as separate JUnit XML properties, for CI viewers

@@ -66,6 +66,7 @@ def test_the_released_fit_loads_as_the_suites_model() -> None:
     assert np.allclose(model.table()[50], selection["target_movies"][0]["theta"])
 
 
+@pytest.mark.slow
 def test_the_reference_identifies_the_true_type_as_the_paper_says() -> None:
     """App. C.2: 0.82 after 20 ratings, chance 0.25; the type drawn from the prior, the movies in
     their fixed order. With the types weighted equally it would read 0.83."""

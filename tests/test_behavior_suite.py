@@ -200,7 +200,7 @@ def test_bad_options_are_one_line_usage_errors(suite_pytester: pytest.Pytester, 
 
 
 def test_a_failure_names_its_condition(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest("--memsystem=none", *BASE, "-k", "p01-q01-C5")
+    result = suite_pytester.runpytest("--memsystem=none", *BASE, "-k", "p01-q01-C5", "-v")
     result.stdout.fnmatch_lines(
-        ["*[[]C5: nothing (baseline)[]] s2026-p01-q01-C5: answered*", "question: Faced with *"]
+        ["WRONG *[[]s2026-p01-q01-C5] - answered*", "    [[]C5: nothing (baseline)[]]", "    question: Faced with *"]
     ) if result.ret else result.assert_outcomes(passed=1)

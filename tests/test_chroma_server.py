@@ -43,6 +43,7 @@ def collections_on(server: ChromaServer, prefix: str) -> list[str]:
     return sorted(c.name for c in client.list_collections() if c.name.startswith(prefix))
 
 
+@pytest.mark.slow
 def test_workers_on_one_server_keep_their_own_collections(server: ChromaServer, prefix: str) -> None:
     """Two workers fill the same namespace (as a suite with a shared store does) without meeting."""
     first = ChromaMemory(HashingEmbedder(), host=server.host, port=server.port, collection_prefix=prefix)
@@ -214,6 +215,7 @@ def test_an_unreachable_server_makes_every_item_an_error(toy_pytester: pytest.Py
     assert "Could not connect to a Chroma server" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_a_frozen_server_times_out_instead_of_hanging(tmp_path: Path) -> None:
     with ChromaServer(tmp_path / "db") as frozen:
         memory = ChromaMemory(HashingEmbedder(), host=frozen.host, port=frozen.port, timeout_s=1.0)

@@ -229,6 +229,7 @@ def test_an_llm_outage_is_an_error_not_a_thinner_graph(make_graphiti) -> None:
             memory.ingest("ada", ada_session())
 
 
+@pytest.mark.slow
 def test_json_cut_at_the_token_cap_is_a_one_line_error(make_graphiti) -> None:
     """A small model can fill llm_max_tokens inside graphiti's JSON; graphiti retries, then raises."""
 
@@ -273,6 +274,7 @@ def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
         yield model
 
 
+@pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_builds_a_graph_of_one_episode(make_graphiti, smollm2: LocalModel) -> None:

@@ -108,6 +108,7 @@ def smollm2_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalMod
         yield model
 
 
+@pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_writes_memories_and_keeps_namespaces_apart(smollm2_tools: LocalModel) -> None:

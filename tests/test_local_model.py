@@ -102,6 +102,7 @@ def _gone(pid: int, within_s: float = 15.0) -> bool:
 
 
 @needs_extra
+@pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_the_launcher_serves_until_stopped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -78,6 +78,7 @@ def test_bad_settings_fail_when_built(make_mem0: Callable[..., Mem0Memory], sett
         make_mem0(**settings)
 
 
+@pytest.mark.slow
 def test_without_an_llm_each_message_is_stored_as_said(make_mem0: Callable[..., Mem0Memory]) -> None:
     with LLMServer(extract_facts) as server:
         memory = make_mem0(**llm(server, infer=False))
@@ -100,6 +101,7 @@ def test_without_an_llm_each_message_is_stored_as_said(make_mem0: Callable[..., 
         assert server.count == 0, "infer=False must not call the LLM"
 
 
+@pytest.mark.slow
 def test_with_an_llm_mem0_stores_what_the_llm_extracted(
     make_mem0: Callable[..., Mem0Memory], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,6 +126,7 @@ def test_with_an_llm_mem0_stores_what_the_llm_extracted(
         assert "Hi! How are you?" in request.text
 
 
+@pytest.mark.slow
 def test_reset_hides_the_old_session_from_the_llm(make_mem0: Callable[..., Mem0Memory]) -> None:
     """mem0 shows the LLM a user's recent turns; after a reset they must be gone too."""
     with LLMServer(extract_facts) as server:

@@ -37,6 +37,7 @@ def test_hashing_embedder_is_deterministic_normalised_and_lexical() -> None:
     assert np.array_equal(embedder.embed(["Slept 7 hours."]), HashingEmbedder().embed(["Slept 7 hours."]))
 
 
+@pytest.mark.slow
 def test_minilm_embeds_offline_and_semantically() -> None:
     embedder = MiniLMEmbedder()
     query, near, far = embedder.embed(

@@ -158,6 +158,7 @@ def test_fitted_readers_are_cached_by_variant_and_input(tmp_path: Path) -> None:
     assert len(list(cache.glob("*nbf-nbf-skip-*.json"))) == 2
 
 
+@pytest.mark.slow
 def test_reader_option_selects_the_variant(tmp_path: Path) -> None:
     options = dict(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200)
     assert MultisourceSuite(SuiteOptions(**options)).reader_variant == "nbf-skip"  # type: ignore[arg-type]

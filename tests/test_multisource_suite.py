@@ -162,6 +162,7 @@ def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
+@pytest.mark.slow
 def test_the_reader_answers_from_memories_alone(tmp_path: Path) -> None:
     """Leakage boundary: the same memories give the same answer whichever persona an item is
     about; with no memories every persona gets the training prior's answer."""

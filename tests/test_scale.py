@@ -247,6 +247,7 @@ def test_a_cold_xdist_run_fits_the_reader_once(
     assert len(log.read_text().split()) == 1  # smoke: one seed, one fit, on the controller
 
 
+@pytest.mark.slow
 def test_the_reader_answers_as_before_on_the_smoke_set(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The fast path (one parse per retrieval result, the item's rule only) against the
     reader as it was (parse per item, all 18 rules), on every smoke item, with the whole
