@@ -20,6 +20,9 @@ pytest.importorskip("agentic_memory", reason="the amem extra is not installed")
 
 from pytest_memeval.memory.amem import AMemMemory
 
+# every test builds the system with the MiniLM embedder (seconds to load) and its store
+pytestmark = pytest.mark.slow
+
 _NEIGHBOUR_ID = re.compile(r"memory_id:(\S+)")
 
 
@@ -104,7 +107,6 @@ def test_bad_settings_fail_when_built(make_amem, settings: dict, message: str) -
         make_amem(**settings)
 
 
-@pytest.mark.slow
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(a_mem_llm_linking) as server:
         config = kit_helpers.llm_adapter_config(tmp_path, "amem", server.base_url, "scripted-a-mem", llm_max_retries=0)
@@ -115,7 +117,6 @@ def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path
         assert any("should_evolve" in p for p in prompts) and any("Content for analysis" in p for p in prompts)
 
 
-@pytest.mark.slow
 def test_notes_keep_the_message_and_carry_a_mems_attributes(make_amem) -> None:
     with LLMServer(a_mem_llm) as server:
         memory = make_amem(llm_base_url=server.base_url, llm_model="scripted", llm_max_retries=0)
@@ -167,7 +168,6 @@ def test_a_server_without_json_schema_gets_llama_cpps_form(make_amem) -> None:
         assert [m.text for m in memory.dump("ada")] == ["First note.", "Second note."]
 
 
-@pytest.mark.slow
 def test_a_very_long_note_is_stored_whole_and_its_prompts_fit(make_amem) -> None:
     with LLMServer(a_mem_llm) as server:
         memory = make_amem(llm_base_url=server.base_url, llm_model="scripted", llm_max_prompt_chars=4000)
@@ -183,7 +183,6 @@ def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
         yield model
 
 
-@pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_writes_notes_and_keeps_namespaces_apart(make_amem, smollm2: LocalModel) -> None:

@@ -18,6 +18,9 @@ from pytest_memeval.memory.mem0 import Mem0Memory
 from pytest_memeval.registry import check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
+# every test builds the system with the MiniLM embedder (seconds to load) and its store
+pytestmark = pytest.mark.slow
+
 FACT = re.compile(r"The (\w+) of (\w+) is (\w+)\.")
 
 
@@ -78,7 +81,6 @@ def test_bad_settings_fail_when_built(make_mem0: Callable[..., Mem0Memory], sett
         make_mem0(**settings)
 
 
-@pytest.mark.slow
 def test_without_an_llm_each_message_is_stored_as_said(make_mem0: Callable[..., Mem0Memory]) -> None:
     with LLMServer(extract_facts) as server:
         memory = make_mem0(**llm(server, infer=False))
@@ -101,7 +103,6 @@ def test_without_an_llm_each_message_is_stored_as_said(make_mem0: Callable[..., 
         assert server.count == 0, "infer=False must not call the LLM"
 
 
-@pytest.mark.slow
 def test_with_an_llm_mem0_stores_what_the_llm_extracted(
     make_mem0: Callable[..., Mem0Memory], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,7 +127,6 @@ def test_with_an_llm_mem0_stores_what_the_llm_extracted(
         assert "Hi! How are you?" in request.text
 
 
-@pytest.mark.slow
 def test_reset_hides_the_old_session_from_the_llm(make_mem0: Callable[..., Mem0Memory]) -> None:
     """mem0 shows the LLM a user's recent turns; after a reset they must be gone too."""
     with LLMServer(extract_facts) as server:
@@ -157,7 +157,6 @@ def test_a_slow_llm_times_out(make_mem0: Callable[..., Mem0Memory]) -> None:
         assert time.monotonic() - started < 10
 
 
-@pytest.mark.slow
 def test_the_kit_passes_without_an_llm(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -167,7 +166,6 @@ def test_the_kit_passes_without_an_llm(
     result.assert_outcomes(passed=24, skipped=1)
 
 
-@pytest.mark.slow
 def test_the_kit_passes_through_llm_extraction(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -189,7 +187,6 @@ def _toy_config(tmp_path: Path, server: LLMServer) -> Path:
     return config
 
 
-@pytest.mark.slow
 def test_the_toy_suite_runs_through_extraction_on_two_workers(
     toy_pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -205,7 +202,6 @@ def test_the_toy_suite_runs_through_extraction_on_two_workers(
         assert {r.headers["authorization"] for r in server.requests} == {"Bearer sk-toy"}
 
 
-@pytest.mark.slow
 def test_an_llm_outage_makes_items_errors_not_wrong_answers(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(Reply.error(503)) as server:
         config = _toy_config(tmp_path, server)
@@ -214,7 +210,6 @@ def test_an_llm_outage_makes_items_errors_not_wrong_answers(toy_pytester: pytest
         assert "memsystem 'mem0' failed in ingest: LLMError" in result.stdout.str()
 
 
-@pytest.mark.slow
 def test_multisource_runs_on_mem0_and_pairs_with_chroma(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
