@@ -208,3 +208,34 @@ def test_llm_responder_and_j_judge_through_a_loopback_server(suite_pytester: pyt
     assert all(r["correct"] == (r["detail"]["j"] == 1.0) for r in records)
     assert "locomo_judge_j@1" in run["extra"]["j_templates"]
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.slow
+def test_snapshots_repeats_gates_and_the_html_explorer(suite_pytester: pytest.Pytester) -> None:
+    one = ("--memsystem=context", "--memeval-k=3", "-k", "sample-2024-0")
+    recorded = suite_pytester.runpytest_subprocess(
+        "--memeval-suite=locomo", *one, "--memeval-snapshot", "--snapshot-update", "-n", "2", "-p", "no:cacheprovider"
+    )
+    snapshots = sorted((suite_pytester.path / "snapshots" / "test_locomo" / "context-k3").glob("*.json"))
+    assert len(snapshots) == 10, recorded.stdout.str()[-2000:]
+    verdict = json.loads(snapshots[0].read_text())
+    assert {"f1", "bleu1", "mem0_f1", "evidence_recall"} <= set(verdict["judge"])
+    compared, _ = _report(suite_pytester, "compared", *one, "--memeval-snapshot")
+    assert "differs from its snapshot" not in compared.stdout.str()
+
+    html = suite_pytester.path / "explorer.html"
+    gated, report = _report(
+        suite_pytester,
+        "gated",
+        *one,
+        "--memeval-repeat=2",
+        "--memeval-gate=locomo.evidence_recall>=90",
+        "--memeval-gate=locomo.f1>=1",
+        f"--memeval-html={html}",
+    )
+    run = _run(report, "context")
+    assert run["repeats"] == 2 and run["flakiness"]["flaky"] == 0  # the offline path is deterministic
+    assert [g["passed"] for g in report["gates"]] == [True, True]
+    assert gated.ret == pytest.ExitCode.OK  # the gates decide, not the wrong answers
+    page = html.read_text()
+    assert "locomo" in page and "evidence_recall" in page and "sample-2024-0-q000" in page
