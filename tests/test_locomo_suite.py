@@ -141,7 +141,7 @@ def test_context_ranks_above_chroma_on_evidence_recall_and_none_has_no_recall(su
 
 @pytest.mark.slow
 def test_two_workers_give_the_same_report(suite_pytester: pytest.Pytester) -> None:
-    args = ("--memsystem=context,chroma", "--memeval-k=3")
+    args = ("--memsystem=context,chroma", "--memeval-k=3", "-k", "sample-2024-0 or sample-2024-1")
     _, serial = _report(suite_pytester, "serial", *args)
     _, parallel = _report(suite_pytester, "parallel", *args, "-n", "2")
     for system in ("context", "chroma"):
@@ -180,20 +180,26 @@ def _script(request: Request) -> str:
 
 
 @pytest.mark.slow
-def test_llm_responder_and_j_judge_through_a_loopback_server(suite_pytester: pytest.Pytester) -> None:
+def test_llm_responder_and_j_judge_through_a_loopback_server_and_the_cache(suite_pytester: pytest.Pytester) -> None:
+    cache = suite_pytester.path / "calls.sqlite"
+    llm = (
+        "--memsystem=context",
+        "--memeval-responder=openai:answerer",
+        "--memeval-judge=openai:gpt-4o-mini",
+        f"--memeval-cache-file={cache}",
+        "-k",
+        "sample-2024-0",
+    )
     with LLMServer(_script) as server:
-        result, report = _report(
-            suite_pytester,
-            "llm",
-            "--memsystem=context",
-            f"--memeval-base-url={server.base_url}",
-            "--memeval-cache=off",
-            "--memeval-responder=openai:answerer",
-            "--memeval-judge=openai:gpt-4o-mini",
-            "-k",
-            "sample-2024-0",
-        )
+        result, report = _report(suite_pytester, "llm", *llm, f"--memeval-base-url={server.base_url}")
         requests = server.requests
+    # the recorded calls replay offline, server gone, to the same records
+    _, replayed = _report(
+        suite_pytester, "replay", *llm, "--memeval-cache=replay", "--memeval-base-url=http://127.0.0.1:9"
+    )
+    assert [(r["id"], r["answer"], r["detail"]) for r in replayed["records"]] == [
+        (r["id"], r["answer"], r["detail"]) for r in report["records"]
+    ]
     run = _run(report, "context")
     judged = [r for r in requests if r.messages[0]["content"].startswith("Your task")]
     assert len(requests) == 2 * run["n_items"] and len(judged) == run["n_items"]
