@@ -82,7 +82,9 @@ class LocomoSuite(Suite):
         if judges and judges != [PAPER_JUDGE_MODEL]:
             notes.append(f"j judged by {', '.join(judges)}; the Mem0 paper's judge is {PAPER_JUDGE_MODEL}")
         if self.catalog.notes:
-            notes.append(f"{len(self.catalog.notes)} malformed evidence strings read as the ids they spell (extra.data_notes)")
+            notes.append(
+                f"{len(self.catalog.notes)} malformed evidence strings read as the ids they spell (extra.data_notes)"
+            )
         extra = {
             **summary.extra,
             "data": {"kind": source.kind, "description": source.description, "sha256": list(source.sha256)},
