@@ -64,11 +64,13 @@ def answers(suite: Any, rewrite: Callable[[str], str], n_contexts: int = 1, per_
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUITES)
 def test_the_suites_own_text_is_read(suites: dict[str, Any], name: str) -> None:
     assert not any(a.detail.get(KEY) for a in answers(suites[name], lambda text: text))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUITES)
 def test_extracted_gists_are_marked_unreadable(suites: dict[str, Any], name: str) -> None:
     marked = [a.detail.get(KEY) for a in answers(suites[name], extracted)]
