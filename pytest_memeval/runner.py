@@ -21,7 +21,7 @@ from .adapter_guard import AdapterGuard, describe
 from .errors import AdapterError, MemevalError, ResponseError
 from .memory.tokens import count_tokens
 from .progress import ProgressTracker
-from .protocols import Judge, MemorySystem, ResponseModel
+from .protocols import Judge, MemorySystem, ResponseModel, keeps_sources
 from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
 
@@ -63,6 +63,10 @@ class BoundMemory:
     @property
     def system_name(self) -> str:
         return self.guard.system_name
+
+    @property
+    def keeps_sources(self) -> bool:
+        return keeps_sources(self.system)
 
     def reset(self) -> None:
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
@@ -223,7 +227,8 @@ def conclude(
     """Judge a valid answer (an invalid one is never scored) and build the item's record."""
     if answer.valid:
         try:
-            verdict = judge.score(item, answer, Trace(tuple(retrieval.memories), memory.dump))
+            trace = Trace(tuple(retrieval.memories), memory.dump, keeps_sources=memory.keeps_sources)
+            verdict = judge.score(item, answer, trace)
         except MemevalError:
             raise
         except Exception as exc:
