@@ -105,3 +105,18 @@ def test_a_progress_line_names_items_eta_and_rates() -> None:
         "  gw0: 30 items, filling multisource p-7 (session 2 of 5), 40 texts/s",
     ]
     assert _duration(7300) == "2h01m"
+
+
+def test_a_fill_reports_the_processs_resident_memory(tmp_path: Any) -> None:
+    tracker = ProgressTracker("gw0", tmp_path / "gw0.json")
+    tracker.fill_started("longmemeval q1", 500)
+    tracker.session_ingested()
+    (read,) = read_progress(str(tmp_path))
+    assert read.resident_mb > 1  # a Python process holds megabytes
+    display = ProgressDisplay(None, 10.0, list)  # type: ignore[arg-type]
+    busy = Progress(
+        "gw0", items_done=3, filling="longmemeval q1", sessions_done=212, sessions_total=500, resident_mb=412.4
+    )
+    assert display.lines({"gw0": busy}, [busy], now=1.0)[1] == (
+        "  gw0: 3 items, filling longmemeval q1 (session 212 of 500), 412 MB resident"
+    )
