@@ -369,19 +369,19 @@ def judge_script(request: Request) -> str:
 def test_a_run_judged_by_a_scripted_official_judge_reports_the_hand_computed_metrics(
     suite_pytester: pytest.Pytester,
 ) -> None:
-    report = suite_pytester.path / "report.json"
+    report, cache = suite_pytester.path / "report.json", suite_pytester.path / "judge.sqlite"
+    judged = ("--memsystem=context", "--memeval-suite=longmemeval", "--memeval-judge=openai:gpt-4o-2024-08-06")
     with LLMServer(judge_script) as server:
         result = suite_pytester.runpytest_subprocess(
-            "--memsystem=context",
-            "--memeval-suite=longmemeval",
-            "--memeval-judge=openai:gpt-4o-2024-08-06",
+            *judged,
             f"--memeval-base-url={server.base_url}",
-            "--memeval-cache=off",
+            f"--memeval-cache-file={cache}",
             f"--memeval-report={report}",
             "-p",
             "no:cacheprovider",
         )
         requests = server.requests
+        base_url = server.base_url
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-3000:]
     (run,) = json.loads(report.read_text())["runs"]
     assert run["n_scored"] == 16 and len(requests) == 16
@@ -406,3 +406,16 @@ def test_a_run_judged_by_a_scripted_official_judge_reports_the_hand_computed_met
         "knowledge-update": 1.0,
     }
     assert run["key"]["judge"] == "gpt-4o-2024-08-06" and "graded offline" not in run["note"]
+    # the verdicts replay from the call cache with the server gone
+    replayed = suite_pytester.path / "replayed.json"
+    again = suite_pytester.runpytest_subprocess(
+        *judged,
+        f"--memeval-base-url={base_url}",
+        "--memeval-cache=replay",
+        f"--memeval-cache-file={cache}",
+        f"--memeval-report={replayed}",
+        "-p",
+        "no:cacheprovider",
+    )
+    assert again.ret == result.ret, again.stdout.str()[-3000:]
+    assert json.loads(replayed.read_text())["runs"][0]["metrics"] == run["metrics"]
