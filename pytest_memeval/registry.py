@@ -26,6 +26,7 @@ BUNDLED_SUITES: Mapping[str, str] = {
     "behavior": "pytest_memeval.benchmarks.behavior.suite:BehaviorSuite",
     "bayes": "pytest_memeval.benchmarks.bayes.suite:BayesSuite",
     "locomo": "pytest_memeval.benchmarks.locomo.suite:LocomoSuite",
+    "longmemeval": "pytest_memeval.benchmarks.longmemeval.suite:LongMemEvalSuite",
 }
 
 BUILTIN_MEMSYSTEMS: Mapping[str, str] = {

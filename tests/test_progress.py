@@ -125,3 +125,18 @@ def test_tests_outside_every_suite_count_one_each() -> None:
     display._started, display._last_time = 0.0, 90.0
     (line,) = display.lines({}, [], now=100.0)
     assert line == "memeval progress 1m40s: 50/200 items, 50/200 contexts, ETA 5m00s"
+
+
+def test_a_fill_reports_the_processs_resident_memory(tmp_path: Any) -> None:
+    tracker = ProgressTracker("gw0", tmp_path / "gw0.json")
+    tracker.fill_started("longmemeval q1", 500)
+    tracker.session_ingested()
+    (read,) = read_progress(str(tmp_path))
+    assert read.resident_mb > 1  # a Python process holds megabytes
+    display = ProgressDisplay(None, 10.0, list)  # type: ignore[arg-type]
+    busy = Progress(
+        "gw0", items_done=3, filling="longmemeval q1", sessions_done=212, sessions_total=500, resident_mb=412.4
+    )
+    assert display.lines({"gw0": busy}, [busy], now=1.0)[1] == (
+        "  gw0: 3 items, filling longmemeval q1 (session 212 of 500), 412 MB resident"
+    )

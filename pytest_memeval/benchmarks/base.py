@@ -110,7 +110,9 @@ class Suite(ABC):
 
     def llm_judge(self, panel: Any) -> Judge | None:
         """A judge that grades with `panel` (a pytest_memeval.models.JudgePanel factory:
-        prompt -> JudgePanel); None when the suite is scored deterministically."""
+        (prompt, **call settings) -> JudgePanel, where the keywords, e.g. max_tokens=10,
+        override the run's LLMSettings for a protocol that pins them); None when the suite is
+        scored deterministically."""
         return None
 
     @abstractmethod

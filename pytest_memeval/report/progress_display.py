@@ -7,7 +7,7 @@ tracker) and, at most every `--memeval-progress` seconds while some context is b
 filled or texts were embedded, writes a line through pytest's terminal reporter:
 
     memeval progress 2m10s: 412/1296 items, 31/88 contexts, ETA 4m45s; embedding 85 texts/s
-      gw0: 210 items, filling multisource gen20260321-stated_124 (session 3 of 5), 41 texts/s
+      gw0: 210 items, filling multisource gen20260321-stated_124 (session 3 of 5), 412 MB resident, 41 texts/s
 
 The ETA measures the run in contexts (the groups of items filled into a memory system
 together, which the scheduler keeps on one worker), since filling them is most of the
@@ -212,6 +212,8 @@ class ProgressDisplay:
             part = f"  {progress.worker}: {progress.items_done} items"
             if progress.filling:
                 part += f", filling {progress.filling} (session {progress.sessions_done} of {progress.sessions_total})"
+                if progress.resident_mb:
+                    part += f", {progress.resident_mb:,.0f} MB resident"
             else:
                 part += f", {progress.contexts_filled} contexts filled"
             rate = (progress.texts - self._previous(progress).texts) / seconds
