@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from collections import OrderedDict
@@ -37,6 +38,8 @@ MAX_OPEN_CUBES = 32
 #: how much of an unreadable extraction answer an error line quotes
 QUOTED_CHARS = 160
 COLLECTION = "memories"
+#: the cube names the adapter makes (hashed namespaces): safe as directory names
+SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 def describe(exc: BaseException) -> str:
@@ -67,12 +70,10 @@ class Cubes:
         cube = self._cube(namespace, create=True)
         text_mem = cube.text_mem
         if self.extract:
-            items = self._extracted(text_mem, messages)
+            items = self._extracted(text_mem, messages, namespace)
         else:
             items = [
-                TextualMemoryItem(
-                    memory=m["content"], metadata={"user_id": namespace, "source": "conversation", "type": m["role"]}
-                )
+                TextualMemoryItem(memory=m["content"], metadata={"user_id": namespace, "source": "conversation"})
                 for m in messages
             ]
         if items:
@@ -104,6 +105,8 @@ class Cubes:
 
     # -- helpers ------------------------------------------------------------------------------
     def _dir(self, namespace: str) -> Path:
+        if not SAFE_NAME.fullmatch(namespace):
+            raise ValueError(f"namespace {namespace[:80]!r} is not a cube name the adapter makes")
         return self.path / "cubes" / namespace
 
     def _cube(self, namespace: str, create: bool) -> Any:
@@ -177,7 +180,7 @@ class Cubes:
 
         llm.generate = recorded
 
-    def _extracted(self, text_mem: Any, messages: list[dict[str, Any]]) -> list[Any]:
+    def _extracted(self, text_mem: Any, messages: list[dict[str, Any]], namespace: str) -> list[Any]:
         said = [
             {
                 "role": m["role"],
@@ -202,7 +205,7 @@ class Cubes:
                 f"the model wrote {answer[:QUOTED_CHARS]!r}{' [...]' if len(answer) > QUOTED_CHARS else ''}"
             ) from exc
         for item in items:
-            item.metadata.user_id = text_mem.config.cube_id
+            item.metadata.user_id = namespace
         return list(items)
 
 
