@@ -16,13 +16,12 @@ from __future__ import annotations
 import json
 import os
 import select
-import signal
 import subprocess
 import time
 from pathlib import Path
 from typing import Any, Self
 
-from ..child_processes import die_with_parent
+from ..child_processes import die_with_parent, last_log_line, stop_process_group
 from ..errors import AdapterError, ConfigError
 
 SHIM = Path(__file__).with_name("memos_shim.py")
@@ -76,12 +75,12 @@ class MemosProcess:
             self.stop()
             raise ConfigError(
                 f"memos: MemOS ({self.python}) did not start within {self.startup_timeout_s:g} s: "
-                f"{self.last_log_line()} (log: {self.log_path})"
+                f"{last_log_line(self.log_path)} (log: {self.log_path})"
             ) from None
         except _Gone:
             self.stop()
             raise ConfigError(
-                f"memos: MemOS ({self.python}) exited at start-up: {self.last_log_line()} (log: {self.log_path})"
+                f"memos: MemOS ({self.python}) exited at start-up: {last_log_line(self.log_path)} (log: {self.log_path})"
             ) from None
         if not hello.get("ready"):
             self.stop()
@@ -108,7 +107,7 @@ class MemosProcess:
             status = self._process.wait(timeout=STOP_TIMEOUT_S) if self._process is not None else None
             self.stop()
             raise AdapterError(
-                f"memos: the MemOS process exited during {op} (status {status}): {self.last_log_line()} "
+                f"memos: the MemOS process exited during {op} (status {status}): {last_log_line(self.log_path)} "
                 f"(log: {self.log_path})"
             ) from None
         if not answer.get("ok"):
@@ -122,23 +121,10 @@ class MemosProcess:
         if process is None:
             return
         if process.poll() is None and not (graceful and _closed_on_request(process)):
-            _kill_group(process)
+            stop_process_group(process, STOP_TIMEOUT_S)
         for pipe in (process.stdin, process.stdout):
             if pipe is not None and not pipe.closed:
                 pipe.close()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def last_log_line(self) -> str:
-        lines = [line.strip() for line in self.log().splitlines() if line.strip()]
-        return lines[-1][:300] if lines else "no output"
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- helpers ------------------------------------------------------------------------------
     def _spawn(self) -> None:
@@ -215,15 +201,3 @@ def _closed_on_request(process: subprocess.Popen[bytes]) -> bool:
         return True
     except (OSError, subprocess.TimeoutExpired):
         return False
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-            process.wait(timeout=STOP_TIMEOUT_S)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-        except ProcessLookupError:
-            return
