@@ -78,9 +78,18 @@ lock-memos: $(UV)
 	printf '%s\n' $(foreach r,$(MEMOS_REQUIREMENTS),"$(r)") | $(UV) pip compile - --python-version 3.11 \
 		--custom-compile-command "make lock-memos" -o constraints-memos.txt
 
-# The plugin's own tests.
-test: setup letta-venv memos-venv lint
+# The plugin's own tests, after the linters and the documentation site.
+test: setup letta-venv memos-venv lint docs
 	$(BIN)/pytest -n 2
+
+# The contributors' fast tier: every test not marked slow (no pytest subprocess or pytester
+# run, no server, no real model), on two workers; see docs/contributing.md.
+fast-test: setup-test
+	$(BIN)/pytest -m "not slow" -n 2
+
+# The documentation site from docs/ (mkdocs.yml): a broken link or anchor fails the build.
+docs: setup-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # ruff (lint and format) and mypy, configured in pyproject.toml; part of `make test`
 lint: setup-test

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from harness import TEST_API_KEY
 
-# Timing deadlines measure the machine, not the code: a CI runner shared with other jobs
-# (or xdist's other worker) makes a fast example slow now and then.
-settings.register_profile("memeval", deadline=None)
-settings.load_profile("memeval")
 
-# pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions cannot
-# be imported twice in one process: load what the plugin imports lazily (scipy pulls in
-# numpy.fft) once here, outside every in-process run.
-import scipy.stats  # noqa: F401, E402
-from harness import TEST_API_KEY  # noqa: E402
+def pytest_configure(config: pytest.Config) -> None:
+    # Timing deadlines measure the machine, not the code: a CI runner shared with other jobs
+    # (or xdist's other worker) makes a fast example slow now and then. hypothesis is a test
+    # dependency (the [dev] extra); a checkout installed for the main job alone has none.
+    if importlib.util.find_spec("hypothesis") is not None:
+        from hypothesis import settings
+
+        settings.register_profile("memeval", deadline=None)
+        settings.load_profile("memeval")
+
+
+@pytest.fixture(scope="session")
+def numpy_loaded_once() -> None:
+    """pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions
+    cannot be imported twice in one process: what the plugin imports lazily (scipy pulls in
+    numpy.fft) is loaded once, outside every in-process run, by the tests that make one."""
+    import scipy.stats  # noqa: F401
+
+
+@pytest.fixture
+def pytester(numpy_loaded_once: None, pytester: pytest.Pytester) -> pytest.Pytester:
+    return pytester
+
 
 TESTS_DIR = Path(__file__).resolve().parent
 

@@ -20,6 +20,9 @@ pytest.importorskip("agentic_memory", reason="the amem extra is not installed")
 
 from pytest_memeval.memory.amem import AMemMemory
 
+# every test builds the system with the MiniLM embedder (seconds to load) and its store
+pytestmark = pytest.mark.slow
+
 _NEIGHBOUR_ID = re.compile(r"memory_id:(\S+)")
 
 

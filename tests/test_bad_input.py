@@ -1,17 +1,24 @@
 """Bad input of every kind is one usage-error line (exit status 4), before anything runs.
 
 One parametrized matrix: options, paths, files of the wrong content, gates, adapter
-settings, baselines and data directories. Each case runs pytest in a subprocess and
-asserts exit status 4, exactly one line on stderr starting with "ERROR: " that contains
-the expected text, and no traceback anywhere.
+settings, baselines and data directories. Each case runs the plugin's preparation of a run
+(`run_setup.prepare_run`) on its options in this process, in milliseconds, and asserts an
+error of one line that contains the expected text; a few cases run pytest in a subprocess
+to see what a user sees there: exit status 4, exactly one line on stderr starting with
+"ERROR: ", and no traceback anywhere.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.run_setup import prepare_run
 
 #: (arguments, expected text); "{name}" in an argument is the path of a file made by `inputs`
 BAD_INPUT: list[tuple[list[str], str]] = [
@@ -127,6 +134,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         ["--memsystem=context", "--memeval-data=/nonexistent-data"],
         "--memeval-data: /nonexistent-data is not a directory",
     ),
+    (["--memsystem=context", "--memeval-suite=bayes", "--memeval-data={dir}"], "is not a BayesBench checkout"),
     (
         ["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={garbled_multisource}"],
         "--memeval-data: *event_table.json",
@@ -152,6 +160,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "status 'maybe' is not one of scored, invalid, error",
     ),
     (["--memsystem=context", "--memeval-baseline={schema2_empty}"], "has no per-item records to pair with"),
+    (["--memsystem=context", "--memeval-baseline={schema2_lacking_key}"], "records[0] (id x): lacks 'key'"),
     # gates
     (["--memsystem=context", "--memeval-gate=accuracy is good"], "--memeval-gate: cannot read 'accuracy is good'"),
     (["--memsystem=context", "--memeval-gate=multisorce.accuracy>=0.5"], "unknown suite 'multisorce'"),
@@ -256,6 +265,9 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             "schema2-bad.json", json.dumps({"schema": "memeval-report/2", "records": [record]})
         ),
         "schema2_empty": write("schema2-empty.json", json.dumps({"schema": "memeval-report/2", "records": []})),
+        "schema2_lacking_key": write(
+            "schema2-lacking-key.json", json.dumps({"schema": "memeval-report/2", "records": [{"id": "x"}]})
+        ),
         "garbled_multisource": str(root / "garbled"),
         "train_only_multisource": str(root / "train-only"),
         "bad_toml": write("bad.toml", "[chroma\n"),
@@ -269,12 +281,61 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     }
 
 
-def test_the_matrix_is_large() -> None:
-    assert len(BAD_INPUT) >= 60
+class CommandLine:
+    """Option values as pytest would parse `--name=value` arguments, over the defaults."""
+
+    def __init__(self, defaults: dict[str, Any], args: list[str]) -> None:
+        self.values = {name: list(value) if isinstance(value, list) else value for name, value in defaults.items()}
+        for arg in args:
+            name, equals, value = arg.partition("=")
+            dest = name.removeprefix("--").replace("-", "_")
+            assert dest in self.values, f"not a memeval option: {arg}"
+            if isinstance(self.values[dest], list):  # a repeatable option
+                self.values[dest].append(value)
+            else:
+                self.values[dest] = value if equals else True
+
+    def getoption(self, name: str) -> Any:
+        return self.values[name]
+
+
+@pytest.fixture(scope="module")
+def defaults(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Every memeval option's default, as this test run (which passes none) parsed it."""
+    options = vars(request.config.option)
+    assert options["memsystem"] is None, "run the plugin's tests without memeval options"
+    return {name: value for name, value in options.items() if name.startswith(("memeval_", "memsystem"))}
 
 
 @pytest.mark.parametrize("args, message", BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])
-def test_bad_input_is_one_usage_error_line(
+def test_bad_input_is_a_one_line_error_before_anything_runs(
+    inputs: dict[str, str],
+    defaults: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-bad-input")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as raised:
+        prepare_run(CommandLine(defaults, [arg.format(**inputs) for arg in args]), bundled_only=True)
+    error = str(raised.value)
+    assert "\n" not in error and fnmatch.fnmatchcase(error, f"*{message.replace('[', '[[]')}*"), error
+
+
+#: what a user sees, in a subprocess: an option's value, a file of the wrong content, a gate
+SEEN_BY_A_USER: list[tuple[list[str], str]] = [
+    (["--memsystem=context", "--memeval-k=ten"], "--memeval-k: 'ten' is not an integer"),
+    (["--memsystem=context", "--memeval-baseline={text}"], "--memeval-baseline: * is not JSON"),
+    (["--memsystem=context", "--memeval-gate=multisource.acc>=0.5"], "multisource has no metric 'acc'"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args, message", SEEN_BY_A_USER, ids=[" ".join(a) for a, _ in SEEN_BY_A_USER])
+def test_a_user_sees_one_error_line_and_exit_status_4(
     pytester: pytest.Pytester, inputs: dict[str, str], monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
 ) -> None:
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(pytester.path / "cache"))
@@ -299,6 +360,7 @@ def test_dotted_metric_names_parse() -> None:
     assert (gate.suite, gate.system, gate.metric, gate.margin) == ("multisource", "mem0", "f0.5", 0.02)
 
 
+@pytest.mark.slow
 def test_a_corrupt_embedding_cache_is_rebuilt_once_with_a_warning(pytester: pytest.Pytester, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()

@@ -34,6 +34,7 @@ def settings(*systems: str, embedder: str = "minilm") -> Settings:
     )
 
 
+@pytest.mark.slow
 def test_loading_the_plugin_and_collecting_imports_no_heavy_package(tmp_path: Path) -> None:
     code = (
         "import sys, pytest\n"
@@ -71,6 +72,7 @@ def test_the_default_embedder_without_the_local_extra_says_what_to_do(
     extras.check_extras(replace(settings(system), embedder="hashing"))
 
 
+@pytest.mark.slow
 def test_the_usage_error_reaches_the_command_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(extras, "find_spec", lambda name: None)
     result = pytester.runpytest("--memsystem=chroma", "--memeval-suite=multisource")

@@ -197,6 +197,7 @@ def _writer(path: str, worker: int, n: int) -> None:
     cache.close()
 
 
+@pytest.mark.slow
 def test_concurrent_writer_processes_lose_nothing(tmp_path: Path):
     path = tmp_path / "shared.sqlite"
     workers, n = 4, 150
@@ -234,6 +235,7 @@ KILLED_WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_after", [1, 40, 300])
 def test_sigkill_loses_no_completed_entry_even_in_the_main_file_alone(tmp_path: Path, kill_after: int):
     path = tmp_path / "killed.sqlite"
@@ -279,6 +281,7 @@ REPLAY_WITHOUT_OPENAI = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_replay_does_not_need_the_openai_package(tmp_path: Path):
     path = tmp_path / "llm.sqlite"
     with LLMServer(REPLY) as server:

@@ -12,6 +12,8 @@ import pytest
 from harness import TEST_API_KEY as SECRET
 from llm_server import LLMServer, Reply, Request, fail_first
 
+pytestmark = pytest.mark.slow
+
 LABEL_LINE = re.compile(r"^- (\w+)", re.M)
 
 

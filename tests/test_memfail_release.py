@@ -309,6 +309,7 @@ def _run(pytester: pytest.Pytester, data_dir: Path, *args: str) -> tuple[pytest.
     return result, json.loads(report.read_text()) if report.exists() else {}
 
 
+@pytest.mark.slow
 def test_the_offline_reader_says_it_cannot_read_the_release(suite_pytester: pytest.Pytester, tmp_path: Path):
     result, report = _run(suite_pytester, write_release(tmp_path), "-m", "conditional_easy", "--memeval-max-errors=99")
     records = report["records"]
@@ -320,6 +321,7 @@ def test_the_offline_reader_says_it_cannot_read_the_release(suite_pytester: pyte
     )
 
 
+@pytest.mark.slow
 def test_a_bad_release_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path):
     root = write_release(
         tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, _edit(conditional_rows(), 1, condition_met="?"))}
@@ -348,6 +350,7 @@ def _model(request: Request) -> str:
     return json.dumps({"verdict": 1, "reason": "fine"})
 
 
+@pytest.mark.slow
 def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(
     suite_pytester: pytest.Pytester, tmp_path: Path
 ):
@@ -380,6 +383,7 @@ def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(
     assert all(d["stored_turns"] == "user+assistant" for d in detail.values())
 
 
+@pytest.mark.slow
 def test_with_the_llm_judge_released_failures_are_attributed_by_it(suite_pytester: pytest.Pytester, tmp_path: Path):
     with LLMServer(_model) as server:
         _, report = _run(

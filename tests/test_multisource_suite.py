@@ -22,6 +22,7 @@ def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
     return MultisourceSuite(SuiteOptions(**options))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q")
     result.stdout.fnmatch_lines(
@@ -29,6 +30,7 @@ def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest
     )
 
 
+@pytest.mark.slow
 def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
         "--memsystem=context",
@@ -52,6 +54,7 @@ def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.P
     result.stdout.fnmatch_lines(["12/216 tests collected*"])  # C3 for the 12 personas
 
 
+@pytest.mark.slow
 def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--markers")
     for marker in (
@@ -65,6 +68,7 @@ def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
+@pytest.mark.slow
 def test_without_memsystem_only_tests_run(suite_pytester: pytest.Pytester) -> None:
     suite_pytester.makepyfile(test_mine="def test_mine(): pass")
     result = suite_pytester.runpytest("--collect-only", "-q")
@@ -86,6 +90,7 @@ def _report(pytester: pytest.Pytester, *args: str) -> dict:
     return json.loads(report.read_text())
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_same_metrics_as_one_to_the_last_digit(suite_pytester: pytest.Pytester) -> None:
     serial, parallel = _report(suite_pytester), _report(suite_pytester, "-n", "2")
     assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
@@ -98,6 +103,7 @@ def test_two_workers_give_the_same_metrics_as_one_to_the_last_digit(suite_pytest
     assert lo < context["metrics"]["accuracy"]["value"] < hi
 
 
+@pytest.mark.slow
 def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=multisource", "-k", "stable_121-D2")
     result.stdout.fnmatch_lines(
@@ -110,6 +116,7 @@ def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: 
     ) if result.ret else result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 @needs_reference
 def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
@@ -124,6 +131,7 @@ def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester)
     outcome.stdout.fnmatch_lines(["multisource", "*context", "  items *108"])
 
 
+@pytest.mark.slow
 @needs_reference
 def test_broken_release_is_a_one_line_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     copy = tmp_path / "release"
@@ -137,6 +145,7 @@ def test_broken_release_is_a_one_line_usage_error(suite_pytester: pytest.Pyteste
     assert len(errors) == 1 and "event_table.json" in errors[0], errors
 
 
+@pytest.mark.slow
 def test_data_dir_without_seeds_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     result = suite_pytester.runpytest_subprocess(
         "--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={tmp_path}", "--collect-only"
@@ -145,6 +154,7 @@ def test_data_dir_without_seeds_is_a_usage_error(suite_pytester: pytest.Pytester
     result.stderr.fnmatch_lines(["ERROR: --memeval-data: *no s<seed> directories found*"])
 
 
+@pytest.mark.slow
 def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest_subprocess(
         "--memsystem=context", "--memeval-suite=multisource", "--memeval-data=/", "--collect-only"
@@ -152,6 +162,7 @@ def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
+@pytest.mark.slow
 def test_the_reader_answers_from_memories_alone(tmp_path: Path) -> None:
     """Leakage boundary: the same memories give the same answer whichever persona an item is
     about; with no memories every persona gets the training prior's answer."""

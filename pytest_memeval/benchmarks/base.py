@@ -58,6 +58,9 @@ class Suite(ABC):
     metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
     #: the metrics where lower is better (errors): a regression is an increase
     lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: the metric the terminal's closing overview names for a run: the first of these the
+    #: run's summary holds, else the summary's first metric
+    headline_metrics: ClassVar[tuple[str, ...]] = ()
     #: the settings --memeval-suite-option accepts, with their descriptions
     parameters: ClassVar[Mapping[str, str]] = {}
     #: the --memeval-split values the suite understands; a generated suite's items are all held out
