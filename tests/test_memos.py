@@ -267,12 +267,6 @@ def alive(pid: int | None) -> bool:
 
 
 # -- live: a real local model -------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log") as model:
-        yield model
-
-
 @pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
