@@ -38,6 +38,7 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "langmem": "pytest_memeval.memory.langmem:LangMemMemory",
     "graphiti": "pytest_memeval.memory.graphiti:GraphitiMemory",
     "letta": "pytest_memeval.memory.letta:LettaMemory",
+    "memos": "pytest_memeval.memory.memos:MemosMemory",
     "supermemory": "pytest_memeval.memory.supermemory:SupermemoryMemory",
 }
 

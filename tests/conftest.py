@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from harness import TEST_API_KEY
+from local_model import LocalModel
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -35,6 +37,13 @@ def pytester(numpy_loaded_once: None, pytester: pytest.Pytester) -> pytest.Pytes
 
 
 TESTS_DIR = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
+    """SmolLM2-135M on llama.cpp's server, one per test module (skips when it cannot be had)."""
+    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log") as model:
+        yield model
 
 
 @pytest.fixture

@@ -177,12 +177,6 @@ def test_a_very_long_note_is_stored_whole_and_its_prompts_fit(make_amem) -> None
         assert any(m.text == long_note for m in memory.dump("ada"))
 
 
-@pytest.fixture(scope="module")
-def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log") as model:
-        yield model
-
-
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_writes_notes_and_keeps_namespaces_apart(make_amem, smollm2: LocalModel) -> None:

@@ -268,12 +268,6 @@ def test_the_graph_stays_in_its_directory_and_reopens(tmp_path: Path) -> None:
             again.close()
 
 
-@pytest.fixture(scope="module")
-def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log") as model:
-        yield model
-
-
 @pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
