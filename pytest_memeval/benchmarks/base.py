@@ -58,6 +58,9 @@ class Suite(ABC):
     metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
     #: the metrics where lower is better (errors): a regression is an increase
     lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: (lowest, highest) of the metrics whose range is known (rates): a gate that every value
+    #: in the range passes can never fail and is refused at configure time
+    metric_bounds: ClassVar[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0)}
     #: the settings --memeval-suite-option accepts, with their descriptions
     parameters: ClassVar[Mapping[str, str]] = {}
     #: the --memeval-split values the suite understands; a generated suite's items are all held out
