@@ -363,6 +363,8 @@ def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str,
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"--memsystem-config: {raw} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"--memsystem-config: {raw} is nested too deeply to be adapter settings") from None
     config: dict[str, dict[str, Any]] = {}
     for name, table in data.items():
         if not isinstance(table, dict):

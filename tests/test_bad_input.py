@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +207,64 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "--memsystem-config [chroma]: chunk_tokens must be at least 1, got -5",
     ),
     (["--memsystem=chroma", "--memsystem-config={bad_port}"], "--memsystem-config [chroma]: port must be in 1..65535"),
+    # the second audit (issue 22): baselines are type-checked field by field
+    (["--memsystem=context", "--memeval-baseline={correct_as_text}"], "correct must be boolean or null, got 'false'"),
+    (["--memsystem=context", "--memeval-baseline={abstained_as_text}"], "abstained must be boolean, got 'no'"),
+    (["--memsystem=context", "--memeval-baseline={integer_id}"], "id must be string, got 7"),
+    (["--memsystem=context", "--memeval-baseline={repeat_as_text}"], "repeat must be integer, got '0'"),
+    (["--memsystem=context", "--memeval-baseline={strata_as_numbers}"], "strata must map names to strings"),
+    (["--memsystem=context", "--memeval-baseline={schema1_wrong_type}"], "record 0: correct must be boolean or null"),
+    (["--memsystem=context", "--memeval-baseline={deep_json}"], "is nested too deeply to be a report"),
+    # ... adapter settings too deep to read, or refused by the adapter's own check
+    (["--memsystem=context", "--memsystem-config={deep_toml}"], "is nested too deeply to be adapter settings"),
+    (
+        ["--memsystem=context", "--memsystem-config={zero_budget}"],
+        "--memsystem-config [context]: token_budget must be at least 1, got 0",
+    ),
+    # ... the endpoint's base URL
+    *(
+        (
+            ["--memsystem=context", "--memeval-responder=openai:m", f"--memeval-base-url={url}"],
+            f"--memeval-base-url: '{url}' is not an http:// or https:// URL with a host",
+        )
+        for url in ("not a url", "ftp://example.org/v1", "http://", "http://127.0.0.1:99999/v1")
+    ),
+    # ... gates that can never fail
+    (
+        ["--memsystem=context", "--memeval-gate=multisource.accuracy<=" + "9" * 400],
+        "the threshold of 'multisource.accuracy<=9999",
+    ),
+    (
+        ["--memsystem=context", "--memeval-gate=multisource.accuracy>=-0"],
+        "'multisource.accuracy>=-0' can never fail: accuracy lies in [0, 1]",
+    ),
+    (
+        ["--memsystem=context", "--memeval-gate=ci:multisource.coverage<=1"],
+        "'ci:multisource.coverage<=1' can never fail: coverage lies in [0, 1]",
+    ),
+    (
+        ["--memsystem=context", "--memeval-baseline={text}", "--memeval-gate=multisource.accuracy:no-regression=1"],
+        "'multisource.accuracy:no-regression=1' can never fail",
+    ),
+    # ... a broken LLM cache file, refused before any item runs
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={cache_other_format}"],
+        "holding 1 recorded answers was recorded with key format 0",
+    ),
+    (
+        [
+            "--memsystem=context",
+            "--memeval-responder=openai:m",
+            "--memeval-cache=replay",
+            "--memeval-cache-file={cache_garbage}",
+        ],
+        "--memeval-cache-file: * is damaged (file is not a database)",
+    ),
+    # ... a FIFO named like a data file (reading it would wait for a writer for ever)
+    (
+        ["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={fifo_multisource}"],
+        "event_table.json: cannot read (not a regular file (a FIFO))",
+    ),
 ]
 
 
@@ -236,7 +296,51 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "task": "t",
         "status": "maybe",
     }
+    fifo = root / "fifo" / "s20260321" / "bench_stable_121_ada_lee"
+    fifo.mkdir(parents=True)
+    os.mkfifo(fifo / "event_table.json")
+    good = {
+        "id": "a",
+        "key": {"suite": "toy", "memsystem": "none", "responder": "reader", "judge": "deterministic", "k": 10},
+        "suite_ref": "toy",
+        "context": "c",
+        "cluster": "c",
+        "task": "t",
+        "status": "scored",
+        "correct": True,
+    }
+
+    def baseline(name: str, **changes: object) -> str:
+        return write(f"{name}.json", json.dumps({"schema": "memeval-report/2", "records": [dict(good, **changes)]}))
+
+    schema1 = {"id": "a", "suite": "toy", "memsystem": "none", "responder": "reader", "abstained": False}
+    cache_other_format = root / "other-format.sqlite"
+    with sqlite3.connect(cache_other_format) as db:
+        db.execute(
+            "CREATE TABLE calls (key TEXT PRIMARY KEY, model TEXT, template TEXT, request TEXT, completion TEXT)"
+        )
+        db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('key_format', '0')")
+        db.execute("INSERT INTO calls VALUES ('k', 'm', 't', '{}', '{}')")
+    db.close()
     return {
+        "correct_as_text": baseline("correct-text", correct="false"),
+        "abstained_as_text": baseline("abstained-text", abstained="no"),
+        "integer_id": baseline("integer-id", id=7),
+        "repeat_as_text": baseline("repeat-text", repeat="0"),
+        "strata_as_numbers": baseline("strata-numbers", strata={"dataset": 3}),
+        "schema1_wrong_type": write(
+            "schema1-types.json",
+            json.dumps(
+                {"schema": "memeval-report/1", "records": [dict(schema1, correct="yes", cluster="c", task="t")]}
+            ),
+        ),
+        "deep_json": write("deep.json", "[" * 200_000 + "]" * 200_000),
+        "deep_toml": write("deep.toml", "[context]\ntoken_budget = " + "[" * 100_000 + "]" * 100_000 + "\n"),
+        "zero_budget": write("zero-budget.toml", "[context]\ntoken_budget = 0\n"),
+        "cache_other_format": str(cache_other_format),
+        "cache_garbage": write("garbage.sqlite", b"SQLite format 3\x00" + bytes(range(256)) * 32),
+        "fifo_multisource": str(root / "fifo"),
         "missing": str(root / "missing.sqlite"),
         "dir": str(root),
         "text": write("text.txt", "not a database, not JSON\n"),
@@ -341,7 +445,7 @@ def test_a_user_sees_one_error_line_and_exit_status_4(
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(pytester.path / "cache"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-bad-input")
     pytester.makepyfile("def test_nothing(): pass")
-    result = pytester.runpytest_subprocess(*(arg.format(**inputs) for arg in args))
+    result = pytester.runpytest_subprocess(*(arg.format(**inputs) for arg in args), timeout=120)
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output
     assert result.ret == pytest.ExitCode.USAGE_ERROR, output
@@ -373,3 +477,19 @@ def test_a_corrupt_embedding_cache_is_rebuilt_once_with_a_warning(pytester: pyte
     result.stdout.fnmatch_lines(["*the embedding cache * was corrupt; moved to embeddings.sqlite.corrupt-*"])
     assert not (cache / "embeddings.sqlite").exists()
     assert list(cache.glob("embeddings.sqlite.corrupt-*"))
+
+
+@pytest.mark.slow
+def test_a_bad_base_url_in_the_environment_is_one_usage_error_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(pytester.path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-bad-input")
+    monkeypatch.setenv("OPENAI_BASE_URL", "localhost:8080")  # no scheme: every call would fail
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest_subprocess("--memsystem=context", "--memeval-responder=openai:m", timeout=120)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.errlines if line.strip()] == [
+        "ERROR: $OPENAI_BASE_URL: 'localhost:8080' is not an http:// or https:// URL with a host "
+        "(e.g. http://127.0.0.1:8080/v1)"
+    ]

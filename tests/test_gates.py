@@ -109,6 +109,44 @@ def test_no_regression_of_an_error_metric_fails_when_the_interval_is_above_margi
     assert verdict.passed is passed and "above +0" in verdict.detail
 
 
+def test_a_baseline_of_another_system_k_or_responder_says_so_in_the_gate_line() -> None:
+    """The baseline's only run of a suite is paired whatever its system, k or responder; the
+    verdict must not read as a regression check of the same run."""
+    other = RunKey("s", "mem0", "openai:m", k=5)
+    cell = PairedMetric(None, None, 0.0, (-0.01, 0.01), None, "bootstrap", 0.05)
+    comparison = Comparison("s", KEY, other, "baseline", 100, {"accuracy": cell})
+    (verdict,) = evaluate(parse_gate("s.accuracy:no-regression"), [RUN], [comparison])
+    assert "NOT the same run: the baseline's only s run has memsystem mem0, responder openai:m, k 5" in verdict.detail
+    (same,) = evaluate(parse_gate("s.accuracy:no-regression"), [RUN], [_comparison([-0.01, 0.01])])
+    assert "NOT the same run" not in same.detail
+
+
+@pytest.mark.parametrize(
+    "gate, bounds, never",
+    [
+        ("s.accuracy>=-0", (0.0, 1.0), True),
+        ("s.accuracy>=0", (0.0, 1.0), True),
+        ("s.accuracy>0", (0.0, 1.0), False),
+        ("ci:s.accuracy<=1", (0.0, 1.0), True),
+        ("s.accuracy<1", (0.0, 1.0), False),
+        ("s.accuracy<1.5", (0.0, 1.0), True),
+        ("s.accuracy:no-regression=1", (0.0, 1.0), True),
+        ("s.accuracy:no-regression=0.5", (0.0, 1.0), False),
+    ],
+)
+def test_a_gate_that_no_value_in_the_metrics_range_can_fail_is_known(gate: str, bounds: tuple, never: bool) -> None:
+    from pytest_memeval.gate_syntax import can_never_fail
+
+    assert can_never_fail(parse_gate(gate), bounds) is never
+
+
+def test_a_threshold_too_large_for_a_float_is_refused() -> None:
+    with pytest.raises(ConfigError, match="too large to be a finite number"):
+        parse_gate("s.accuracy<=" + "9" * 400)
+    with pytest.raises(ConfigError, match="too large to be a finite number"):
+        parse_gate("s.accuracy:no-regression=" + "9" * 400)
+
+
 def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
     report = pytester.path / "report.json"
     result = pytester.runpytest("test_toy.py", f"--memeval-report={report}", *args)

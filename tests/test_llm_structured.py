@@ -38,7 +38,7 @@ ANSWER = '{"answer": "10_to_19", "would_skip": false}'
 @pytest.fixture(autouse=True)
 def fresh_endpoints(monkeypatch: pytest.MonkeyPatch):
     """What endpoints taught one test (refused forms, windows) must not leak into the next."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-structured-0123456789")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-5d1f0c9a7b3e2468")  # random-like: pieces of a key are scrubbed
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     FORMS.forget()
     ENDPOINTS.forget()

@@ -12,6 +12,7 @@ from reference_data import needs_multisource_reference as needs_reference
 
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.multisource import QUESTIONS
+from pytest_memeval.benchmarks.multisource.generator import generate
 from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
 from pytest_memeval.types import Memory
 
@@ -197,3 +198,33 @@ def test_nothing_private_reaches_the_memory_system(tmp_path: Path) -> None:
     ):
         assert secret not in public
     assert all(not hasattr(v, "gold") and "gold" not in v.extra for v in views)
+
+
+def _released_persona(root: Path, seed: int, index: int) -> str:
+    """A generated persona written in the release's layout (under a bench_ id)."""
+    persona = generate(seed, index)
+    pid = "bench_" + persona.persona_id.removeprefix("gen_")
+    folder = root / f"s{seed}" / pid
+    (folder / "structural_sources").mkdir(parents=True)
+    (folder / "event_table.json").write_text(json.dumps(persona.events), encoding="utf-8")
+    (folder / "ground_truth.json").write_text(json.dumps(persona.ground_truth), encoding="utf-8")
+    for name, document in persona.sources.items():
+        (folder / "structural_sources" / f"{name}.json").write_text(json.dumps(document), encoding="utf-8")
+    return pid
+
+
+def test_a_dangling_symlink_in_a_training_persona_fails_no_item(tmp_path: Path) -> None:
+    """The reader is fitted on the training personas, their files stamped by size and time:
+    a lock file there failed every test item."""
+    data = tmp_path / "data"
+    train = _released_persona(data, 20260321, 0)  # stable persona 1: the train split
+    _released_persona(data, 20260321, 120)  # stable persona 121: the test split
+    (data / "s20260321" / train / ".#event_table.json").symlink_to("someone@host.1234:1700000000")
+    options = SuiteOptions(size="smoke", split="test", seeds=None, k=10, data_dir=data, cache_dir=tmp_path / "cache")
+    suite = MultisourceSuite(options)
+    catalog = suite.catalog
+    with pytest.warns(UserWarning, match=r"\.#event_table\.json: skipped"):
+        stamp = catalog.input_stamp(catalog.of_split("train"))
+    (data / "s20260321" / train / ".#event_table.json").unlink()
+    assert catalog.input_stamp(catalog.of_split("train")) == stamp  # the lock file never counted
+    assert [suite.item(entry.id).context_id for entry in suite.index()]

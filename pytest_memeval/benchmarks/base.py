@@ -61,6 +61,9 @@ class Suite(ABC):
     #: the metric the terminal's closing overview names for a run: the first of these the
     #: run's summary holds, else the summary's first metric
     headline_metrics: ClassVar[tuple[str, ...]] = ()
+    #: (lowest, highest) of the metrics whose range is known (rates): a gate that every value
+    #: in the range passes can never fail and is refused at configure time
+    metric_bounds: ClassVar[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0)}
     #: the settings --memeval-suite-option accepts, with their descriptions
     parameters: ClassVar[Mapping[str, str]] = {}
     #: the --memeval-split values the suite understands; a generated suite's items are all held out
