@@ -113,15 +113,18 @@ def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suit
     # the files, not syrupy's summary: under an outer xdist worker syrupy defers its report
     written = list((suite_pytester.path / "snapshots").rglob("*.json"))
     assert len(written) == 2, recorded.stdout.str()[-2000:]
-    suite_pytester.makeconftest(EDITED_SCHEMA)
+    # a plugin module, not a conftest: a run of the bundled suites loads no conftest of the
+    # directory it starts in (arguments.py), as a user's repository's test conftests stay out
+    suite_pytester.makepyfile(edited_schema=EDITED_SCHEMA)
+    edited = ["-p", "edited_schema", *common]
     # replayed, the edited schema makes requests the recording never saw: errors naming the items
     missed = suite_pytester.runpytest_subprocess(
-        *plugin_args(local_models, *common, "--memeval-cache=replay"), timeout=600
+        *plugin_args(local_models, *edited, "--memeval-cache=replay"), timeout=600
     )
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
     assert "replay cache miss for gen20260321-stable_121-A1" in missed.stdout.str()
     # recorded against the real model, the new answers show as readable diffs of the verdicts
-    changed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *common), timeout=600)
+    changed = suite_pytester.runpytest_subprocess(*plugin_args(local_models, *edited), timeout=600)
     output = changed.stdout.str()
     assert changed.ret == pytest.ExitCode.TESTS_FAILED, output[-3000:]
     assert "the verdict differs from its snapshot" in output, output[-3000:]
