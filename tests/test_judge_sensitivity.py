@@ -334,7 +334,7 @@ def test_mem0_j_beside_longmemeval_s_judge_on_locomo_answers(suite_pytester: pyt
         assert metric["ci"][0] <= metric["value"] <= metric["ci"][1]
     # an item passes when both judges say so; j is the panel's mean
     assert all(r["correct"] == (a and b) for r, a, b in zip(records, generous, strict))
-    assert "j is the mean over the panel" in run["note"] and "grades with the longmemeval prompt" in run["note"]
+    assert "j is the panel's mean" in run["note"] and "grades with the longmemeval prompt" in run["note"]
     # the terminal's block
     out = result.stdout.str()
     assert "judge sensitivity (context), 40 records judged by every judge:" in out

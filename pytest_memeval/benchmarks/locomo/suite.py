@@ -84,9 +84,7 @@ class LocomoSuite(Suite):
         judges = sorted({name for r in records for name in r.detail.get("judges", {})})
         notes += off_protocol(judges, self.judge_prompts)
         if len(judges) > 1:
-            notes.append(
-                f"j is the mean over the panel ({', '.join(judges)}); the judge sensitivity block has each judge's"
-            )
+            notes.append("j is the panel's mean (each judge's accuracy: judge sensitivity)")
         if self.catalog.notes:
             notes.append(
                 f"{len(self.catalog.notes)} malformed evidence strings read as the ids they spell (extra.data_notes)"
