@@ -19,6 +19,9 @@ from typing import Any
 import pytest
 from harness import make_record
 from llm_server import LLMServer, Request
+from test_install import settings as plain_settings
+from test_locomo_suite import _report as locomo_report
+from test_longmemeval_suite import _report as longmemeval_report
 
 from pytest_memeval.benchmarks.locomo.suite import LocomoSuite
 from pytest_memeval.benchmarks.longmemeval.suite import LongMemEvalSuite
@@ -28,7 +31,6 @@ from pytest_memeval.models.settings import LLMSettings
 from pytest_memeval.records import Record, Report, RunSummary
 from pytest_memeval.report.judge_sensitivity import judge_sensitivity
 from pytest_memeval.report.terminal import judge_lines
-from pytest_memeval.settings import Settings
 from pytest_memeval.stats import cluster_bootstrap, cohen_kappa
 
 # --- the syntax ----------------------------------------------------------------------------
@@ -113,19 +115,10 @@ def test_the_summary_says_when_a_judge_departs_from_the_protocol() -> None:
 
 def test_a_default_judge_gives_the_run_the_protocol_model(tmp_path: Path) -> None:
     """Adapters that extract with the run's LLM (mem0) get a real model name, not 'default'."""
-    settings = Settings(
-        memsystems=("context",),
+    settings = replace(
+        plain_settings("context"),
         suites=("longmemeval", "memfail"),
-        size="smoke",
-        split=None,
-        seeds=None,
-        ks=(10,),
-        responder="reader",
-        report=None,
-        data_dir=None,
-        embedder="hashing",
         cache_dir=tmp_path,
-        bootstrap=10,
         llm=LLMSettings(model="default"),
         judges=(parse_judge("default"),),
     )
@@ -267,37 +260,15 @@ def two_minded_judge(request: Request) -> str:
     return "yes" if question.startswith(STRICT_YES) else "no"
 
 
-def _kappa_by_hand(a: list[bool], b: list[bool]) -> float:
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b)) / n
-    pa, pb = sum(a) / n, sum(b) / n
-    expected = pa * pb + (1 - pa) * (1 - pb)
-    return (observed - expected) / (1 - expected)
-
-
-def _run_pytest(pytester: pytest.Pytester, name: str, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    report = pytester.path / f"{name}.json"
-    result = pytester.runpytest_subprocess(
-        "--memsystem=context",
-        "--memeval-embedder=hashing",
-        f"--memeval-report={report}",
-        "-p",
-        "no:cacheprovider",
-        *args,
-    )
-    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), result.stdout.str()[-3000:]
-    return result, json.loads(report.read_text())
-
-
 @pytest.mark.slow
 def test_mem0_j_beside_longmemeval_s_judge_on_locomo_answers(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     html = suite_pytester.path / "report.html"
     judges = "--memeval-judge=openai:gpt-4o-mini@mem0-j,openai:gpt-4o-2024-08-06@longmemeval"
     with LLMServer(two_minded_judge) as server:
-        result, report = _run_pytest(
+        result, report = locomo_report(
             suite_pytester,
             "locomo",
-            "--memeval-suite=locomo",
+            "--memsystem=context",
             judges,
             f"--memeval-base-url={server.base_url}",
             f"--memeval-html={html}",
@@ -385,10 +356,10 @@ def test_default_judges_ask_each_protocol_s_model_and_a_changed_model_is_noted(
     """On longmemeval, `default` is its official judge (gpt-4o-2024-08-06, max_tokens 10) and
     `default@mem0-j` Mem0's J with gpt-4o-mini; a judge of another model is named in the note."""
     with LLMServer(two_minded_judge) as server:
-        _, report = _run_pytest(
+        _, report = longmemeval_report(
             suite_pytester,
             "longmemeval",
-            "--memeval-suite=longmemeval",
+            "--memsystem=context",
             "--memeval-judge=default,default@mem0-j,openai:gpt-4o@longmemeval",
             f"--memeval-base-url={server.base_url}",
         )
