@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .judge_specs import JudgeSpec
 from .local_model import DEFAULT_N_CTX, ModelSpec, parse_specs
 from .models.settings import APIS, CACHE_MODES, STRUCTURED_MODES, LLMSettings
 from .option_values import choice, http_url, integer, non_negative_float, positive_float
@@ -56,7 +57,7 @@ def add_llm_options(group: Any) -> None:
     )
 
 
-def local_model_specs(opt: Any, responder: str, judges: tuple[str, ...]) -> tuple[ModelSpec, ...]:
+def local_model_specs(opt: Any, responder: str, judges: tuple[JudgeSpec, ...]) -> tuple[ModelSpec, ...]:
     raw = opt("memeval_local_model")
     if raw is None:
         return ()
@@ -69,9 +70,16 @@ def local_model_specs(opt: Any, responder: str, judges: tuple[str, ...]) -> tupl
             f"{option}: no LLM uses it (pass --memeval-responder openai:{specs[0].alias} or --memeval-judge)"
         )
     served = [spec.alias for spec in specs]
-    wanted = [("--memeval-responder", responder.removeprefix("openai:"))] if responder != "reader" else []
-    wanted += [("--memeval-judge", judge) for judge in judges]
+    wanted: list[tuple[str, str | None]] = (
+        [("--memeval-responder", responder.removeprefix("openai:"))] if responder != "reader" else []
+    )
+    wanted += [("--memeval-judge", judge.model) for judge in judges]
     for option_name, model in wanted:
+        if model is None:
+            raise ConfigError(
+                f"--memeval-judge: default asks the protocol's model, which {option} does not serve "
+                f"(name a served one: openai:{served[0]})"
+            )
         if model not in served:
             raise ConfigError(
                 f"{option_name}: model {model!r} is not served by {option} (serving: {', '.join(served)})"

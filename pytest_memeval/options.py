@@ -15,6 +15,7 @@ import pytest
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .errors import ConfigError
 from .gate_syntax import Gate, parse_gate
+from .judge_specs import DEFAULT, parse_judge
 from .llm_options import add_llm_options, llm_settings, local_model_specs
 from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .option_values import (
@@ -87,8 +88,10 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--memeval-judge",
-        metavar="openai:MODEL[,...]",
-        help="LLM judge(s) for suites graded by rubric; several form a panel",
+        metavar="JUDGE[,...]",
+        help="LLM judge(s) for suites graded by rubric; several form a panel: openai:MODEL, openai:MODEL@PROMPT "
+        "(one of the suite's judge prompts, e.g. mem0-j or longmemeval), default or default@PROMPT (the model "
+        "the suite's protocol names)",
     )
     group.addoption(
         "--memeval-base-url",
@@ -238,12 +241,13 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
     memsystems = names("--memsystem", opt("memsystem"))
     cache = cache_dir(opt("memeval_cache_dir"))
     responder = _responder(opt("memeval_responder"))
-    judges = tuple(_model("--memeval-judge", name) for name in names("--memeval-judge", opt("memeval_judge")))
+    judges = tuple(parse_judge(name) for name in names("--memeval-judge", opt("memeval_judge")))
     local_models = local_model_specs(opt, responder, judges)
     local_n_ctx = integer("--memeval-local-n-ctx", opt("memeval_local_n_ctx"), 1)
     llm = None
     if responder != "reader" or judges:
-        model = responder.removeprefix("openai:") if responder != "reader" else judges[0]
+        # a `default` judge's model is known once the suites are: run_setup puts it in
+        model = responder.removeprefix("openai:") if responder != "reader" else judges[0].model or DEFAULT
         llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
     return Settings(
         memsystems=memsystems,

@@ -348,12 +348,100 @@ class Flakiness:
 
 
 @dataclass(frozen=True)
+class JudgePair:
+    """Two judges of a panel on the same records: how far apart their accuracies are (a - b,
+    paired, with its interval and test) and how well they agree beyond chance (Cohen's kappa)."""
+
+    a: str
+    b: str
+    #: records both judged with a yes/no verdict, and those where they gave the same one
+    n: int
+    agree: int
+    kappa: Metric
+    difference: PairedMetric
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "n": self.n,
+            "agree": self.agree,
+            "kappa": self.kappa.to_json(),
+            "difference": self.difference.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> JudgePair:
+        data = _mapping(data, where)
+        return cls(
+            _str(data, "a", where),
+            _str(data, "b", where),
+            _int(data, "n", where),
+            _int(data, "agree", where),
+            Metric.from_json(data.get("kappa"), f"{where}: kappa"),
+            PairedMetric.from_json(data.get("difference"), f"{where}: difference"),
+        )
+
+
+@dataclass(frozen=True)
+class JudgeSensitivity:
+    """How much the judge moves the number: a run graded by a panel whose judges give yes/no
+    verdicts (e.g. Mem0's J beside LongMemEval's strict prompt), over the `n` records every
+    judge of the panel judged. `disagreements`: (item id, repeat, each judge's verdict) of
+    the records where the judges did not all say the same."""
+
+    judges: tuple[str, ...]
+    n: int
+    accuracy: Mapping[str, Metric]
+    pairs: tuple[JudgePair, ...]
+    disagreements: tuple[tuple[str, int, Mapping[str, bool]], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "judges": list(self.judges),
+            "n": self.n,
+            "accuracy": {name: m.to_json() for name, m in self.accuracy.items()},
+            "pairs": [pair.to_json() for pair in self.pairs],
+            "disagreements": [{"id": i, "repeat": r, "verdicts": dict(v)} for i, r, v in self.disagreements],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> JudgeSensitivity | None:
+        if data is None:
+            return None
+        data = _mapping(data, where)
+        judges, pairs, rows = (data.get(name, []) for name in ("judges", "pairs", "disagreements"))
+        if not isinstance(judges, list) or not all(isinstance(j, str) for j in judges):
+            raise SchemaError(f"{where}: judges must be a list of strings")
+        if not isinstance(pairs, list) or not isinstance(rows, list):
+            raise SchemaError(f"{where}: pairs and disagreements must be lists")
+        disagreements = []
+        for i, row in enumerate(rows):
+            row = _mapping(row, f"{where}: disagreements[{i}]")
+            verdicts = _mapping(row.get("verdicts", {}), f"{where}: disagreements[{i}]")
+            if not all(isinstance(v, bool) for v in verdicts.values()):
+                raise SchemaError(f"{where}: disagreements[{i}]: verdicts must be true or false")
+            disagreements.append((_str(row, "id", where), _int(row, "repeat", where), dict(verdicts)))
+        return cls(
+            tuple(judges),
+            _int(data, "n", where),
+            {
+                name: Metric.from_json(m, f"{where}: {name}")
+                for name, m in _mapping(data.get("accuracy"), where).items()
+            },
+            tuple(JudgePair.from_json(p, f"{where}: pairs[{i}]") for i, p in enumerate(pairs)),
+            tuple(disagreements),
+        )
+
+
+@dataclass(frozen=True)
 class RunSummary:
     """One run: how its items ended, and its suite's summary of the scored ones.
 
     With --memeval-repeat each item ran `repeats` times: `n_items` counts records (items
     x repeats) and `flakiness` says how the repeats agreed. `subset` is set when the
-    selection (-k, -m, --lf, --deselect) left part of the suite out.
+    selection (-k, -m, --lf, --deselect) left part of the suite out. `judge_sensitivity` is
+    set when a panel of judges with yes/no verdicts graded the run.
     """
 
     key: RunKey
@@ -365,6 +453,7 @@ class RunSummary:
     repeats: int = 1
     subset: Subset | None = None
     flakiness: Flakiness | None = None
+    judge_sensitivity: JudgeSensitivity | None = None
 
     def __post_init__(self) -> None:
         if self.n_items != self.n_scored + self.n_invalid + self.n_errors:
@@ -406,12 +495,12 @@ class RunSummary:
         summary: SuiteSummary = EMPTY_SUMMARY,
         subset: Subset | None = None,
         flakiness: Flakiness | None = None,
+        judge_sensitivity: JudgeSensitivity | None = None,
     ) -> RunSummary:
         counts = {status: sum(r.status == status for r in records) for status in STATUSES}
         repeats = len({r.repeat for r in records}) or 1
-        return cls(
-            key, len(records), counts["scored"], counts["invalid"], counts["error"], summary, repeats, subset, flakiness
-        )
+        n = (len(records), counts["scored"], counts["invalid"], counts["error"])
+        return cls(key, *n, summary, repeats, subset, flakiness, judge_sensitivity)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -431,6 +520,7 @@ class RunSummary:
             "repeats": self.repeats,
             "subset": self.subset.to_json() if self.subset is not None else None,
             "flakiness": self.flakiness.to_json() if self.flakiness is not None else None,
+            "judge_sensitivity": self.judge_sensitivity.to_json() if self.judge_sensitivity is not None else None,
         }
 
     @classmethod
@@ -459,6 +549,7 @@ class RunSummary:
             repeats=_int(data, "repeats", where) if "repeats" in data else 1,
             subset=Subset.from_json(data.get("subset"), f"{where}: subset"),
             flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"),
+            judge_sensitivity=JudgeSensitivity.from_json(data.get("judge_sensitivity"), f"{where}: judge_sensitivity"),
         )
 
 

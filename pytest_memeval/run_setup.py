@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 from .errors import ConfigError, DataError
 from .extras import check_extras
+from .judge_specs import with_protocol_model
 from .options import OptionSource, read_settings
 from .registry import available_suites
-from .settings_checks import check_against_suites, check_before_run
+from .settings_checks import check_against_suites, check_before_run, judged_suites
 from .state import RunState
 
 
@@ -36,6 +37,8 @@ def prepare_run(options: OptionSource, bundled_only: bool, controller: bool = Tr
     check_extras(settings)
     state = RunState.from_settings(settings)
     check_against_suites(settings, suites, bundled_only=bundled_only)
+    settings = with_protocol_model(settings, judged_suites(settings, suites))
+    state.rebind(settings)
     warnings = tuple(check_before_run(settings)) if settings.active and controller else ()
     if settings.baseline is not None and controller:
         from .report.baseline import load_baseline

@@ -13,6 +13,7 @@ from typing import Any
 
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
+from .judge_specs import JudgeSpec
 from .local_model import DEFAULT_N_CTX, ModelSpec
 from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .models.settings import LLMSettings
@@ -43,7 +44,8 @@ class Settings:
     html: Path | None = None
     #: LLM call settings shared by responder and judges (None when no LLM is used)
     llm: LLMSettings | None = None
-    judges: tuple[str, ...] = ()
+    #: --memeval-judge: each judge's model (None: the suite protocol's) and prompt name
+    judges: tuple[JudgeSpec, ...] = ()
     snapshot: bool = False
     #: per suite: settings from --memeval-suite-option SUITE.KEY=VALUE (checked against the suite)
     suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)

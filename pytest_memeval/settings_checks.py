@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
-from .benchmarks.base import Suite
+from .benchmarks.base import JudgeOption, Suite
 from .errors import ConfigError
 from .gate_syntax import can_never_fail
+from .judge_specs import panel_members
 from .models.cache import check_cache_file
 from .registry import load_object
 from .settings import Settings
@@ -37,6 +39,14 @@ def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
     if settings.judges and all(cls.llm_judge is Suite.llm_judge for cls in selected.values()):
         names = ", ".join(selected) or "none"
         raise ConfigError(f"--memeval-judge: none of the selected suites ({names}) is graded by an LLM judge")
+    for name, prompts in judged_suites(settings, suites).items():
+        panel_members(settings.judges, prompts, name)
+
+
+def judged_suites(settings: Settings, suites: dict[str, str]) -> dict[str, Mapping[str, JudgeOption]]:
+    """The selected suites an LLM judge grades, with the judge prompts each names."""
+    selected = {name: load_object(suites[name]) for name in settings.suites if name in suites}
+    return {name: cls.judge_prompts for name, cls in selected.items() if cls.llm_judge is not Suite.llm_judge}
 
 
 def _check_data_options(settings: Settings, suites: dict[str, str]) -> None:

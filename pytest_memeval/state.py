@@ -14,6 +14,7 @@ from typing import Any
 from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import IndexEntry, Suite, SuiteOptions
 from .errors import ConfigError
+from .judge_specs import panel_members
 from .memory.resources import LazyEmbedder, Resources
 from .models.settings import LLMSettings
 from .progress import ProgressTracker, tracked_embedder
@@ -183,15 +184,14 @@ class RunState:
 
     def _build_judge(self, suite: Suite) -> Judge:
         if self.settings.judges and self.settings.llm is not None:
-            from .models import JudgePanel
+            from .models import PanelFactory
 
-            llm = self.settings.llm
-            # a suite may pin call settings of its protocol (longmemeval: temperature 0, max_tokens 10)
-            judged = suite.llm_judge(
-                lambda prompt, **call: JudgePanel.from_models(prompt, replace(llm, **call), self.settings.judges)
-            )
+            # each judge's model and prompt for this suite (a suite may name its judge prompts)
+            members = panel_members(self.settings.judges, suite.judge_prompts, suite.name)
+            panel = PanelFactory(self.settings.llm, members)
+            judged = suite.llm_judge(panel)
             if judged is not None:
-                self._judge_names[suite.name] = ",".join(self.settings.judges)
+                self._judge_names[suite.name] = ",".join(panel.names)
                 return judged
         self._judge_names[suite.name] = DETERMINISTIC
         return suite.judge()

@@ -65,6 +65,27 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "--memeval-responder: 'openai:' is not of the form openai:MODEL",
     ),
     (["--memsystem=context", "--memeval-judge=gpt4"], "--memeval-judge: 'gpt4' is not of the form openai:MODEL"),
+    (["--memsystem=context", "--memeval-judge=openai:m@"], "--memeval-judge: 'openai:m@' names no prompt after '@'"),
+    (
+        ["--memsystem=context", "--memeval-suite=locomo", "--memeval-judge=openai:m@strict"],
+        "--memeval-judge: openai:m@strict: suite 'locomo' has no judge prompt 'strict' (its prompts: mem0-j, longmemeval)",
+    ),
+    (
+        ["--memsystem=context", "--memeval-suite=memfail", "--memeval-judge=openai:m@mem0-j"],
+        "--memeval-judge: openai:m@mem0-j: suite 'memfail' has no named judge prompts",
+    ),
+    (
+        ["--memsystem=context", "--memeval-suite=locomo,memfail", "--memeval-judge=default"],
+        "--memeval-judge: default: suite 'memfail' names no judge model (name one: openai:MODEL)",
+    ),
+    (
+        ["--memsystem=context", "--memeval-suite=locomo", "--memeval-judge=openai:gpt-4o-mini,default"],
+        "--memeval-judge: suite 'locomo' would have judge 'gpt-4o-mini@mem0-j' twice",
+    ),
+    (
+        ["--memsystem=context", "--memeval-local-model=smollm2-135m", "--memeval-judge=default"],
+        "--memeval-judge: default asks the protocol's model, which --memeval-local-model does not serve",
+    ),
     (
         ["--memsystem=context", "--memeval-suite=multisource", "--memeval-judge=openai:m"],
         "none of the selected suites (multisource) is graded by an LLM judge",
@@ -434,6 +455,10 @@ SEEN_BY_A_USER: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-k=ten"], "--memeval-k: 'ten' is not an integer"),
     (["--memsystem=context", "--memeval-baseline={text}"], "--memeval-baseline: * is not JSON"),
     (["--memsystem=context", "--memeval-gate=multisource.acc>=0.5"], "multisource has no metric 'acc'"),
+    (
+        ["--memsystem=context", "--memeval-suite=locomo", "--memeval-judge=openai:m@strict"],
+        "--memeval-judge: openai:m@strict: suite 'locomo' has no judge prompt 'strict'",
+    ),
 ]
 
 

@@ -188,18 +188,16 @@ def test_the_released_answer_is_written_as_str_format_writes_it() -> None:
 def test_the_suite_asks_its_panel_for_the_official_call_settings() -> None:
     from pytest_memeval.benchmarks.base import SuiteOptions
     from pytest_memeval.benchmarks.longmemeval.suite import LongMemEvalSuite
-
-    asked: list[tuple[str, dict]] = []
-
-    class Panel:
-        def __init__(self, prompt: Any, **call: Any) -> None:
-            asked.append((prompt.template.name, call))
+    from pytest_memeval.models import LLMSettings, PanelFactory, PanelMember
 
     suite = LongMemEvalSuite.__new__(LongMemEvalSuite)
     suite.options = SuiteOptions("smoke", None, None, 10, None, Path("."))
-    suite.llm_judge(Panel)
+    member = PanelMember("gpt-4o-2024-08-06@longmemeval", "gpt-4o-2024-08-06", "longmemeval")
+    judge = suite.llm_judge(PanelFactory(LLMSettings(model="run-model", max_tokens=1024), [member]))
+    asked = [(panel.judges[0].prompt.template.name, panel.judges[0].settings) for panel in judge.panels.values()]
     assert sorted(name for name, _ in asked) == sorted(JUDGE_TEMPLATES.values())
-    assert all(call == {"temperature": 0.0, "max_tokens": 10} for _, call in asked)
+    assert all((s.model, s.temperature, s.max_tokens) == ("gpt-4o-2024-08-06", 0.0, 10) for _, s in asked)
+    judge.close()
 
 
 # --- metrics ----------------------------------------------------------------------------
@@ -405,7 +403,7 @@ def test_a_run_judged_by_a_scripted_official_judge_reports_the_hand_computed_met
         "temporal-reasoning": 1.0,
         "knowledge-update": 1.0,
     }
-    assert run["key"]["judge"] == "gpt-4o-2024-08-06" and "graded offline" not in run["note"]
+    assert run["key"]["judge"] == "gpt-4o-2024-08-06@longmemeval" and "graded offline" not in run["note"]
     # the verdicts replay from the call cache with the server gone
     replayed = suite_pytester.path / "replayed.json"
     again = suite_pytester.runpytest_subprocess(

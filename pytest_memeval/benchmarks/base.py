@@ -38,6 +38,15 @@ class SuiteOptions:
 
 
 @dataclass(frozen=True)
+class JudgeOption:
+    """A judge prompt a suite accepts by name (`--memeval-judge openai:MODEL@NAME`)."""
+
+    description: str
+    #: the model the prompt's protocol judges with: what `--memeval-judge=default` asks
+    model: str | None = None
+
+
+@dataclass(frozen=True)
 class IndexEntry:
     """One item as collection sees it: no gold, nothing expensive."""
 
@@ -75,6 +84,9 @@ class Suite(ABC):
     #: depend on k and a second fill is cheap and gives the same store; False where every
     #: depth must read the one store filled per memory system (memfail's shared datasets)
     splits_by_k: ClassVar[bool] = True
+    #: the judge prompts an LLM judge may name (`openai:MODEL@NAME`), the default first; a
+    #: suite without names gives its panel one prompt (`llm_judge`)
+    judge_prompts: ClassVar[Mapping[str, JudgeOption]] = {}
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
@@ -112,10 +124,11 @@ class Suite(ABC):
         return None
 
     def llm_judge(self, panel: Any) -> Judge | None:
-        """A judge that grades with `panel` (a pytest_memeval.models.JudgePanel factory:
-        (prompt, **call settings) -> JudgePanel, where the keywords, e.g. max_tokens=10,
-        override the run's LLMSettings for a protocol that pins them); None when the suite is
-        scored deterministically."""
+        """A judge that grades with `panel` (a pytest_memeval.models.PanelFactory:
+        `panel(prompt, **call settings)` -> JudgePanel, where the keywords, e.g. max_tokens=10,
+        override the run's LLMSettings for a protocol that pins them; a suite that declares
+        `judge_prompts` calls `panel.named({name: ProtocolPrompt, ...})` instead, and each
+        judge grades with the prompt it names); None when the suite is scored deterministically."""
         return None
 
     @abstractmethod

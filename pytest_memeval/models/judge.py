@@ -3,7 +3,9 @@
 Invalid judge output never becomes a score: `LLMJudge.score` raises `JudgeOutputError`
 (a `ResponseError`, so the item is reported as an error, with the raw text). A panel
 returns every judge's parsed verdict or failure; its combined verdict needs at least
-`min_valid` valid judges (all of them by default).
+`min_valid` valid judges (all of them by default). A suite is handed a `PanelFactory`, which
+builds its panels from the run's judges: one prompt for all, or each judge the prompt it
+names (`--memeval-judge openai:MODEL@PROMPT`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import contextvars
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..errors import ResponseError
@@ -142,6 +144,25 @@ class LLMJudge:
 
 
 @dataclass(frozen=True)
+class PanelMember:
+    """One judge of the run's panel: its name in reports, the model it asks, and which of
+    the suite's named judge prompts it grades with (None: the one prompt the suite gives)."""
+
+    name: str
+    model: str
+    prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class ProtocolPrompt:
+    """One of a suite's named judge prompts, with the call settings its protocol pins
+    (evaluate_qa.py's: temperature 0, max_tokens 10)."""
+
+    prompt: JudgePrompt
+    call: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class JudgeFailure:
     judge: str
     reason: str
@@ -173,13 +194,26 @@ class JudgePanel:
         cls, prompt: JudgePrompt, settings: LLMSettings, models: Sequence[str], **kwargs: Any
     ) -> JudgePanel:
         """One judge per model name, all sharing one cache file connection."""
+        return cls.of_members(settings, [(PanelMember(model, model), prompt, {}) for model in models], **kwargs)
+
+    @classmethod
+    def of_members(
+        cls,
+        settings: LLMSettings,
+        members: Sequence[tuple[PanelMember, JudgePrompt, Mapping[str, Any]]],
+        **kwargs: Any,
+    ) -> JudgePanel:
+        """One judge per (member, its prompt, the call settings its protocol pins), all
+        sharing one cache file connection."""
         cache = None
         if settings.cache_mode != "off" and settings.cache_path is not None:
             cache = CallCache(settings.cache_path, readonly=settings.cache_mode == "replay")
         judges = []
-        for model in models:
-            model_settings = replace(settings, model=model)
-            judge = LLMJudge(prompt, model_settings, caller=ModelCaller(model_settings, cache=cache))
+        for member, prompt, call in members:
+            member_settings = replace(settings, model=member.model, **call)
+            judge = LLMJudge(
+                prompt, member_settings, caller=ModelCaller(member_settings, cache=cache), name=member.name
+            )
             judge._owns_caller = True  # closing the shared cache twice is harmless
             judges.append(judge)
         return cls(judges, **kwargs)
@@ -223,3 +257,34 @@ class JudgePanel:
         self._pool.shutdown(wait=True)
         for judge in self.judges:
             judge.close()
+
+
+class PanelFactory:
+    """What `Suite.llm_judge` is given: builds JudgePanels of the run's judges.
+
+    `factory(prompt, **call)`: every judge grades with `prompt` (call settings, e.g.
+    max_tokens=10, override the run's). `factory.named(prompts)`: in a suite that names its
+    judge prompts (`Suite.judge_prompts`), each judge grades with the one it names.
+    """
+
+    def __init__(self, settings: LLMSettings, members: Sequence[PanelMember]) -> None:
+        self.settings = settings
+        self.members = tuple(members)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(member.name for member in self.members)
+
+    def __call__(self, prompt: JudgePrompt, **call: Any) -> JudgePanel:
+        return JudgePanel.of_members(self.settings, [(member, prompt, call) for member in self.members])
+
+    def named(self, prompts: Mapping[str, ProtocolPrompt]) -> JudgePanel:
+        chosen = []
+        for member in self.members:
+            protocol = prompts.get(member.prompt or "")
+            if protocol is None:
+                raise ValueError(
+                    f"judge {member.name!r}: no judge prompt {member.prompt!r} (prompts: {sorted(prompts)})"
+                )
+            chosen.append((member, protocol.prompt, protocol.call))
+        return JudgePanel.of_members(self.settings, chosen)

@@ -47,6 +47,7 @@
   function matches(item, f) {
     if (f.suite && item.suite !== f.suite) return false;
     if (f.flaky && !item.flaky) return false;
+    if (f.disagree && !item.disagree) return false;
     if (f.stratum) {
       const [k, v] = [f.stratum.slice(0, f.stratum.indexOf("=")), f.stratum.slice(f.stratum.indexOf("=") + 1)];
       if (k === "task" ? item.task !== v : item.strata[k] !== v) return false;
@@ -77,7 +78,7 @@
     const f = {
       q: $("q").value.trim().toLowerCase(), suite: $("f-suite").value, run: $("f-run").value,
       status: $("f-status").value, stage: $("f-stage").value, stratum: $("f-stratum").value,
-      flaky: $("f-flaky").checked,
+      flaky: $("f-flaky").checked, disagree: $("f-disagree").checked,
     };
     const found = data.items.filter((item) => matches(item, f));
     $("count").textContent = found.length + " of " + data.items.length + " items";
@@ -86,7 +87,8 @@
       .map((h) => el("th", { text: h }))));
     body.replaceChildren(...found.slice(0, limit).map((item) => {
       const link = el("a", { href: "#item=" + encodeURIComponent(keyOf(item)), class: "item-link", text: item.id });
-      return el("tr", {}, el("td", {}, link, item.flaky ? el("span", { class: "badge flaky", text: "flaky" }) : null),
+      return el("tr", {}, el("td", {}, link, item.flaky ? el("span", { class: "badge flaky", text: "flaky" }) : null,
+        item.disagree ? el("span", { class: "badge flaky", text: "judges disagree" }) : null),
         el("td", { text: item.suite }), el("td", { text: item.task }), badges(item),
         el("td", { class: "question", title: item.question, text: item.question }));
     }));
@@ -125,6 +127,8 @@
           list.length > 1 ? el("span", { class: "note", text: " repeat " + r.repeat }) : null),
         field("answer", r.answer === null ? "" : r.answer + (r.abstained ? " (abstained)" : "")),
         field("score", r.score), field("judge", r.judge), field("reason", r.reason), field("raw output", r.raw),
+        field("judges", r.judges.map(([name, said]) => name + " " + (said === true ? mark.passed
+          : said === false ? mark.failed : "?")).join(" \u00b7 ")),
         memories(r),
         r.detail ? el("details", {}, el("summary", { text: "judge detail" }), el("pre", { text: r.detail })) : null,
         r.answer_detail ? el("details", {}, el("summary", { text: "answer detail" }), el("pre", { text: r.answer_detail })) : null));
@@ -165,7 +169,8 @@
     if (hash.startsWith("item=")) open(hash.slice(5));
   }
 
-  for (const id of ["q", "f-suite", "f-run", "f-status", "f-stage", "f-stratum", "f-flaky"]) {
+  $("f-disagree-label").hidden = !data.items.some((item) => item.disagree);
+  for (const id of ["q", "f-suite", "f-run", "f-status", "f-stage", "f-stratum", "f-flaky", "f-disagree"]) {
     $(id).addEventListener("input", () => { limit = PAGE; render(); });
   }
   $("more").addEventListener("click", () => { limit += PAGE; render(); });

@@ -1,6 +1,7 @@
 """The HTML page's item explorer: every record as JSON data, and the small script that
-shows them (search; filter by suite, run, status, failure stage, stratum; one item with
-its question, memories, answer and verdict, two runs side by side).
+shows them (search; filter by suite, run, status, failure stage, stratum, flaky, judges
+disagreeing; one item with its question, memories, answer and verdict, each judge's verdict
+where a panel graded it, two runs side by side).
 
 The data go into a `<script type="application/json">` element, which the browser never
 runs; every `<`, `>` and `&` in it is written as a JSON escape, so no text of a record can
@@ -21,6 +22,7 @@ from importlib.resources import files
 from typing import Any
 
 from ..records import Record, Report
+from .judge_sensitivity import panel_verdicts
 
 #: characters of a record's detail (and answer detail) shown, as compact JSON
 DETAIL_CHARS = 1500
@@ -83,10 +85,16 @@ def explorer_data(report: Report) -> dict[str, Any]:
         item["question"] = item["question"] or record.question
         item["records"].append(_record(record, runs[record.key], texts))
     flaky = _flaky(items.values())
+    disagree = {
+        (run.key.suite, item)
+        for run in report.runs
+        if run.judge_sensitivity is not None
+        for item, _, _ in run.judge_sensitivity.disagreements
+    }
     return {
         "runs": run_list,
         "texts": list(texts),
-        "items": [dict(item, flaky=key in flaky) for key, item in items.items()],
+        "items": [dict(item, flaky=key in flaky, disagree=key in disagree) for key, item in items.items()],
         "flips": [
             {
                 "suite": c.suite,
@@ -104,6 +112,7 @@ def explorer_data(report: Report) -> dict[str, Any]:
 
 def _record(record: Record, run: int, texts: dict[str, int]) -> dict[str, Any]:
     memories = [[texts.setdefault(m.text, len(texts)), m.id, m.score, m.length] for m in record.memories]
+    verdicts = panel_verdicts(record)
     return {
         "run": run,
         "repeat": record.repeat,
@@ -120,6 +129,8 @@ def _record(record: Record, run: int, texts: dict[str, int]) -> dict[str, Any]:
         "memories": memories,
         "detail": _short_json(record.detail),
         "answer_detail": _short_json(record.answer_detail),
+        # each judge's verdict where a panel of several graded the record
+        "judges": [[name, verdict] for name, verdict in verdicts.items()] if len(verdicts) > 1 else [],
     }
 
 
@@ -180,6 +191,7 @@ what the memory system returned, the answer and the verdict, two runs side by si
 <select id="f-stage" aria-label="failure stage"></select>
 <select id="f-stratum" aria-label="stratum"></select>
 <label><input id="f-flaky" type="checkbox"> flaky only</label>
+<label id="f-disagree-label" hidden><input id="f-disagree" type="checkbox"> judges disagree</label>
 </div>
 <div id="detail" hidden></div>
 <p id="count" class="note" aria-live="polite"></p>

@@ -21,6 +21,7 @@ from .html_tables import (
     e,
     flipped_tables,
     gates_table,
+    judge_tables,
     runs_table,
     settings_table,
 )
@@ -201,6 +202,9 @@ def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Fi
         f'<details class="section suite" id="{_anchor(report, suite)}" open><summary><h2>{e(title)}</h2></summary>',
         runs_table(report, suite),
     ]
+    judges = judge_tables(report, suite)
+    if judges:
+        parts.append(f"<h3>Judge sensitivity</h3>{judges}")
     comparisons = [c for c in report.comparisons if c.suite == suite]
     if comparisons:
         parts.append(f"<h3>Paired comparisons</h3>{comparisons_table(report, comparisons)}")

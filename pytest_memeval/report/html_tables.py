@@ -249,3 +249,47 @@ def _share(value: float) -> str:
     if value in (0.0, 1.0):
         return "\u2713" if value == 1.0 else "\u2717"
     return f"{value:.2f} correct"
+
+
+def judge_tables(report: Report, suite: str) -> str:
+    """Per run graded by a panel of yes/no judges: each judge's accuracy, each pair's
+    difference and Cohen's kappa, and the items where the judges disagree (links into the
+    explorer, whose "judges disagree" filter shows them all)."""
+    runs = report.runs_of(suite)
+    parts = []
+    for run, label in zip(runs, run_labels(runs)):
+        sensitivity = run.judge_sensitivity
+        if sensitivity is None:
+            continue
+        head = "<tr><th>judge</th><th>accuracy [95% CI]</th></tr>"
+        rows = "".join(
+            f"<tr><td>{e(name)}</td>{_estimate_cell(sensitivity.accuracy.get(name))}</tr>"
+            for name in sensitivity.judges
+        )
+        caption = f"{label}: {sensitivity.n} records judged by every judge"
+        pair_head = (
+            "<tr><th>A</th><th>B</th><th>A \u2212 B [CI]</th><th>p</th><th>Cohen's kappa [CI]</th><th>agree</th></tr>"
+        )
+        pair_rows = "".join(
+            f"<tr><td>{e(pair.a)}</td><td>{e(pair.b)}</td>{_difference_cell(pair.difference)}"
+            f'<td class="num">{_p(pair.difference.p_value)}</td>{_estimate_cell(pair.kappa)}'
+            f'<td class="num">{pair.agree} of {pair.n}</td></tr>'
+            for pair in sensitivity.pairs
+        )
+        parts.append(table(head + rows, caption) + table(pair_head + pair_rows))
+        if sensitivity.disagreements:
+            judge_head = "".join(f"<th>{e(name)}</th>" for name in sensitivity.judges)
+            listed = "".join(
+                f"<tr><td>{item_link(suite, item)}</td>"
+                + (f'<td class="num">{repeat}</td>' if run.repeats > 1 else "")
+                + "".join(f'<td class="num">{_share(float(verdicts[name]))}</td>' for name in sensitivity.judges)
+                + "</tr>"
+                for item, repeat, verdicts in sensitivity.disagreements
+            )
+            repeat_head = "<th>repeat</th>" if run.repeats > 1 else ""
+            summary = f"The judges disagree on {len(sensitivity.disagreements)} of {sensitivity.n} records"
+            parts.append(
+                f'<details class="disagreements"><summary>{e(summary)}</summary>'
+                f"{table(f'<tr><th>item</th>{repeat_head}{judge_head}</tr>{listed}')}</details>"
+            )
+    return "".join(parts)

@@ -25,6 +25,7 @@ from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .flakiness import flakiness
 from .gates import evaluate
 from .html import write_html
+from .judge_sensitivity import judge_sensitivity
 from .terminal import Headline, headline_of, write_overview, write_summary
 
 SuiteLookup = Callable[[str], Suite]
@@ -156,18 +157,19 @@ def _summarize(
     suite whose summary fails keeps its counts, and the failure is a session error."""
     scored = [r for r in records if r.is_scored]
     flaky = flakiness(records, n_resamples)
+    judges = judge_sensitivity(records, n_resamples)
     if not scored:
         return RunSummary.of(key, records, subset=subset, flakiness=flaky)
     try:
         summary = suite.summarize(scored)
     except Exception as exc:
         errors.append(f"summary of {key.suite} | {key.label()} failed: {describe(exc)}")
-        return RunSummary.of(key, records, subset=subset, flakiness=flaky)
+        return RunSummary.of(key, records, subset=subset, flakiness=flaky, judge_sensitivity=judges)
     unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
     if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates
         note = "; ".join(filter(None, [summary.note, unreadable]))
         summary = replace(summary, note=note, gate_blocker=unreadable)
-    return RunSummary.of(key, records, summary, subset, flaky)
+    return RunSummary.of(key, records, summary, subset, flaky, judges)
 
 
 def _subset(records: Sequence[Record], suite_ref: str, suite_size: SuiteSize | None) -> Subset | None:
@@ -212,7 +214,7 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "seeds": list(settings.seeds) if settings.seeds else None,
         "k": list(settings.ks),
         "responder": settings.responder,
-        "judges": list(settings.judges),
+        "judges": [str(judge) for judge in settings.judges],
         "embedder": settings.embedder,
         "bootstrap": settings.bootstrap,
         "data_dir": str(settings.data_dir) if settings.data_dir else None,

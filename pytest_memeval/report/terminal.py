@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ..records import Cell, Comparison, GateVerdict, Metric, Report, RunKey, RunSummary
+from ..records import Cell, Comparison, GateVerdict, JudgeSensitivity, Metric, Report, RunKey, RunSummary
 from .figures import format_number
 
 #: the width used when there is no terminal to ask (and the narrowest a table is laid out for)
@@ -248,6 +248,38 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
         if run.flakiness and run.flakiness.flaky
     }
     lines += _notes("flaky", flaky, width)
+    for run, label in zip(runs, labels):
+        lines += judge_lines(run.judge_sensitivity, label, width) if run.judge_sensitivity else []
+    return lines
+
+
+#: disagreeing item ids named per run
+NAMED_DISAGREEMENTS = 5
+
+
+def judge_lines(sensitivity: JudgeSensitivity, label: str, width: int = WIDTH) -> list[str]:
+    """How much the judge moves the number: each judge's accuracy, each pair's difference
+    and Cohen's kappa, and the items where the judges disagree."""
+    lines = _wrap(f"judge sensitivity ({label}), {sensitivity.n} records judged by every judge:", "  ", "    ", width)
+    name_width = min(MAX_LABEL, max(len(name) for name in sensitivity.judges))
+    for name in sensitivity.judges:
+        estimate = format_estimate(sensitivity.accuracy[name])
+        lines.append(f"    {shorten(name, name_width):<{name_width}}  accuracy {estimate}")
+    for pair in sensitivity.pairs:
+        difference = pair.difference
+        moved = "n/a" if difference.difference is None else f"{difference.difference:+.3f}"
+        if difference.has_ci:
+            moved += f" [{difference.ci[0]:+.3f}, {difference.ci[1]:+.3f}]"
+        # with two judges the first minus the second; with more, each pair is named
+        named = f"{pair.a} minus {pair.b}: " if len(sensitivity.pairs) > 1 else ""
+        text = (
+            f"{named}difference {moved}, Cohen's kappa {format_estimate(pair.kappa)}, agree on {pair.agree} of {pair.n}"
+        )
+        lines += _wrap(text, "    ", "      ", width)
+    ids = list(dict.fromkeys(item for item, _, _ in sensitivity.disagreements))
+    if ids:
+        named = ", ".join(ids[:NAMED_DISAGREEMENTS]) + (", ..." if len(ids) > NAMED_DISAGREEMENTS else "")
+        lines += _wrap(f"the judges disagree on {len(ids)} items: {named}", "    ", "      ", width)
     return lines
 
 

@@ -2,7 +2,7 @@
 (cluster sign-flip, exact McNemar, exact signed-rank), judge agreement, multiple comparisons
 and power. Pure numpy/scipy; no pytest here."""
 
-from .agreement import Level, PairwiseSpearman, krippendorff_alpha, pairwise_spearman
+from .agreement import Level, PairwiseSpearman, cohen_kappa, krippendorff_alpha, pairwise_spearman
 from .bootstrap import (
     DEFAULT_RESAMPLES,
     BootstrapResult,
@@ -70,6 +70,7 @@ __all__ = [
     "bootstrap_multisource",
     "cluster_bootstrap",
     "cluster_means",
+    "cohen_kappa",
     "compare_means",
     "compare_rates",
     "coverage",

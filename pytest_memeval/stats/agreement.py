@@ -1,4 +1,5 @@
-"""Agreement within a judge panel: Krippendorff's alpha and pairwise Spearman correlations.
+"""Agreement within a judge panel: Krippendorff's alpha and pairwise Spearman correlations
+for ratings, Cohen's kappa for two judges' yes/no verdicts.
 
 Ratings come as a units x raters matrix with NaN where a rater did not score a unit.
 """
@@ -13,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._scipy import scipy_stats
+from .estimators import COUNT, GroupSums, Metric, ratio
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
@@ -117,3 +119,20 @@ def pairwise_spearman(ratings: npt.ArrayLike) -> PairwiseSpearman:
             rho[i, j] = rho[j, i] = r
             p[i, j] = p[j, i] = pv
     return PairwiseSpearman(rho=rho, p_value=p, n=n)
+
+
+def cohen_kappa(a: str, b: str, both: str) -> Metric:
+    """Cohen's kappa of two judges' yes/no verdicts, as a metric over group sums (so the
+    cluster bootstrap evaluates it on every resample): columns `a` and `b` are 1 where that
+    judge said yes, `both` where both did.
+
+    With A, B and AB the counts of yes and n the items, ``kappa = 2 (AB n - A B) / (A (n - B)
+    + B (n - A))``: (p_o - p_e) / (1 - p_e) of the 2 x 2 table, in counts. NaN where both
+    judges gave one and the same verdict to every item (p_e = 1).
+    """
+
+    def metric(sums: GroupSums) -> np.ndarray:
+        n, yes_a, yes_b = sums[COUNT].sum(-1), sums[a].sum(-1), sums[b].sum(-1)
+        return ratio(2.0 * (sums[both].sum(-1) * n - yes_a * yes_b), yes_a * (n - yes_b) + yes_b * (n - yes_a))
+
+    return metric

@@ -3,9 +3,11 @@
 `LocomoJudge` (offline) gives the official F1, Mem0's BLEU-1 and Mem0's F1 (scoring.py)
 and the evidence recall of the retrieval; the item passes when the official F1 reaches
 `pass_f1` (0.5 unless `locomo.pass_f1` says otherwise). `LocomoLLMJudge` adds Mem0's J:
-its prompt, asked of each judge of the panel (`--memeval-judge`), and the item passes when
-the panel says CORRECT. The verdict's score is the official F1 on 0-100 either way; J is
-`detail["j"]` (the panel's mean of 0/1 labels; one judge: 0 or 1).
+its prompt, asked of each judge of the panel (`--memeval-judge`; a judge may name
+LongMemEval's prompt instead, `@longmemeval`), and the item passes when the panel says
+CORRECT. The verdict's score is the official F1 on 0-100 either way; J is `detail["j"]`
+(the panel's mean of 0/1 labels; one judge: 0 or 1) and each judge's label is under
+`detail["judges"]`.
 
 Evidence recall is the share of the item's evidence dia_ids that the retrieved memories'
 `sources` carry: None (shown as n/a) when the memory system keeps no provenance or the
@@ -70,7 +72,7 @@ class LocomoLLMJudge:
         judged = {
             **detail,
             "j": j,
-            "j_template": self.panel.judges[0].prompt.template.id,
+            "j_template": ",".join(dict.fromkeys(judge.prompt.template.id for judge in self.panel.judges)),
             "judges": dict(verdict.detail.get("judges", {})),
         }
         correct = bool(verdict.correct)

@@ -14,14 +14,20 @@ import json
 from collections.abc import Sequence
 
 from ...models.calls import Completion
-from ...models.judge import TemplateJudgePrompt
+from ...models.judge import ProtocolPrompt, TemplateJudgePrompt
 from ...models.strict_json import InvalidOutput, read_object
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, Item, ItemView, Memory, Verdict
+from ..base import JudgeOption
 
 ANSWER_TEMPLATE = "locomo_answer"
 JUDGE_TEMPLATE = "locomo_judge_j"
 LABELS = ("CORRECT", "WRONG")
+#: Mem0's J as a judge prompt any suite may name (`--memeval-judge openai:MODEL@mem0-j`)
+MEM0_J = "mem0-j"
+MEM0_J_OPTION = JudgeOption(
+    "Mem0's J, the Mem0 paper's LLM judge: a JSON label CORRECT or WRONG, generous on wording", model="gpt-4o-mini"
+)
 
 
 def memories_block(memories: Sequence[Memory]) -> str:
@@ -73,3 +79,8 @@ def j_values(item: Item, answer: Answer) -> dict[str, str]:
 
 def j_prompt(template: PromptTemplate | None = None) -> TemplateJudgePrompt:
     return TemplateJudgePrompt(template or load_template(JUDGE_TEMPLATE), j_values, read_label)
+
+
+def j_protocol() -> ProtocolPrompt:
+    """Mem0's J with the call settings of Mem0's evaluation (temperature 0)."""
+    return ProtocolPrompt(j_prompt(), {"temperature": 0.0})

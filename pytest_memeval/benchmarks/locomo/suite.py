@@ -10,23 +10,22 @@ summary names as such. Scores: the official F1, Mem0's BLEU-1 and F1, Mem0's J w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from ...errors import ConfigError
+from ...judge_specs import off_protocol
+from ...models.judge import PanelFactory
 from ...records import PairedMetric, Record, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
+from ..longmemeval.llm import LONGMEMEVAL, LONGMEMEVAL_OPTION, official_protocol
 from .catalog import Catalog
 from .categories import marker, marker_descriptions, parse_categories, parse_reading
 from .judge import DEFAULT_PASS_F1, LocomoJudge, LocomoLLMJudge
-from .llm import LocomoPrompt, j_prompt
+from .llm import MEM0_J, MEM0_J_OPTION, LocomoPrompt, j_protocol
 from .reader import LocomoReader
 from .summary import METRICS, compare, summarize
-
-#: the judge model of the Mem0 paper's J, for `--memeval-judge=openai:gpt-4o-mini`
-PAPER_JUDGE_MODEL = "gpt-4o-mini"
 
 
 class LocomoSuite(Suite):
@@ -40,6 +39,8 @@ class LocomoSuite(Suite):
         "4 single-hop; the default) or mem0 (1 single-hop, 2 temporal, 3 multi-hop, 4 open-domain)",
         "pass_f1": f"the official F1 at which an item passes without an LLM judge (default: {DEFAULT_PASS_F1})",
     }
+    #: Mem0's J (the published protocol), and LongMemEval's strict judge on the same answers
+    judge_prompts = {MEM0_J: MEM0_J_OPTION, LONGMEMEVAL: LONGMEMEVAL_OPTION}
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
@@ -70,17 +71,20 @@ class LocomoSuite(Suite):
     def llm_prompt(self) -> LocomoPrompt:
         return LocomoPrompt()
 
-    def llm_judge(self, panel: Callable[[Any], Any]) -> LocomoLLMJudge:
-        return LocomoLLMJudge(LocomoJudge(self.pass_f1), panel(j_prompt()))
+    def llm_judge(self, panel: PanelFactory) -> LocomoLLMJudge:
+        # LongMemEval's judge reads a LoCoMo answer with its standard prompt (no question type here)
+        prompts = {MEM0_J: j_protocol(), LONGMEMEVAL: official_protocol("standard")}
+        return LocomoLLMJudge(LocomoJudge(self.pass_f1), panel.named(prompts))
 
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         summary = summarize(records, self.options.bootstrap)
         source = self.catalog.source
         categories = ", ".join(str(c) for c in self.categories)
         notes = [f"data: {source.description}", f"categories {categories} named by {self.reading}'s reading"]
-        judges = sorted({r.key.judge for r in records if r.detail.get("j") is not None})
-        if judges and judges != [PAPER_JUDGE_MODEL]:
-            notes.append(f"j judged by {', '.join(judges)}; the Mem0 paper's judge is {PAPER_JUDGE_MODEL}")
+        judges = sorted({name for r in records for name in r.detail.get("judges", {})})
+        notes += off_protocol(judges, self.judge_prompts)
+        if len(judges) > 1:
+            notes.append("j is the panel's mean (each judge's accuracy: judge sensitivity)")
         if self.catalog.notes:
             notes.append(
                 f"{len(self.catalog.notes)} malformed evidence strings read as the ids they spell (extra.data_notes)"

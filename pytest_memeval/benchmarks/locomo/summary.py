@@ -99,7 +99,7 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
 def _notes(records: Sequence[Record], tokenizers: Sequence[str]) -> list[str]:
     notes = ["f1 is the official LoCoMo F1; bleu1, mem0_f1 and j as the Mem0 paper computes them"]
     if records and not judged(records):
-        notes.append("j needs an LLM judge: --memeval-judge=openai:gpt-4o-mini (the Mem0 paper's)")
+        notes.append("j needs an LLM judge: --memeval-judge=default (gpt-4o-mini, the Mem0 paper's)")
     if records and not any(r.detail.get("provenance") for r in records):
         notes.append("evidence_recall n/a: the memory system keeps no provenance (keeps_sources)")
     if "treebank" in tokenizers:

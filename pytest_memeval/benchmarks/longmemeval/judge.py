@@ -121,10 +121,12 @@ class OfflineJudge:
 
 
 class OfficialJudge:
-    """evaluate_qa.py's judge: the question type's prompt, asked of a panel of models."""
+    """evaluate_qa.py's judge: the question type's prompt, asked of a panel of models (a
+    judge of the panel may name Mem0's J instead: then `official` is False)."""
 
-    def __init__(self, panels: Mapping[str, JudgePanel]) -> None:
+    def __init__(self, panels: Mapping[str, JudgePanel], official: bool = True) -> None:
         self.panels = dict(panels)
+        self.official = official
 
     def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
         key = judge_prompt_key(item)
@@ -132,8 +134,8 @@ class OfficialJudge:
         verdict = panel.score(item, answer, label=item.id)
         correct = bool(verdict.correct)
         detail = {
-            "scorer": "official",
-            "template": panel.judges[0].prompt.template.id,
+            "scorer": "official" if self.official else "llm",
+            "template": ",".join(dict.fromkeys(judge.prompt.template.id for judge in panel.judges)),
             "judges": dict(verdict.detail.get("judges", {})),
             **recall(item, trace),
         }

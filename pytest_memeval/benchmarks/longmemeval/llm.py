@@ -19,10 +19,11 @@ import json
 from collections.abc import Sequence
 
 from ...models.calls import Completion
-from ...models.judge import TemplateJudgePrompt
+from ...models.judge import ProtocolPrompt, TemplateJudgePrompt
 from ...models.strict_json import InvalidOutput
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, Item, ItemView, Memory, Verdict
+from ..base import JudgeOption
 from .catalog import split_dated
 
 ANSWER_TEMPLATE = "longmemeval_answer"
@@ -37,6 +38,13 @@ JUDGE_TEMPLATES = {
 #: the official judge's model and call settings (evaluate_qa.py, print_qa_metrics.py)
 OFFICIAL_JUDGE_MODEL = "gpt-4o-2024-08-06"
 JUDGE_CALL: dict[str, float | int] = {"temperature": 0.0, "max_tokens": 10}
+#: the official judge as a judge prompt any suite may name (`--memeval-judge openai:MODEL@longmemeval`)
+LONGMEMEVAL = "longmemeval"
+LONGMEMEVAL_OPTION = JudgeOption(
+    "LongMemEval's judge (evaluate_qa.py): its prompt for the question's type, correct when the reply says "
+    "yes; strict on wording (other suites' questions take its standard prompt)",
+    model=OFFICIAL_JUDGE_MODEL,
+)
 #: the official reading setup's generation length with step-by-step reading (run_generation.py)
 READING_MAX_TOKENS = 800
 
@@ -107,8 +115,16 @@ def judge_values(item: Item, answer: Answer) -> dict[str, str]:
     return {"question": item.view.question, "answer": str(item.gold), "response": answer.label or ""}
 
 
+def judge_prompt(key: str) -> TemplateJudgePrompt:
+    """One official prompt (a key of JUDGE_TEMPLATES), an ordinary judge prompt."""
+    return TemplateJudgePrompt(load_template(JUDGE_TEMPLATES[key]), judge_values, parse_yes)
+
+
 def judge_prompts() -> dict[str, TemplateJudgePrompt]:
     """The official prompts, one ordinary judge prompt each (a panel can use any of them)."""
-    return {
-        key: TemplateJudgePrompt(load_template(name), judge_values, parse_yes) for key, name in JUDGE_TEMPLATES.items()
-    }
+    return {key: judge_prompt(key) for key in JUDGE_TEMPLATES}
+
+
+def official_protocol(key: str) -> ProtocolPrompt:
+    """An official prompt with the official call settings."""
+    return ProtocolPrompt(judge_prompt(key), JUDGE_CALL)

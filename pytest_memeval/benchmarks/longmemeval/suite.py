@@ -10,16 +10,18 @@ without, an offline containment check that is not the official metric.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
+from ...judge_specs import off_protocol
+from ...models.judge import PanelFactory
 from ...records import PairedMetric, Record, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
+from ..locomo.llm import MEM0_J, MEM0_J_OPTION, j_protocol
 from .catalog import DATE_MODES, DOWNLOAD, FILES, Catalog, marker_of
 from .judge import OfficialJudge, OfflineJudge
-from .llm import JUDGE_CALL, LongMemEvalPrompt, judge_prompts
+from .llm import JUDGE_TEMPLATES, LONGMEMEVAL, LONGMEMEVAL_OPTION, LongMemEvalPrompt, official_protocol
 from .reader import LongMemEvalReader
 from .released import QUESTION_TYPES
 from .summary import METRIC_NAMES, compare, summarize
@@ -43,6 +45,8 @@ class LongMemEvalSuite(Suite):
         "dates": f"where a message carries its session's date: {' or '.join(DATE_MODES)} "
         "(text: '[date] role: ' before each turn, default; timestamp: Message.timestamp only)",
     }
+    #: the official judge, and Mem0's generous J on the same answers
+    judge_prompts = {LONGMEMEVAL: LONGMEMEVAL_OPTION, MEM0_J: MEM0_J_OPTION}
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
@@ -70,8 +74,11 @@ class LongMemEvalSuite(Suite):
     def llm_prompt(self) -> LongMemEvalPrompt:
         return LongMemEvalPrompt()
 
-    def llm_judge(self, panel: Callable[..., Any]) -> OfficialJudge:
-        return OfficialJudge({key: panel(prompt, **JUDGE_CALL) for key, prompt in judge_prompts().items()})
+    def llm_judge(self, panel: PanelFactory) -> OfficialJudge:
+        # one panel per official prompt; a judge naming Mem0's J asks it of every question
+        j = j_protocol()
+        panels = {key: panel.named({LONGMEMEVAL: official_protocol(key), MEM0_J: j}) for key in JUDGE_TEMPLATES}
+        return OfficialJudge(panels, official=all(member.prompt == LONGMEMEVAL for member in panel.members))
 
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         summary = summarize(records, self.options.bootstrap)
@@ -80,9 +87,10 @@ class LongMemEvalSuite(Suite):
             what = f"data: a generated sample in the released format ({data['file']}), not the benchmark"
         else:
             what = f"data: {data['file']} (sha256 {data['sha256'][:12]})"
+        judges = sorted({name for r in records for name in r.detail.get("judges", {})})
         return replace(
             summary,
-            note="; ".join(filter(None, [what, summary.note])),
+            note="; ".join(filter(None, [what, summary.note, *off_protocol(judges, self.judge_prompts)])),
             extra={**summary.extra, "data": data, "download": DOWNLOAD},
         )
 

@@ -32,7 +32,6 @@ from ...stats import (
 )
 from ...stats.estimators import Metric, mean_over_groups, ratio
 from .judge import NOT_AVAILABLE
-from .llm import OFFICIAL_JUDGE_MODEL
 from .released import QUESTION_TYPES
 
 RECALLS = ("session_recall_all", "turn_recall_all")
@@ -126,11 +125,8 @@ def _notes(records: Sequence[Record], types: Sequence[str]) -> list[str]:
     if "offline" in scorers:
         notes.append(
             "graded offline by containment of the released answer, not by the official judge "
-            "(--memeval-judge=openai:gpt-4o-2024-08-06 grades as evaluate_qa.py does)"
+            "(--memeval-judge=default grades as evaluate_qa.py does, with gpt-4o-2024-08-06)"
         )
-    judges = sorted({name for r in records for name in r.detail.get("judges", {})})
-    if judges and judges != [OFFICIAL_JUDGE_MODEL]:
-        notes.append(f"judge {', '.join(judges)}; the official judge is {OFFICIAL_JUDGE_MODEL}")
     if len(types) < len(QUESTION_TYPES):
         notes.append(f"task_averaged_accuracy averages the {len(types)} question types present, not all six")
     if any(r.detail.get("recall") == NOT_AVAILABLE for r in records):
