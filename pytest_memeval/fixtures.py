@@ -20,6 +20,7 @@ from .report.failures import WrongAnswer, summary_line
 from .runner import Outcome, failure_message
 from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState
+from .terminal_text import printable
 
 STATE_KEY = pytest.StashKey[RunState]()
 #: set on a memeval item once its record is attached (the catch-all hook checks it)
@@ -119,9 +120,9 @@ def check(outcome: Outcome) -> None:
     __tracebackhide__ = True
     diff = outcome.snapshot.differences(outcome) if outcome.snapshot is not None else None
     if diff is not None:
-        pytest.fail(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", pytrace=False)
+        pytest.fail(printable(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", True), pytrace=False)
     if not outcome.verdict.correct:
-        raise WrongAnswer(failure_message(outcome), summary_line(outcome))
+        raise WrongAnswer(printable(failure_message(outcome), multiline=True), summary_line(outcome))
 
 
 #: record fields also shown as separate JUnit XML properties, for CI viewers
