@@ -12,8 +12,7 @@ import gc
 import tracemalloc
 
 from pytest_memeval import runner
-from pytest_memeval.memory.tokens import TokenCounter, count_tokens
-from pytest_memeval.record_values import RAW_CHARS, kept_text
+from pytest_memeval.memory.tokens import count_tokens
 from pytest_memeval.records import RunKey
 from pytest_memeval.runner import Retrieval, conclude
 from pytest_memeval.types import Answer, Item, ItemView, Trace, Verdict
@@ -24,13 +23,12 @@ MB = 1 << 20
 def test_counting_new_long_texts_keeps_none_of_them() -> None:
     """Twenty distinct 1 MB texts through the runner's counter: the counts are right and
     what stays allocated afterwards is a few kilobytes, not twenty megabytes."""
-    texts = [f"memory {n} " + ("w" * 1023 + " ") * (MB // 1024) for n in range(20)]
-    expected = [count_tokens(t) for t in texts]
+    expected = [count_tokens(_long_text(n)) for n in range(20)]
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        counts = [runner._tokens_of(text) for text in texts]
+        counts = [runner._tokens_of(_long_text(n)) for n in range(20)]  # each text is dropped after
         gc.collect()
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
@@ -39,7 +37,14 @@ def test_counting_new_long_texts_keeps_none_of_them() -> None:
     assert kept < MB, f"{kept / MB:.1f} MB kept after counting 20 MB of text"
 
 
+def _long_text(n: int) -> str:
+    """A new 1 MB text of about a thousand words."""
+    return f"text {n} " + ("w" * 1023 + " ") * (MB // 1024)
+
+
 def test_the_counter_remembers_a_text_and_forgets_the_least_recently_used() -> None:
+    from pytest_memeval.memory.tokens import TokenCounter
+
     counter = TokenCounter(max_entries=2)
     assert counter("a b c") == 3 and counter("d e") == 2
     assert counter("a b c") == 3  # seen: now the most recent
@@ -62,6 +67,8 @@ class _Memory:
 
 
 def test_an_invalid_answers_text_is_kept_to_its_beginning_and_its_length() -> None:
+    from pytest_memeval.record_values import RAW_CHARS, kept_text
+
     item = Item("i", "c", "c", ItemView("toy", "t", "q?"), gold="x")
     raw = "no schema here " * (4 * MB // 15)
     outcome = conclude(
@@ -83,13 +90,12 @@ def test_an_invalid_answers_text_is_kept_to_its_beginning_and_its_length() -> No
 def test_memfails_reader_keeps_no_long_sentence_it_read() -> None:
     from pytest_memeval.benchmarks.memfail.read_longhop import anchors_in
 
-    sentences = [f"sentence {n} " + ("w" * 1023 + " ") * (MB // 1024) for n in range(10)]
     anchors_in("warm the index up")
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        found = [anchors_in(sentence) for sentence in sentences]
+        found = [anchors_in(_long_text(n)) for n in range(10)]  # each sentence is dropped after
         gc.collect()
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:
