@@ -112,8 +112,10 @@ def memeval_result(
     return outcome
 
 
-def check(outcome: Outcome) -> None:
-    """Pass when the judge accepted the answer; fail with a readable message otherwise.
+def check(outcome: Outcome, note: str = "") -> None:
+    """Pass when the judge accepted the answer; fail with a readable message otherwise
+    (a wrong answer is one line in the terminal; `note`, e.g. the condition the item was
+    served under, is a line of its whole message, which `-v` shows).
 
     With --memeval-snapshot, a changed verdict fails first, with syrupy's diff.
     """
@@ -122,7 +124,9 @@ def check(outcome: Outcome) -> None:
     if diff is not None:
         pytest.fail(printable(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", True), pytrace=False)
     if not outcome.verdict.correct:
-        raise WrongAnswer(printable(failure_message(outcome), multiline=True), summary_line(outcome))
+        first, _, rest = failure_message(outcome).partition("\n")
+        message = printable("\n".join(filter(None, [first, note, rest])), multiline=True)
+        raise WrongAnswer(message, summary_line(outcome))
 
 
 #: record fields also shown as separate JUnit XML properties, for CI viewers

@@ -22,7 +22,7 @@ from .adapter_values import checked_memories, checked_stats
 from .errors import MemevalError, ResponseError
 from .memory.tokens import TokenCounter
 from .progress import ProgressTracker
-from .protocols import Judge, MemorySystem, ResponseModel
+from .protocols import Judge, MemorySystem, ResponseModel, keeps_sources
 from .record_values import RAW_CHARS, kept_text
 from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
@@ -65,6 +65,12 @@ class BoundMemory:
     @property
     def system_name(self) -> str:
         return self.guard.system_name
+
+    @property
+    def keeps_sources(self) -> bool:
+        """Whether the system names each memory's source messages (`Memory.sources`);
+        judges see it on the `Trace`."""
+        return keeps_sources(self.system)
 
     def reset(self) -> None:
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
@@ -204,7 +210,8 @@ def conclude(
     """Judge a valid answer (an invalid one is never scored) and build the item's record."""
     if answer.valid:
         try:
-            verdict = judge.score(item, answer, Trace(tuple(retrieval.memories), memory.dump))
+            trace = Trace(tuple(retrieval.memories), memory.dump, keeps_sources=memory.keeps_sources)
+            verdict = judge.score(item, answer, trace)
         except MemevalError:
             raise
         except Exception as exc:

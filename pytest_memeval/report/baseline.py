@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..record_values import check_types
 from ..records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError
 
 OLD_SCHEMA = "memeval-report/1"
@@ -26,6 +27,8 @@ def load_baseline(path: Path) -> list[Record]:
         raise ConfigError(f"--memeval-baseline: cannot read {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"--memeval-baseline: {path} is not JSON: {_first_line(exc)}") from None
+    except RecursionError:
+        raise ConfigError(f"--memeval-baseline: {path} is nested too deeply to be a report") from None
     schema = data.get("schema") if isinstance(data, dict) else None
     try:
         if schema == SCHEMA:
@@ -42,6 +45,22 @@ def load_baseline(path: Path) -> list[Record]:
     return records
 
 
+#: the JSON kind of each field of a memeval-report/1 record (record_values.check_types)
+SCHEMA_1_KINDS = {
+    **dict.fromkeys(("id", "suite", "memsystem", "responder", "cluster", "task", "suite_ref", "context"), "string"),
+    "correct": "boolean|null",
+    "abstained": "boolean",
+    "valid": "boolean",
+    "error": "string|null",
+    "k": "integer|null",
+    "answer": "string|null",
+    "score": "number|null",
+    "n_memories": "integer|null",
+    "retrieved_tokens": "integer|null",
+    **dict.fromkeys(("strata", "detail", "answer_detail"), "object|null"),
+}
+
+
 def _from_schema_1(data: Any, index: int) -> Record:
     where = f"record {index}"
     if not isinstance(data, dict):
@@ -49,6 +68,9 @@ def _from_schema_1(data: Any, index: int) -> Record:
     for name in ("id", "suite", "memsystem", "responder", "correct", "abstained", "cluster", "task"):
         if name not in data:
             raise SchemaError(f"{where} lacks {name!r}")
+    check_types(data, SCHEMA_1_KINDS, where)
+    if not all(isinstance(v, str) for v in (data.get("strata") or {}).values()):
+        raise SchemaError(f"{where}: strata must map names to strings")
     if data.get("error"):
         status, reason = "error", str(data["error"])
     elif not data.get("valid", True):

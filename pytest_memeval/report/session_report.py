@@ -28,7 +28,7 @@ from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .flakiness import flakiness
 from .gates import evaluate
 from .html import write_html
-from .terminal import write_summary
+from .terminal import Headline, headline_of, write_overview, write_summary
 
 SuiteLookup = Callable[[str], Suite]
 #: how many items a suite (as the test names it) has in this run's size, split and seeds
@@ -42,6 +42,8 @@ class SessionReport:
     snapshot_changes: list[str] = field(default_factory=list)
     #: problems writing the report files, one line each (the run fails)
     write_errors: list[str] = field(default_factory=list)
+    #: the metric the terminal's closing overview names for each run
+    headlines: dict[RunKey, Headline | None] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -75,7 +77,11 @@ class SessionReport:
             for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse")
         )
         report = Report(settings_json(settings), runs, records, comparisons, gates, tuple(errors), _plugin_version())
-        return cls(settings, report, sorted(snapshot_changes))
+        headlines = {}
+        for run in runs:
+            suite_class = suite(refs[run.key])
+            headlines[run.key] = headline_of(run, suite_class.headline_metrics, suite_class.lower_is_better)
+        return cls(settings, report, sorted(snapshot_changes), headlines=headlines)
 
     @property
     def n_errors(self) -> int:
@@ -139,10 +145,13 @@ class SessionReport:
             )
         for error in self.write_errors:
             write_line(terminal, f"memeval: {error}: the run fails", red=True)
-        if self.settings.report is not None and not self.write_errors:
-            terminal.write_line(f"memeval report: {self.settings.report}")
-        if self.settings.html is not None and not self.write_errors:
-            terminal.write_line(f"memeval html: {self.settings.html}")
+        files = []
+        if not self.write_errors:
+            if self.settings.report is not None:
+                files.append(("memeval report", str(self.settings.report)))
+            if self.settings.html is not None:
+                files.append(("memeval html", str(self.settings.html)))
+        write_overview(terminal, self.report, self.headlines, files)
 
 
 def _summarize(
