@@ -535,24 +535,27 @@ def _strict_json(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
 
 
+def _run_toy(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
+    """The toy suite with `args`, bounded; its JSON report read strictly, no INTERNALERROR."""
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "test_toy.py", f"--memeval-report={report}", *args, timeout=SUBPROCESS_TIMEOUT_S
+    )
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    return result, _strict_json(report)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("adapter, n_errors, reason", BAD_ADAPTER_VALUES, ids=[a for a, _, _ in BAD_ADAPTER_VALUES])
 def test_a_bad_value_from_an_adapter_is_its_items_error_and_loses_nothing_else(
     toy_pytester: pytest.Pytester, adapter: str, n_errors: int, reason: str
 ) -> None:
     system = f"faulty_adapters:{adapter}"
-    report, page = toy_pytester.path / "report.json", toy_pytester.path / "report.html"
-    result = toy_pytester.runpytest_subprocess(
-        "test_toy.py",
-        f"--memsystem={system},context",
-        f"--memeval-report={report}",
-        f"--memeval-html={page}",
-        timeout=SUBPROCESS_TIMEOUT_S,
-    )
+    page = toy_pytester.path / "report.html"
+    result, data = _run_toy(toy_pytester, f"--memsystem={system},context", f"--memeval-html={page}")
     output = result.stdout.str() + result.stderr.str()
-    assert "INTERNALERROR" not in output and "Traceback" not in output, output[-3000:]
+    assert "Traceback" not in output, output[-3000:]
     assert "\x1b" not in output and "\r" not in output.replace("\r\n", "\n")
-    data = _strict_json(report)
     counts = {run["key"]["memsystem"]: (run["n_items"], run["n_scored"], run["n_errors"]) for run in data["runs"]}
     assert counts == {system: (12, 12 - n_errors, n_errors), "context": (12, 12, 0)}
     errors = [r for r in data["records"] if r["status"] == "error"]
@@ -595,17 +598,7 @@ def test_an_adapter_value_nested_without_end_is_refused_not_recursed() -> None:
 @pytest.mark.slow
 def test_a_bad_value_under_xdist_keeps_the_other_systems_records(toy_pytester: pytest.Pytester) -> None:
     """The audit's case: a set among one system's statistics lost 428 of 432 records at -n 2."""
-    report = toy_pytester.path / "report.json"
-    result = toy_pytester.runpytest_subprocess(
-        "test_toy.py",
-        "--memsystem=faulty_adapters:StatsSet,context",
-        "-n",
-        "2",
-        f"--memeval-report={report}",
-        timeout=SUBPROCESS_TIMEOUT_S,
-    )
-    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result, data = _run_toy(toy_pytester, "--memsystem=faulty_adapters:StatsSet,context", "-n", "2")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    data = _strict_json(report)
     counts = {run["key"]["memsystem"]: (run["n_scored"], run["n_errors"]) for run in data["runs"]}
     assert counts == {"faulty_adapters:StatsSet": (0, 12), "context": (12, 0)}

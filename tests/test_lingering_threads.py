@@ -21,26 +21,24 @@ from pytest_memeval.errors import AdapterError
 TIMEOUT_S = 240
 
 
+def _run(pytester: pytest.Pytester, adapter: str, *args: str) -> tuple[pytest.RunResult, dict]:
+    """The toy suite on one of tests/faulty_adapters.py's adapters, bounded by TIMEOUT_S."""
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "test_toy.py", f"--memsystem=faulty_adapters:{adapter}", f"--memeval-report={report}", *args, timeout=TIMEOUT_S
+    )
+    return result, json.loads(report.read_text())
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["n0", "n2"])
 def test_a_call_that_never_returns_does_not_keep_the_run_alive(
     toy_pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    report = toy_pytester.path / "report.json"
     started = time.monotonic()
-    result = toy_pytester.runpytest_subprocess(
-        "test_toy.py",
-        "--memsystem=faulty_adapters:HangsForever",
-        "--memeval-adapter-timeout=2",
-        f"--memeval-report={report}",
-        "-k",
-        "ada",
-        *workers,
-        timeout=TIMEOUT_S,
-    )
+    result, data = _run(toy_pytester, "HangsForever", "--memeval-adapter-timeout=2", "-k", "ada", *workers)
     assert time.monotonic() - started < 120
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    data = json.loads(report.read_text())
     assert [run["n_errors"] for run in data["runs"]] == [3]
     if not workers:  # under xdist the worker's terminal is not shown
         result.stdout.fnmatch_lines(
@@ -56,17 +54,9 @@ def test_a_call_that_never_returns_does_not_keep_the_run_alive(
 def test_a_thread_the_adapter_never_stops_does_not_keep_the_run_alive(
     toy_pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    report = toy_pytester.path / "report.json"
-    result = toy_pytester.runpytest_subprocess(
-        "test_toy.py",
-        "--memsystem=faulty_adapters:LeavesAThread",
-        f"--memeval-report={report}",
-        "--memeval-gate=toy.accuracy>=0.5",
-        *workers,
-        timeout=TIMEOUT_S,
-    )
+    result, data = _run(toy_pytester, "LeavesAThread", "--memeval-gate=toy.accuracy>=0.5", *workers)
     assert result.ret == pytest.ExitCode.OK  # the run's own status: every item scored, the gate passed
-    assert json.loads(report.read_text())["runs"][0]["n_scored"] == 12
+    assert data["runs"][0]["n_scored"] == 12
     if not workers:
         result.stderr.fnmatch_lines(
             [
