@@ -16,6 +16,7 @@ from .protocols import Judge, MemorySystem, ResponseModel
 from .record_values import RecordedMemory
 from .records import Record, RunKey
 from .repetition import repeat_scope
+from .report.collector import record_to_wire
 from .runner import ContextFiller, Outcome, answer_error, conclude, error_record, namespace_for, retrieve, run_item
 from .state import RunState
 from .types import Item, Memory
@@ -108,6 +109,11 @@ def evaluate_record(
         message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
         return replace(error_record(key, suite_ref, item_id, message, item), repeat=repeat), None
     record = replace(outcome.record, repeat=repeat, memories=recorded(outcome.memories, parts.record_memories))
+    try:
+        record_to_wire(record)  # what cannot travel as strict JSON ends this item, not the run
+    except (TypeError, ValueError) as exc:
+        message = f"{item_id}: its record cannot be written as JSON: {describe(exc)}"
+        return replace(error_record(key, suite_ref, item_id, message, item), repeat=repeat), None
     return record, replace(outcome, record=record)
 
 

@@ -20,6 +20,7 @@ from .report.failures import WrongAnswer, summary_line
 from .runner import Outcome, failure_message
 from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState
+from .terminal_text import printable
 
 STATE_KEY = pytest.StashKey[RunState]()
 #: set on a memeval item once its record is attached (the catch-all hook checks it)
@@ -121,10 +122,11 @@ def check(outcome: Outcome, note: str = "") -> None:
     __tracebackhide__ = True
     diff = outcome.snapshot.differences(outcome) if outcome.snapshot is not None else None
     if diff is not None:
-        pytest.fail(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", pytrace=False)
+        pytest.fail(printable(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", True), pytrace=False)
     if not outcome.verdict.correct:
         first, _, rest = failure_message(outcome).partition("\n")
-        raise WrongAnswer("\n".join(filter(None, [first, note, rest])), summary_line(outcome))
+        message = printable("\n".join(filter(None, [first, note, rest])), multiline=True)
+        raise WrongAnswer(message, summary_line(outcome))
 
 
 #: record fields also shown as separate JUnit XML properties, for CI viewers

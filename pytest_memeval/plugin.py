@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from . import arguments, collection, scheduling
+from . import arguments, collection, crashes, scheduling
 from .adapter_guard import describe
 from .errors import MemevalError
+from .exit_watch import thread_idents, watch_exit
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     RECORDED_KEY,
     STATE_KEY,
@@ -43,6 +44,7 @@ from .report.session_report import SessionReport
 from .run_setup import prepare_run
 from .runner import error_record
 from .state import RunState
+from .terminal_text import write_line
 
 COLLECTOR_NAME = "memeval-collector"
 WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
@@ -50,6 +52,10 @@ REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
 PROGRESS_DIR_KEY = pytest.StashKey[str]()
+ITEMS_DIR_KEY = pytest.StashKey[str]()
+#: the threads running when the plugin was configured, and the session (for its exit status)
+THREADS_KEY = pytest.StashKey[frozenset[int]]()
+SESSION_KEY = pytest.StashKey[pytest.Session]()
 COLLECTION_KEY = pytest.StashKey[arguments.Collection]()
 #: the workerinput key carrying the bundled selections of pasted ids to xdist workers
 SELECTIONS = "memeval_bundled_selections"
@@ -94,8 +100,11 @@ def pytest_configure(config: pytest.Config) -> None:
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
+    if settings.active:
+        config.stash[THREADS_KEY] = thread_idents()
     if settings.active and controller and scheduling.is_distributed(config) and not config.option.collectonly:
         warm_shared_caches(state)
+        config.stash[ITEMS_DIR_KEY] = crashes.make_items_dir()
     if controller:
         config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
         config.stash[WRONG_ANSWERS_KEY] = WrongAnswerSummary()
@@ -134,11 +143,18 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
     config.pluginmanager.register(display, "memeval-progress")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     if GROUPS_DIR_KEY in config.stash:
         scheduling.remove_groups_dir(config.stash[GROUPS_DIR_KEY])
     if PROGRESS_DIR_KEY in config.stash:
         shutil.rmtree(config.stash[PROGRESS_DIR_KEY], ignore_errors=True)
+    if ITEMS_DIR_KEY in config.stash:
+        crashes.remove_items_dir(config.stash[ITEMS_DIR_KEY])
+    if THREADS_KEY in config.stash and SESSION_KEY in config.stash:
+        # the last hook of the run: nothing is left to do but wait for what adapters started
+        before: frozenset[int] = config.stash[THREADS_KEY]
+        watch_exit(before, config.stash[SESSION_KEY].exitstatus)
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -221,6 +237,8 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[scheduling.GROUPS_DIR] = config.stash[GROUPS_DIR_KEY]
     if PROGRESS_DIR_KEY in config.stash:
         node.workerinput[PROGRESS_DIR] = config.stash[PROGRESS_DIR_KEY]
+    if ITEMS_DIR_KEY in config.stash:
+        node.workerinput[crashes.ITEMS_DIR] = config.stash[ITEMS_DIR_KEY]
     selections = _collection(config).selections
     if selections:
         node.workerinput[SELECTIONS] = [[s.module, s.within] for s in selections]
@@ -233,6 +251,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if hasattr(config, "workerinput") and STATE_KEY in config.stash and config.stash[STATE_KEY].settings.active:
         state = config.stash[STATE_KEY]
         scheduling.write_groups(config, session.items, state.settings.memsystems[0], _splits_by_k(state))
+        if crashes.ITEMS_DIR in config.workerinput:
+            directory = config.workerinput[crashes.ITEMS_DIR]
+            crashes.write_items(directory, session.items, state.settings.memsystems[0], state.settings.k)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -264,16 +285,32 @@ def _fallback_record(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     ):
         return None
     state: RunState = item.config.stash[STATE_KEY]
-    item_id = callspec.params[collection.ITEM_ARG]
-    system = callspec.params.get(collection.SYSTEM_ARG, state.settings.memsystems[0])
-    k = callspec.params.get(collection.K_ARG, state.settings.k)
-    repeat = callspec.params.get(collection.REPEAT_ARG, 0)
+    identity = crashes.identity_of(item, state.settings.memsystems[0], state.settings.k)
     reason = describe(call.excinfo.value) if call.excinfo is not None else "failed outside the plugin"
+    return None if identity is None else _error_record_of(state, identity, reason)
+
+
+def _error_record_of(state: RunState, identity: crashes.ItemIdentity, reason: str) -> Any:
+    """An error record of an item that has none; None when its suite cannot be built (there
+    is no run to count it in)."""
     try:
-        key = state.run_key(state.suite(marker.args[0]), system, k)
-    except Exception:  # the suite itself cannot be built: there is no run to count it in
+        key = state.run_key(state.suite(identity.suite_ref), identity.memsystem, identity.k)
+    except Exception:
         return None
-    return replace(error_record(key, marker.args[0], item_id, f"{item_id}: {reason}"), repeat=repeat)
+    message = f"{identity.item_id}: {reason}"
+    return replace(error_record(key, identity.suite_ref, identity.item_id, message), repeat=identity.repeat)
+
+
+def _crash_records(state: RunState, collector: RecordCollector, items_dir: str | None) -> list[Any]:
+    """Error records of the items a dead xdist worker held and that never ran again."""
+    unrecorded = collector.unrecorded_crashes()
+    table = crashes.read_items(items_dir) if unrecorded and items_dir is not None else {}
+    records = (
+        _error_record_of(state, table[nodeid], "its xdist worker crashed while running it")
+        for nodeid in unrecorded
+        if nodeid in table
+    )
+    return [record for record in records if record is not None]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -283,6 +320,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if STATE_KEY not in config.stash or not config.stash[STATE_KEY].settings.active:
         return
     state: RunState = config.stash[STATE_KEY]
+    config.stash[SESSION_KEY] = session
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:
         workeroutput[SESSION_ERRORS] = list(state.session_errors)
@@ -290,13 +328,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
     if collector is None:
         return
+    collector.records.extend(_crash_records(state, collector, config.stash.get(ITEMS_DIR_KEY, None)))
     try:
         report = SessionReport.build(
             state.settings,
             state.suite,
             collector.by_run(),
             state.baseline,
-            [*collector.session_errors, *state.session_errors],
+            [*collector.session_errors, *collector.crash_errors(), *state.session_errors],
             collector.snapshot_changes,
             lambda suite_ref: _suite_size(state, suite_ref),
         )
@@ -324,10 +363,23 @@ def pytest_terminal_summary(
         if collector is not None:
             wrong.write(terminalreporter, collector.records)
         if REPORT_ERROR_KEY in config.stash:
-            terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
+            write_line(terminalreporter, f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
+        _write_lingering(terminalreporter, config)
         if REPORT_KEY in config.stash:
             config.stash[REPORT_KEY].write_terminal(terminalreporter)
     return result
+
+
+def _write_lingering(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Adapter calls that timed out and never returned: they are left behind, and said so."""
+    lingering = config.stash[STATE_KEY].lingering_calls() if STATE_KEY in config.stash else []
+    if lingering:
+        write_line(
+            terminalreporter,
+            f"memeval: left behind {len(lingering)} adapter call{'s' if len(lingering) != 1 else ''} that never "
+            f"returned: {', '.join(lingering)} (on daemon threads, which end with the process)",
+            yellow=True,
+        )
 
 
 def _suite_size(state: RunState, suite_ref: str) -> int | None:

@@ -8,12 +8,15 @@ Each value is frozen; `to_json`/`from_json` round-trip exactly; `from_json` rais
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 #: characters of a memory's text kept in a record (the full length is kept beside it)
 MEMORY_TEXT_CHARS = 1000
+#: characters of an invalid answer's text kept in a record (a server may send megabytes)
+RAW_CHARS = 4000
 
 
 class SchemaError(ValueError):
@@ -35,6 +38,7 @@ class RecordedMemory:
     def of(cls, text: str, id: Any = None, score: Any = None) -> RecordedMemory:
         kept = text if len(text) <= MEMORY_TEXT_CHARS else text[:MEMORY_TEXT_CHARS]
         number = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        number = number if number is not None and math.isfinite(number) else None
         return cls(kept, None if id is None else str(id), number, len(text))
 
     def to_json(self) -> dict[str, Any]:
@@ -49,6 +53,13 @@ class RecordedMemory:
         return cls(
             string(data, "text", where), identifier, number(data, "score", where), integer(data, "length", where)
         )
+
+
+def kept_text(text: str, limit: int) -> str:
+    """`text` whole when it has at most `limit` characters, else its beginning and its length."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} \u2026 [{len(text):,} characters in all]"
 
 
 def memories_from_json(data: Any, where: str) -> tuple[RecordedMemory, ...]:
@@ -108,6 +119,20 @@ def flipped_from_json(data: Any, where: str) -> tuple[FlippedItem, ...]:
     if not isinstance(data, list):
         raise SchemaError(f"{where}: flipped must be a list")
     return tuple(FlippedItem.from_json(f, f"{where}: flipped[{i}]") for i, f in enumerate(data))
+
+
+def finite_tree(value: Any) -> Any:
+    """`value` with every NaN or infinite float inside its dicts, lists and tuples made None
+    (a suite's diagnostics: the reports are strict JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {key: finite_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [finite_tree(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(finite_tree(item) for item in value)
+    return value
 
 
 def mapping(data: Any, where: str) -> Mapping[str, Any]:

@@ -31,6 +31,7 @@ from .record_values import (
     SchemaError,
     Subset,
     check_types,
+    finite_tree,
     flipped_from_json,
     memories_from_json,
 )
@@ -38,6 +39,7 @@ from .record_values import integer as _int
 from .record_values import mapping as _mapping
 from .record_values import number as _number
 from .record_values import string as _str
+from .terminal_text import printable
 
 SCHEMA = "memeval-report/2"
 Status = Literal["scored", "invalid", "error"]
@@ -176,8 +178,9 @@ class Record:
             raise SchemaError(f"record {self.id}: an {self.status} record has no verdict")
         if self.status == "error" and not self.reason.strip():
             raise SchemaError(f"record {self.id}: an error record needs a reason")
-        if "\n" in self.reason:
-            object.__setattr__(self, "reason", " ".join(self.reason.split()))
+        reason = " ".join(printable(self.reason).split())  # one line, safe to print
+        if reason != self.reason:
+            object.__setattr__(self, "reason", reason)
 
     @property
     def is_scored(self) -> bool:
@@ -290,6 +293,9 @@ class SuiteSummary:
     note: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     gate_blocker: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "extra", finite_tree(self.extra))
 
 
 EMPTY_SUMMARY = SuiteSummary(metrics={})
@@ -440,8 +446,9 @@ class RunSummary:
 
     With --memeval-repeat each item ran `repeats` times: `n_items` counts records (items
     x repeats) and `flakiness` says how the repeats agreed. `subset` is set when the
-    selection (-k, -m, --lf, --deselect) left part of the suite out. `judge_sensitivity` is
-    set when a panel of judges with yes/no verdicts graded the run.
+    selection (-k, -m, --lf, --deselect) left part of the suite out. `n_clusters` counts
+    the independent clusters of the scored items (see `report.clusters`). `judge_sensitivity`
+    is set when a panel of judges with yes/no verdicts graded the run.
     """
 
     key: RunKey
@@ -453,6 +460,7 @@ class RunSummary:
     repeats: int = 1
     subset: Subset | None = None
     flakiness: Flakiness | None = None
+    n_clusters: int | None = None
     judge_sensitivity: JudgeSensitivity | None = None
 
     def __post_init__(self) -> None:
@@ -495,12 +503,13 @@ class RunSummary:
         summary: SuiteSummary = EMPTY_SUMMARY,
         subset: Subset | None = None,
         flakiness: Flakiness | None = None,
+        n_clusters: int | None = None,
         judge_sensitivity: JudgeSensitivity | None = None,
     ) -> RunSummary:
         counts = {status: sum(r.status == status for r in records) for status in STATUSES}
         repeats = len({r.repeat for r in records}) or 1
         n = (len(records), counts["scored"], counts["invalid"], counts["error"])
-        return cls(key, *n, summary, repeats, subset, flakiness, judge_sensitivity)
+        return cls(key, *n, summary, repeats, subset, flakiness, n_clusters, judge_sensitivity)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -520,6 +529,7 @@ class RunSummary:
             "repeats": self.repeats,
             "subset": self.subset.to_json() if self.subset is not None else None,
             "flakiness": self.flakiness.to_json() if self.flakiness is not None else None,
+            "n_clusters": self.n_clusters,
             "judge_sensitivity": self.judge_sensitivity.to_json() if self.judge_sensitivity is not None else None,
         }
 
@@ -549,6 +559,7 @@ class RunSummary:
             repeats=_int(data, "repeats", where) if "repeats" in data else 1,
             subset=Subset.from_json(data.get("subset"), f"{where}: subset"),
             flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"),
+            n_clusters=_int(data, "n_clusters", where) if data.get("n_clusters") is not None else None,
             judge_sensitivity=JudgeSensitivity.from_json(data.get("judge_sensitivity"), f"{where}: judge_sensitivity"),
         )
 
@@ -573,6 +584,7 @@ class PairedMetric:
         for name in ("estimate_a", "estimate_b", "difference", "p_value", "mde", "p_holm"):
             object.__setattr__(self, name, finite(getattr(self, name)))
         object.__setattr__(self, "ci", (finite(self.ci[0]), finite(self.ci[1])))
+        object.__setattr__(self, "extra", finite_tree(self.extra))
 
     @property
     def has_ci(self) -> bool:
@@ -616,6 +628,8 @@ class Comparison:
     only_b: Unpaired = Unpaired()
     #: items whose verdict differs between a and b (by the share of repeats judged correct)
     flipped: tuple[FlippedItem, ...] = ()
+    #: independent clusters among the paired items (see `report.clusters`)
+    n_clusters: int | None = None
 
     def labels(self, among: Iterable[RunKey] | None = None) -> tuple[str, str]:
         """Names of the two sides; a baseline side says so."""
@@ -634,6 +648,7 @@ class Comparison:
             "only_b": {"count": self.only_b.count, "ids": list(self.only_b.ids)},
             "metrics": {name: m.to_json() for name, m in self.metrics.items()},
             "flipped": [f.to_json() for f in self.flipped],
+            "n_clusters": self.n_clusters,
         }
 
     @classmethod
@@ -662,6 +677,7 @@ class Comparison:
             unpaired["only_a"],
             unpaired["only_b"],
             flipped_from_json(data.get("flipped", []), where),
+            _int(data, "n_clusters", where) if data.get("n_clusters") is not None else None,
         )
 
 

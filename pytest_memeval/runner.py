@@ -18,10 +18,12 @@ from functools import lru_cache
 from typing import Any
 
 from .adapter_guard import AdapterGuard, describe
-from .errors import AdapterError, MemevalError, ResponseError
-from .memory.tokens import count_tokens
+from .adapter_values import checked_memories, checked_stats
+from .errors import MemevalError, ResponseError
+from .memory.tokens import TokenCounter
 from .progress import ProgressTracker
 from .protocols import Judge, MemorySystem, ResponseModel, keeps_sources
+from .record_values import RAW_CHARS, kept_text
 from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
 
@@ -81,11 +83,12 @@ class BoundMemory:
 
     def retrieve_counted(self, query: str, k: int) -> Retrieval:
         started = time.perf_counter()
-        memories = self.guard.call("retrieve", lambda: self.system.retrieve(self.namespace, query, k))
+        returned = self.guard.call("retrieve", lambda: self.system.retrieve(self.namespace, query, k))
         seconds = time.perf_counter() - started
         # a system that declares `honours_k = False` (the `context` ceiling) returns what it holds
         limit = k if getattr(self.system, "honours_k", True) else None
-        tokens = _checked_tokens(self.system_name, memories, limit)
+        memories = checked_memories(self.system_name, returned, limit)
+        tokens = sum(_tokens_of(memory.text) for memory in memories)
         self.retrieve_seconds += seconds
         self.retrievals += 1
         self.memories_returned += len(memories)
@@ -99,40 +102,18 @@ class BoundMemory:
     def ingest_stats(self) -> dict[str, Any] | None:
         """What ingestion did to this namespace, from adapters that say (mem0: memories extracted)."""
         stats = getattr(self.system, "ingest_stats", None)
-        return None if stats is None else self.guard.call("ingest_stats", lambda: stats(self.namespace))
+        if stats is None:
+            return None
+        return checked_stats(self.system_name, self.guard.call("ingest_stats", lambda: stats(self.namespace)))
 
     def dump(self) -> list[Memory] | None:
         dumped = self.guard.call("dump", lambda: self.system.dump(self.namespace))
-        if dumped is not None:
-            _checked_tokens(self.system_name, dumped, None)
-        return dumped
-
-
-def _checked_tokens(system_name: str, memories: Any, k: int | None) -> int:
-    """Token count of what an adapter returned, after checking it is a list of at most k
-    memories with text; anything else is the adapter's error, in one line."""
-    if not isinstance(memories, list):
-        raise AdapterError(f"memsystem {system_name!r} returned {type(memories).__name__}, expected list[Memory]")
-    if k is not None and len(memories) > k:
-        raise AdapterError(f"memsystem {system_name!r} returned {len(memories)} memories for k={k}")
-    tokens = 0
-    for index, memory in enumerate(memories):
-        if not isinstance(memory, Memory):
-            raise AdapterError(
-                f"memsystem {system_name!r} returned a {type(memory).__name__} at position {index}, expected Memory"
-            )
-        if not isinstance(memory.text, str):
-            raise AdapterError(
-                f"memsystem {system_name!r} returned a Memory whose text is {type(memory.text).__name__} "
-                f"at position {index}"
-            )
-        tokens += _tokens_of(memory.text)
-    return tokens
+        return None if dumped is None else checked_memories(self.system_name, dumped, None)
 
 
 #: A store that ignores the query (the `context` ceiling) returns the same texts to every
 #: item of a context: each distinct text is counted once per process.
-_tokens_of = lru_cache(maxsize=1 << 16)(count_tokens)
+_tokens_of = TokenCounter()
 
 
 @dataclass
@@ -258,7 +239,7 @@ def conclude(
         answer_ms=answer_seconds * 1000,
         detail=dict(verdict.detail),
         answer_detail=dict(answer.detail),
-        raw="" if answer.valid else answer.raw,
+        raw="" if answer.valid else kept_text(answer.raw, RAW_CHARS),
         question=item.view.question,
         judge_reason=verdict.reason if answer.valid else "",
         ingest=memory.ingest_stats() or {},

@@ -196,6 +196,10 @@ class RunState:
         self._judge_names[suite.name] = DETERMINISTIC
         return suite.judge()
 
+    def lingering_calls(self) -> list[str]:
+        """Adapter calls that timed out and still run (on daemon threads: they end with the process)."""
+        return [f"memsystem {name!r} in {call}" for name, guard in self._guards.items() if (call := guard.lingering())]
+
     def close(self) -> None:
         """Close models, memory systems and the embedder; a failure to close is a session
         error (one line each), never a traceback charged to the last item."""

@@ -129,3 +129,135 @@ class ForgetsEveryOtherTime(ContextMemory):
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
         self.calls += 1
         return [] if self.calls % 2 == 0 else super().retrieve(namespace, query, k)
+
+
+# --- what an adapter returns, checked at the guard (tests/test_bad_input.py) ---------------
+
+
+class StatsSet(ContextMemory):
+    def ingest_stats(self, namespace: str) -> dict:
+        return {"added": {1, 2}}
+
+
+class StatsDatetime(ContextMemory):
+    def ingest_stats(self, namespace: str) -> dict:
+        import datetime
+
+        return {"when": datetime.datetime(2026, 1, 1)}
+
+
+class StatsList(ContextMemory):
+    def ingest_stats(self, namespace: str) -> list:
+        return ["added", 3]
+
+
+class StatsNaN(ContextMemory):
+    """Non-finite numbers among the statistics: converted to null, the items scored."""
+
+    def ingest_stats(self, namespace: str) -> dict:
+        return {"added": 3, "rate": float("nan"), "cost": float("inf"), "per_session": (1, 2.5)}
+
+
+class _Retouched(ContextMemory):
+    """Returns what the context store returns, each memory changed by `retouch`."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        import dataclasses
+
+        return [dataclasses.replace(m, **self.retouch(i)) for i, m in enumerate(super().retrieve(namespace, query, k))]
+
+    def retouch(self, index: int) -> dict:
+        raise NotImplementedError
+
+
+class NaNScore(_Retouched):
+    def retouch(self, index: int) -> dict:
+        return {"score": (float("nan"), float("inf"), float("-inf"))[index % 3]}
+
+
+class StringScore(_Retouched):
+    def retouch(self, index: int) -> dict:
+        return {"score": "0.9"}
+
+
+class IntegerId(_Retouched):
+    """Integer ids are converted to strings (chroma-like stores number their rows)."""
+
+    def retouch(self, index: int) -> dict:
+        return {"id": index, "score": index}
+
+
+class DictId(_Retouched):
+    def retouch(self, index: int) -> dict:
+        return {"id": {"row": index}}
+
+
+class MetadataSet(_Retouched):
+    def retouch(self, index: int) -> dict:
+        return {"metadata": {"tags": {"a", "b"}}}
+
+
+class MetadataList(_Retouched):
+    def retouch(self, index: int) -> dict:
+        return {"metadata": ["not", "a", "mapping"]}
+
+
+class SourcesOfNumbers(_Retouched):
+    def retouch(self, index: int) -> dict:
+        return {"sources": (1, 2)}
+
+
+class EscapesInErrors(ContextMemory):
+    """An exception whose message clears the screen and forges a pytest result line."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        raise RuntimeError("\x1b[2J\x1b[H\x1b]0;pwned\x07\r============ 216 passed in 1.00s ============\x1b[0m")
+
+
+# --- adapters that hang, leave threads behind or kill their worker ----------------------------
+
+
+class HangsForever(ContextMemory):
+    """Never returns from retrieve (a dead socket without a timeout)."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        import threading
+
+        threading.Event().wait()
+        raise AssertionError("unreachable")
+
+
+class LeavesAThread(ContextMemory):
+    """Starts a non-daemon thread that never ends (a poller an SDK forgot to stop)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        super().__init__()
+        threading.Thread(target=threading.Event().wait, name="sdk-poller", daemon=False).start()
+
+
+class CrashesOnce(ContextMemory):
+    """Kills its process (an xdist worker) in the first retrieve about a city of the run;
+    later calls, on a fresh worker, work. MEMEVAL_CRASH_MARK names a file that records the crash."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        import os
+
+        mark = os.environ["MEMEVAL_CRASH_MARK"]
+        if "city" in query and not os.path.exists(mark):
+            with open(mark, "w") as handle:
+                handle.write(query)
+            os._exit(7)
+        return super().retrieve(namespace, query, k)
+
+
+class CrashesOnEveryCity(ContextMemory):
+    """Kills its process in every retrieve about a city."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        import os
+
+        if "city" in query:
+            os._exit(7)
+        return super().retrieve(namespace, query, k)

@@ -1,17 +1,22 @@
-"""Bad input of every kind is one usage-error line (exit status 4), before anything runs.
+"""Bad input of every kind is one clear line and loses nothing.
 
-One parametrized matrix: options, paths, files of the wrong content, gates, adapter
-settings, baselines and data directories. Each case runs the plugin's preparation of a run
-(`run_setup.prepare_run`) on its options in this process, in milliseconds, and asserts an
-error of one line that contains the expected text; a few cases run pytest in a subprocess
-to see what a user sees there: exit status 4, exactly one line on stderr starting with
-"ERROR: ", and no traceback anywhere.
+Two parametrized matrices. `BAD_INPUT`: options, paths, files of the wrong content, gates,
+adapter settings, baselines and data directories. Each case runs the plugin's preparation of
+a run (`run_setup.prepare_run`) on its options in this process, in milliseconds, and asserts
+an error of one line that contains the expected text; a few cases run pytest in a
+subprocess to see what a user sees there: exit status 4, exactly one line on stderr starting
+with "ERROR: ", and no traceback anywhere. `BAD_ADAPTER_VALUES`: what a memory system
+returns (statistics, scores, ids, metadata, sources, exception messages), each either
+converted or the error record of the item that received it, in one printable line, while
+the other memory system's records all survive (each case a pytest run in a subprocess).
+Every run of pytest here has a time limit.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import os
 import sqlite3
 from pathlib import Path
@@ -21,6 +26,9 @@ import pytest
 
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.run_setup import prepare_run
+
+#: no run of pytest in these tests may take longer (a hang fails the test, it does not hang it)
+SUBPROCESS_TIMEOUT_S = 300
 
 #: (arguments, expected text); "{name}" in an argument is the path of a file made by `inputs`
 BAD_INPUT: list[tuple[list[str], str]] = [
@@ -496,7 +504,12 @@ def test_a_corrupt_embedding_cache_is_rebuilt_once_with_a_warning(pytester: pyte
     (cache / "embeddings.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
     pytester.makepyfile("def test_nothing(): pass")
     result = pytester.runpytest_subprocess(
-        "--memsystem=none", f"--memeval-cache-dir={cache}", "--co", "-q", "--memeval-suite=multisource"
+        "--memsystem=none",
+        f"--memeval-cache-dir={cache}",
+        "--co",
+        "-q",
+        "--memeval-suite=multisource",
+        timeout=SUBPROCESS_TIMEOUT_S,
     )
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*the embedding cache * was corrupt; moved to embeddings.sqlite.corrupt-*"])
@@ -518,3 +531,99 @@ def test_a_bad_base_url_in_the_environment_is_one_usage_error_line(
         "ERROR: $OPENAI_BASE_URL: 'localhost:8080' is not an http:// or https:// URL with a host "
         "(e.g. http://127.0.0.1:8080/v1)"
     ]
+
+
+#: (adapter in tests/faulty_adapters.py, how many of its 12 toy items end in an error, the
+#: text of their reason); 0 errors: the value is converted and every item is scored
+BAD_ADAPTER_VALUES: list[tuple[str, int, str]] = [
+    ("StatsSet", 12, "returned ingest_stats that are not JSON: ingest_stats['added'] is a set"),
+    ("StatsDatetime", 12, "returned ingest_stats that are not JSON: ingest_stats['when'] is a datetime"),
+    ("StatsList", 12, "returned ingest_stats of type list, expected a dict"),
+    ("StringScore", 12, "returned a Memory whose score is str at position 0"),
+    ("DictId", 12, "returned a Memory whose id is dict at position 0"),
+    ("MetadataSet", 12, "returned a Memory whose metadata['tags'] is a set at position 0"),
+    ("MetadataList", 12, "returned a Memory whose metadata is list at position 0"),
+    ("SourcesOfNumbers", 12, "returned a Memory whose sources hold a int at position 0"),
+    ("EscapesInErrors", 12, "failed in retrieve: RuntimeError: ============ 216 passed in 1.00s ============"),
+    ("NaNScore", 0, ""),
+    ("StatsNaN", 0, ""),
+    ("IntegerId", 0, ""),
+]
+
+
+def _strict_json(path: Path) -> dict:
+    """A report as a strict parser (JSON.parse) reads it: NaN and Infinity are refused."""
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{path.name} holds {constant}, which is not JSON")
+
+    return json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
+
+
+def _run_toy(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
+    """The toy suite with `args`, bounded; its JSON report read strictly, no INTERNALERROR."""
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(
+        "test_toy.py", f"--memeval-report={report}", *args, timeout=SUBPROCESS_TIMEOUT_S
+    )
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    return result, _strict_json(report)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("adapter, n_errors, reason", BAD_ADAPTER_VALUES, ids=[a for a, _, _ in BAD_ADAPTER_VALUES])
+def test_a_bad_value_from_an_adapter_is_its_items_error_and_loses_nothing_else(
+    toy_pytester: pytest.Pytester, adapter: str, n_errors: int, reason: str
+) -> None:
+    system = f"faulty_adapters:{adapter}"
+    page = toy_pytester.path / "report.html"
+    result, data = _run_toy(toy_pytester, f"--memsystem={system},context", f"--memeval-html={page}")
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output, output[-3000:]
+    assert "\x1b" not in output and "\r" not in output.replace("\r\n", "\n")
+    counts = {run["key"]["memsystem"]: (run["n_items"], run["n_scored"], run["n_errors"]) for run in data["runs"]}
+    assert counts == {system: (12, 12 - n_errors, n_errors), "context": (12, 12, 0)}
+    errors = [r for r in data["records"] if r["status"] == "error"]
+    assert len(errors) == n_errors and all(reason in r["reason"] and "\n" not in r["reason"] for r in errors)
+    assert all("\x1b" not in r["reason"] for r in errors)
+    if n_errors:
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.stdout.fnmatch_lines([f"*memeval: {n_errors} items ended in an error or an invalid answer*"])
+    scores = [m["score"] for r in data["records"] for m in r["memories"]]
+    assert all(s is None or math.isfinite(s) for s in scores)
+    explorer = page.read_text(encoding="utf-8").split('id="memeval-data">')[1].split("</script>")[0]
+    json.loads(explorer, parse_constant=lambda constant: pytest.fail(f"the explorer's data hold {constant}"))
+
+
+def test_converted_adapter_values_keep_what_can_be_kept() -> None:
+    from pytest_memeval.adapter_values import checked_memories, checked_stats
+    from pytest_memeval.types import Memory
+
+    memories = checked_memories(
+        "x", [Memory("a", score=float("nan"), id=7, metadata={"t": (1, float("inf"))}, sources=["m1"])], 10
+    )
+    assert memories == [Memory("a", score=None, id="7", metadata={"t": [1, None]}, sources=("m1",))]
+    plain = Memory("b", score=0.5, id="b", metadata={"k": "v"}, sources=("m2",))
+    assert checked_memories("x", [plain], 10)[0] is plain  # nothing to convert: no copy
+    assert checked_stats("x", {"n": 3, "rate": float("nan"), "per": (1, 2)}) == {"n": 3, "rate": None, "per": [1, 2]}
+    assert checked_stats("x", None) == {}
+
+
+def test_an_adapter_value_nested_without_end_is_refused_not_recursed() -> None:
+    from pytest_memeval.adapter_values import checked_stats
+    from pytest_memeval.errors import AdapterError
+
+    deep: dict = {}
+    for _ in range(100_000):
+        deep = {"d": deep}
+    with pytest.raises(AdapterError, match="nested more than 32 levels deep"):
+        checked_stats("x", deep)
+
+
+@pytest.mark.slow
+def test_a_bad_value_under_xdist_keeps_the_other_systems_records(toy_pytester: pytest.Pytester) -> None:
+    """The audit's case: a set among one system's statistics lost 428 of 432 records at -n 2."""
+    result, data = _run_toy(toy_pytester, "--memsystem=faulty_adapters:StatsSet,context", "-n", "2")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    counts = {run["key"]["memsystem"]: (run["n_scored"], run["n_errors"]) for run in data["runs"]}
+    assert counts == {"faulty_adapters:StatsSet": (0, 12), "context": (12, 0)}

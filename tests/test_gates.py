@@ -197,7 +197,7 @@ def test_systems_of_one_run_are_compared_pairwise(toy_pytester: pytest.Pytester)
     # 12 items won in 4 people (clusters) of 3: the smallest two-sided p four clusters allow,
     # 2 / 2**4, not the 2 / 2**12 of item-level McNemar.
     assert cell["p_value"] == 2 / 16 and cell["p_holm"] == cell["p_value"] and cell["ci"] == [-1.0, 1.0]
-    result.stdout.fnmatch_lines(["*toy: context  minus  none  (12 paired items)*"])
+    result.stdout.fnmatch_lines(["*toy: context  minus  none  (12 paired items in 4 clusters)*"])
 
 
 @pytest.mark.slow

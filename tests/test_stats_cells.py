@@ -34,7 +34,8 @@ def test_session_comparisons_are_not_rounded_and_gates_see_it():
         return {"accuracy": PairedMetric(None, None, JUST_BELOW, (-JUST_BELOW, JUST_BELOW), 0.5, "t")}
 
     key_a, key_b = RunKey("s", "a"), RunKey("s", "b")
-    comparison = compare_runs((key_a, [make_record("x")]), (key_b, [make_record("x")]), compare, "run")
+    records = [make_record("x", cluster="c1"), make_record("y", cluster="c2")]  # one cluster: not estimable
+    comparison = compare_runs((key_a, records), (key_b, records), compare, "run")
     assert comparison.metrics["accuracy"].ci == (-JUST_BELOW, JUST_BELOW)
     run = RunSummary(RunKey("s", "m"), 1, 1, 0, 0, SuiteSummary({"accuracy": estimate_cell(0.8, (JUST_BELOW, 0.9))}))
     (verdict,) = evaluate(parse_gate("ci:s.accuracy>=0.75"), [run], [])

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ..crashes import crash_message, is_crash
 from ..records import Record, RunKey
 
 RECORD_PROPERTY = "memeval"
@@ -27,17 +28,30 @@ class RecordCollector:
         #: items whose verdict differs from its syrupy snapshot (--memeval-snapshot)
         self.snapshot_changes: list[str] = []
         self.session_errors: list[str] = []
+        #: node ids whose xdist worker died while running them, and the worker (see `crashes`)
+        self.crashes: list[tuple[str, str]] = []
+        self._recorded: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call" and report.failed and _is_crash(report):
-            self.session_errors.append(f"{report.nodeid}: the xdist worker crashed while running it")
+        if is_crash(report):
+            node = getattr(report, "node", None)
+            self.crashes.append((report.nodeid, str(getattr(getattr(node, "gateway", None), "id", "?"))))
         if report.when != "teardown":
             return
         for name, value in report.user_properties:
             if name == RECORD_PROPERTY:
                 self.records.append(record_from_wire(str(value)))
+                self._recorded.add(report.nodeid)
             elif name == SNAPSHOT_CHANGED:
                 self.snapshot_changes.append(str(value))
+
+    def crash_errors(self) -> list[str]:
+        """One session error per crash, saying whether its item ran again."""
+        return [crash_message(nodeid, worker, nodeid in self._recorded) for nodeid, worker in self.crashes]
+
+    def unrecorded_crashes(self) -> list[str]:
+        """Node ids that crashed and never sent a record (each once)."""
+        return list(dict.fromkeys(nodeid for nodeid, _ in self.crashes if nodeid not in self._recorded))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -59,10 +73,11 @@ class RecordCollector:
 
 def record_to_wire(record: Record) -> str:
     """The record as the teardown report carries it: `Record.to_json()` without the fields
-    that hold their default value, as compact JSON (whatever fields Record gains travel too)."""
+    that hold their default value, as compact strict JSON (whatever fields Record gains
+    travel too). Raises TypeError or ValueError for a value JSON cannot hold (NaN included)."""
     defaults = _record_defaults()
     data = {name: value for name, value in record.to_json().items() if name not in defaults or value != defaults[name]}
-    return json.dumps(data, separators=(",", ":"))
+    return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
 
 def record_from_wire(text: str) -> Record:
@@ -79,8 +94,3 @@ def _record_defaults() -> dict[str, Any]:
         elif f.default_factory is not MISSING:
             defaults[f.name] = f.default_factory()
     return defaults
-
-
-def _is_crash(report: pytest.TestReport) -> bool:
-    """xdist reports an item whose worker died with a call report it makes itself."""
-    return "worker" in str(report.longrepr) and "crashed while running" in str(report.longrepr)

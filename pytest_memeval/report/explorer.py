@@ -161,7 +161,8 @@ def _short_json(value: Any) -> str:
 
 def data_element(report: Report) -> str:
     """The data as a JSON script element that no record's text can break out of."""
-    text = json.dumps(explorer_data(report), ensure_ascii=False, separators=(",", ":"))
+    # strict: JSON.parse in the browser rejects NaN and Infinity, and the explorer with it
+    text = json.dumps(explorer_data(report), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     for raw, escaped in (
         ("<", "\\u003c"),
         (">", "\\u003e"),

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from ..records import Record, RunKey
+from ..terminal_text import printable, write_line
 from .terminal import shorten
 
 #: the report attribute (it travels from xdist workers) holding a wrong answer's one line
@@ -79,12 +80,12 @@ class WrongAnswerSummary:
         if "f" in terminal.reportchars and not terminal.config.option.no_summary:
             verbose = terminal.config.get_verbosity() > 0
             for report in self.held:
-                terminal.write_line(f"WRONG {report.nodeid} - {getattr(report, WRONG_ANSWER)}")
+                write_line(terminal, f"WRONG {report.nodeid} - {getattr(report, WRONG_ANSWER)}")
                 if verbose:  # the whole failure message (question, memories, judge)
                     for text in str(report.longrepr).splitlines()[1:]:
-                        terminal.write_line(f"    {text}")
+                        write_line(terminal, f"    {text}")
         for line in grouped_lines(records):
-            terminal.write_line(line)
+            write_line(terminal, line)
 
 
 def stage_of(record: Record) -> str:
@@ -131,4 +132,4 @@ def summary_line(outcome: Any) -> str:
     )
     line += " (abstained)" if answer.abstained else ""
     reason = " ".join(str(outcome.verdict.reason).split())
-    return f"{line}; judge: {shorten(reason, SHOWN_REASON)}" if reason else line
+    return printable(f"{line}; judge: {shorten(reason, SHOWN_REASON)}" if reason else line)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..gate_syntax import Gate
 from ..records import Comparison, GateVerdict, Metric, RunSummary
+from .clusters import cluster_note, estimable
 
 _OPS: Mapping[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,
@@ -74,6 +75,8 @@ def _threshold(gate: Gate, run: RunSummary) -> GateVerdict:
         return GateVerdict(gate.expression, False, f"{who}: no value for {gate.metric}")
     mde = estimate.mde if estimate.mde is not None else _mde_from_ci(estimate)
     assert gate.op is not None and gate.threshold is not None
+    if gate.use_ci and not estimable(run.n_clusters):
+        return GateVerdict(gate.expression, False, f"{who}: {cluster_note(run.n_clusters)}")
     if gate.use_ci:
         bound = estimate.ci[0] if gate.op in (">=", ">") else estimate.ci[1]
         if bound is None:
@@ -84,7 +87,12 @@ def _threshold(gate: Gate, run: RunSummary) -> GateVerdict:
     else:
         passed = _OPS[gate.op](estimate.value, gate.threshold)
         detail = f"{who}: {_shown(estimate.value, gate.threshold, gate.op)} {gate.op} {gate.threshold:g}"
-    return GateVerdict(gate.expression, passed, detail, mde)
+    return GateVerdict(gate.expression, passed, _with_clusters(detail, run.n_clusters), mde)
+
+
+def _with_clusters(detail: str, n_clusters: int | None) -> str:
+    note = cluster_note(n_clusters)
+    return f"{detail} [{note}]" if note else detail
 
 
 def _shown(value: float, threshold: float, op: str) -> str:
@@ -114,6 +122,9 @@ def _no_regression(gate: Gate, comparisons: Sequence[Comparison]) -> list[GateVe
     verdicts = []
     for comparison in matching:
         who = comparison.a.label()
+        if not estimable(comparison.n_clusters):
+            verdicts.append(GateVerdict(gate.expression, False, f"{who}: {cluster_note(comparison.n_clusters)}"))
+            continue
         cell = comparison.metrics.get(gate.metric)
         low, high = cell.ci if cell is not None else (None, None)
         if cell is None or cell.difference is None or low is None or high is None:
@@ -128,7 +139,7 @@ def _no_regression(gate: Gate, comparisons: Sequence[Comparison]) -> list[GateVe
             f"{who}: {cell.difference:+.4f} [{low:+.4f}, {high:+.4f}] against the baseline{_other_run(comparison)} "
             f"over {comparison.n_paired} paired items; fails when the interval lies {bound}"
         )
-        verdicts.append(GateVerdict(gate.expression, passed, detail, cell.mde))
+        verdicts.append(GateVerdict(gate.expression, passed, _with_clusters(detail, comparison.n_clusters), cell.mde))
     return verdicts
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from ..atomic_file import write_atomic
 from ..records import SCHEMA, Report
 from .explorer import EXPLORER_SECTION, data_element, script_element, script_hash
 from .figures import Figure
@@ -118,8 +119,9 @@ def render_html(report: Report, extra_figures: ExtraFigures = ()) -> str:
 
 
 def write_html(path: str | os.PathLike[str], report: Report, extra_figures: ExtraFigures = ()) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(render_html(report, extra_figures))
+    """Render the whole page, then replace the file in one step (a run killed while writing
+    leaves the previous page whole)."""
+    write_atomic(path, render_html(report, extra_figures))
 
 
 class _Page:

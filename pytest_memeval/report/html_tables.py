@@ -19,6 +19,7 @@ from ..records import (
     RunSummary,
     Unpaired,
 )
+from .clusters import cluster_note
 from .figures import Estimate, format_number
 from .report_figures import format_p, run_labels
 
@@ -98,7 +99,9 @@ def runs_table(report: Report, suite: str) -> str:
             + "".join(f'<td class="num">{e(_scalar(r.extra.get(name)))}</td>' for r in runs)
             + "</tr>"
         )
-    notes = dict.fromkeys(text for run in runs for text in (run.note, run.gate_blocker) if text)
+    notes = dict.fromkeys(
+        text for run in runs for text in (run.note, run.gate_blocker, cluster_note(run.n_clusters)) if text
+    )
     caption = "".join(f'<p class="note">{e(note)}</p>' for note in notes)
     return table(head + "".join(rows)) + caption
 
@@ -192,7 +195,8 @@ def comparisons_table(report: Report, comparisons: Sequence[Comparison]) -> str:
                 f'<td>{e(cell.test)}</td><td class="num">{e(_scalar(cell.mde))}</td></tr>'
             )
     note = '<p class="note">Bold: Holm-adjusted p &lt; 0.05. A \u2212 B on the items both runs scored.</p>'
-    return table(f"<tr>{head}</tr>{''.join(rows)}") + note
+    notes = dict.fromkeys(text for c in comparisons if (text := cluster_note(c.n_clusters)))
+    return table(f"<tr>{head}</tr>{''.join(rows)}") + note + "".join(f'<p class="note">{e(n)}</p>' for n in notes)
 
 
 def _only(side: Unpaired) -> str:

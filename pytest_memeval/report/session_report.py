@@ -15,12 +15,15 @@ from typing import Any
 import pytest
 
 from ..adapter_guard import describe
+from ..atomic_file import write_atomic
 from ..benchmarks.base import Suite
 from ..benchmarks.unreadable import count_unreadable, unreadable_note
 from ..record_values import Subset
 from ..records import Comparison, Record, Report, RunKey, RunSummary
 from ..settings import Settings
+from ..terminal_text import write_line
 from .baseline import baseline_for
+from .clusters import count_clusters, estimable, flakiness_point_only, summary_point_only
 from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .flakiness import flakiness
 from .gates import evaluate
@@ -104,27 +107,35 @@ class SessionReport:
     def write_files(self, suite: SuiteLookup) -> None:
         """Write the JSON report and the HTML page; a failure is one line and fails the run."""
         if self.settings.report is not None:
-            text = json.dumps(self.report.to_json(), indent=1, sort_keys=True) + "\n"
-            self._write(self.settings.report, "--memeval-report", lambda path: path.write_text(text, encoding="utf-8"))
+            self._write(self.settings.report, "--memeval-report", lambda path: write_atomic(path, self.json_text()))
         if self.settings.html is not None:
             refs = {r.key.suite: r.suite_ref for r in self.report.records}
             figures = {name: suite(refs[name]).figures(self.report) for name in self.report.suites() if name in refs}
             self._write(self.settings.html, "--memeval-html", lambda path: write_html(path, self.report, figures))
+
+    def json_text(self) -> str:
+        """The JSON report: strict JSON (a NaN or an infinity anywhere raises ValueError)."""
+        return json.dumps(self.report.to_json(), indent=1, sort_keys=True, allow_nan=False) + "\n"
 
     def _write(self, path: Any, option: str, write: Callable[[Any], None]) -> None:
         try:
             write(path)
         except OSError as exc:
             self.write_errors.append(f"{option}: cannot write {path}: {exc.strerror or exc}")
+        except ValueError as exc:  # a number JSON cannot hold reached the report
+            self.write_errors.append(f"{option}: not written, {describe(exc)}")
 
     def write_terminal(self, terminal: pytest.TerminalReporter) -> None:
         write_summary(terminal, self.report)
         for error in self.report.session_errors:
-            terminal.write_line(f"memeval: session error: {error}", red=True)
+            write_line(terminal, f"memeval: session error: {error}", red=True)
         if self.n_errors > self.settings.max_errors:
+            items = sum(r.n_errors + r.n_invalid for r in self.report.runs)
+            session = len(self.report.session_errors)
+            counted = [f"{items} items ended in an error or an invalid answer"] if items else []
+            counted += [f"{session} session error{'s' if session != 1 else ''}"] if session else []
             terminal.write_line(
-                f"memeval: {self.n_errors} items ended in an error or an invalid answer "
-                f"(--memeval-max-errors={self.settings.max_errors}): the run fails",
+                f"memeval: {' and '.join(counted)} (--memeval-max-errors={self.settings.max_errors}): the run fails",
                 red=True,
             )
         if self.snapshot_changes:
@@ -134,7 +145,7 @@ class SessionReport:
                 red=True,
             )
         for error in self.write_errors:
-            terminal.write_line(f"memeval: {error}: the run fails", red=True)
+            write_line(terminal, f"memeval: {error}: the run fails", red=True)
         files = []
         if not self.write_errors:
             if self.settings.report is not None:
@@ -154,22 +165,30 @@ def _summarize(
 ) -> RunSummary:
     """Counts plus the suite's own metrics, computed on the items that were scored (every
     repeat of them: their intervals resample clusters, which hold an item's repeats); a
-    suite whose summary fails keeps its counts, and the failure is a session error."""
+    suite whose summary fails keeps its counts, and the failure is a session error. On
+    fewer than two clusters only the point estimates are kept (`clusters`)."""
     scored = [r for r in records if r.is_scored]
+    n_clusters = count_clusters(scored) if scored else None
     flaky = flakiness(records, n_resamples)
     judges = judge_sensitivity(records, n_resamples)
+    if not estimable(n_clusters):
+        flaky = flakiness_point_only(flaky)
     if not scored:
         return RunSummary.of(key, records, subset=subset, flakiness=flaky)
     try:
         summary = suite.summarize(scored)
     except Exception as exc:
         errors.append(f"summary of {key.suite} | {key.label()} failed: {describe(exc)}")
-        return RunSummary.of(key, records, subset=subset, flakiness=flaky, judge_sensitivity=judges)
+        return RunSummary.of(
+            key, records, subset=subset, flakiness=flaky, n_clusters=n_clusters, judge_sensitivity=judges
+        )
+    if not estimable(n_clusters):
+        summary = summary_point_only(summary)
     unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
     if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates
         note = "; ".join(filter(None, [summary.note, unreadable]))
         summary = replace(summary, note=note, gate_blocker=unreadable)
-    return RunSummary.of(key, records, summary, subset, flaky, judges)
+    return RunSummary.of(key, records, summary, subset, flaky, n_clusters, judges)
 
 
 def _subset(records: Sequence[Record], suite_ref: str, suite_size: SuiteSize | None) -> Subset | None:

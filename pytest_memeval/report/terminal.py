@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import pytest
 
 from ..records import Cell, Comparison, GateVerdict, JudgeSensitivity, Metric, Report, RunKey, RunSummary
+from ..terminal_text import printable, write_line
+from .clusters import cluster_note, estimable
 from .figures import format_number
 
 #: the width used when there is no terminal to ask (and the narrowest a table is laid out for)
@@ -32,6 +34,8 @@ MAX_CELLS = 10
 MAX_CELL_NAME = 24
 #: flaky item ids named per run
 NAMED_FLAKY = 6
+#: the interval of a metric resting on fewer than two clusters
+NOT_ESTIMABLE = "[not estimable]"
 
 
 def format_estimate(estimate: Metric) -> str:
@@ -39,13 +43,13 @@ def format_estimate(estimate: Metric) -> str:
     return f"{value} {interval}".strip()
 
 
-def _cell(estimate: Metric | None) -> tuple[str, str]:
+def _cell(estimate: Metric | None, can_estimate: bool = True) -> tuple[str, str]:
     """(value, interval) of a metric; n/a for a metric without a value, blank for none."""
     if estimate is None or estimate.value is None:
         return ("n/a" if estimate is not None else "", "")
     low, high = estimate.ci
     interval = f"[{format_number(low)}, {format_number(high)}]" if low is not None and high is not None else ""
-    return format_number(estimate.value), interval
+    return format_number(estimate.value), interval or ("" if can_estimate else NOT_ESTIMABLE)
 
 
 def _value(cell: Cell | None, metric: str | None) -> tuple[str, str]:
@@ -73,7 +77,7 @@ def suite_rows(runs: Sequence[RunSummary]) -> list[Row]:
             Row("subset", tuple((f"{run.subset.n} of {run.subset.of}" if run.subset else "all", "") for run in runs))
         )
     for metric in dict.fromkeys(m for run in runs for m in run.metrics):
-        rows.append(Row(metric, tuple(_cell(run.metrics.get(metric)) for run in runs)))
+        rows.append(Row(metric, tuple(_cell(run.metrics.get(metric), estimable(run.n_clusters)) for run in runs)))
     if any(run.flakiness for run in runs):
         rows.extend(_flakiness_rows(runs))
     return rows
@@ -241,6 +245,7 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
     heading = suite + (f"  (subset: {', '.join(sorted(subsets))} items)" if subsets else "")
     lines = [heading, *table_lines(labels, suite_rows(runs), width), *breakdown_lines(runs, labels, width)]
     lines += _notes("note", {label: run.note for run, label in zip(runs, labels)}, width)
+    lines += _notes("note", {label: cluster_note(run.n_clusters) for run, label in zip(runs, labels)}, width)
     lines += _notes("not gated", {label: run.gate_blocker for run, label in zip(runs, labels)}, width)
     flaky = {
         label: ", ".join(run.flakiness.flaky_ids[:NAMED_FLAKY]) + (", ..." if run.flakiness.flaky > NAMED_FLAKY else "")
@@ -301,8 +306,13 @@ NAMED_FLIPS = 5
 
 def comparison_lines(comparison: Comparison, width: int = WIDTH, among: Sequence[RunKey] | None = None) -> list[str]:
     label_a, label_b = comparison.labels(among)
-    head = f"{comparison.suite}: {label_a}  minus  {label_b}  ({comparison.n_paired} paired items)"
+    n = comparison.n_clusters
+    clusters = f" in {n} cluster{'s' if n != 1 else ''}" if n is not None else ""
+    head = f"{comparison.suite}: {label_a}  minus  {label_b}  ({comparison.n_paired} paired items{clusters})"
     lines = _wrap(head, "", "    ", width)
+    note = cluster_note(comparison.n_clusters)
+    if note:
+        lines.extend(_wrap(note, "  ", "    ", width))
     for unpaired, who in ((comparison.only_a, label_a), (comparison.only_b, label_b)):
         if unpaired.count:
             names = ", ".join(unpaired.ids[:3]) + (", ..." if unpaired.count > 3 else "")
@@ -312,7 +322,8 @@ def comparison_lines(comparison: Comparison, width: int = WIDTH, among: Sequence
         return lines
     rows = []
     for name, cell in comparison.metrics.items():
-        interval = f"[{cell.ci[0]:+.3f}, {cell.ci[1]:+.3f}]" if cell.has_ci else "n/a"
+        missing = "n/a" if estimable(comparison.n_clusters) else NOT_ESTIMABLE
+        interval = f"[{cell.ci[0]:+.3f}, {cell.ci[1]:+.3f}]" if cell.has_ci else missing
         diff = f"{cell.difference:+.3f}" if cell.difference is not None else "n/a"
         rows.append(
             Row(
@@ -374,17 +385,17 @@ def write_summary(terminal: pytest.TerminalReporter, report: Report) -> None:
         if index:
             terminal.write_line("")
         for line in suite_lines(report, suite, width):
-            terminal.write_line(line)
+            write_line(terminal, line)
     if report.comparisons:
         terminal.write_sep("-", "paired comparisons (p Holm-adjusted over the session)")
         for comparison in report.comparisons:
             for line in comparison_lines(comparison, width, report.keys_of(comparison.suite) or None):
-                terminal.write_line(line)
+                write_line(terminal, line)
     if report.gates:
         terminal.write_sep("-", "gates")
         for gate in report.gates:
             for line in gate_lines(gate, width):
-                terminal.write_line(line, green=gate.passed, red=not gate.passed)
+                write_line(terminal, line, green=gate.passed, red=not gate.passed)
 
 
 @dataclass(frozen=True)
@@ -458,6 +469,6 @@ def write_overview(
     if not report.runs:
         return
     heading, lines = overview_lines(report, headlines, files, terminal_width(terminal))
-    terminal.write_sep("=", heading)
+    terminal.write_sep("=", printable(heading))
     for line in lines:
-        terminal.write_line(line)
+        write_line(terminal, line)

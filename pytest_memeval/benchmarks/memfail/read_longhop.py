@@ -33,9 +33,17 @@ def _forms_by_first_word() -> dict[str, tuple[tuple[tuple[str, ...], str], ...]]
     return {first: tuple(forms) for first, forms in index.items()}
 
 
-@lru_cache(maxsize=65536)
+#: sentences up to this long are remembered (at most 65,536 of them: 32 M characters);
+#: a memory system may return megabytes in one sentence, which is read but not kept
+CACHED_SENTENCE_CHARS = 512
+
+
 def anchors_in(normalized: str) -> tuple[str, ...]:
     """Known anchors in a normalised sentence, in the order they appear."""
+    return _cached_anchors(normalized) if len(normalized) <= CACHED_SENTENCE_CHARS else _anchors(normalized)
+
+
+def _anchors(normalized: str) -> tuple[str, ...]:
     words = normalized.split()
     index = _forms_by_first_word()
     found: list[str] = []
@@ -45,6 +53,9 @@ def anchors_in(normalized: str) -> tuple[str, ...]:
                 found.append(anchor)
                 break
     return tuple(found)
+
+
+_cached_anchors = lru_cache(maxsize=65536)(_anchors)
 
 
 def read(question: str, options: Sequence[str], memories: Sequence[str]) -> Answer:

@@ -1,0 +1,108 @@
+"""Items whose xdist worker died while running them.
+
+A worker that dies (a segfault, `os._exit` in an adapter, the OOM killer) sends nothing
+more: the item it was running never ships its record. xdist then reports a failed test
+with `when == "???"` and hands the worker's unfinished items to a fresh worker; with the
+plugin's scheduler (`scheduling`) the crashed item is among them and runs again.
+
+So that the crash is never lost, the controller counts every crash as a session error,
+and an item that crashed and never sent a record afterwards gets an error record saying
+so. An item re-run after its crash keeps the record of the re-run; its crash stays a
+session error, which fails the run under --memeval-max-errors like any error. To build
+an error record the controller needs to know what the node id stands for (the suite, the
+item, the memory system, the depth, the repeat); the controller never collects, so the
+first worker to collect writes that table to a directory the controller named. Remote
+workers (`--tx ssh=...`) write on their own machine: there, a crash is a session error only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .collection import ITEM_ARG, K_ARG, REPEAT_ARG, SYSTEM_ARG
+
+#: the workerinput key naming the directory of the table
+ITEMS_DIR = "memeval_items_dir"
+_TABLE = "items.json"
+
+
+@dataclass(frozen=True)
+class ItemIdentity:
+    """What a memeval test's node id stands for: enough to make its error record."""
+
+    suite_ref: str
+    item_id: str
+    memsystem: str
+    k: int
+    repeat: int
+
+
+def is_crash(report: Any) -> bool:
+    """xdist reports the item a dead worker was running with a report of its own making."""
+    text = str(getattr(report, "longrepr", ""))
+    return report.failed and (report.when == "???" or ("worker" in text and "crashed while running" in text))
+
+
+def make_items_dir() -> str:
+    return tempfile.mkdtemp(prefix="memeval-items-")
+
+
+def remove_items_dir(path: str) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def identity_of(item: pytest.Item, default_system: str, default_k: int) -> ItemIdentity | None:
+    marker = item.get_closest_marker("memeval")
+    callspec = getattr(item, "callspec", None)
+    if marker is None or not marker.args or callspec is None or ITEM_ARG not in callspec.params:
+        return None
+    params = callspec.params
+    return ItemIdentity(
+        marker.args[0],
+        params[ITEM_ARG],
+        params.get(SYSTEM_ARG, default_system),
+        params.get(K_ARG, default_k),
+        params.get(REPEAT_ARG, 0),
+    )
+
+
+def write_items(directory: str, items: Sequence[pytest.Item], default_system: str, default_k: int) -> None:
+    """On a worker, once collected: node id -> identity, unless another worker wrote it."""
+    target = Path(directory) / _TABLE
+    if target.exists():
+        return
+    table = {
+        item.nodeid: [identity.suite_ref, identity.item_id, identity.memsystem, identity.k, identity.repeat]
+        for item in items
+        if (identity := identity_of(item, default_system, default_k)) is not None
+    }
+    partial = target.with_name(f"{_TABLE}.{os.getpid()}.part")
+    try:
+        partial.write_text(json.dumps(table), encoding="utf-8")
+        partial.replace(target)  # the controller never reads half a table
+    except OSError:  # a remote worker: the directory is on the controller's machine
+        partial.unlink(missing_ok=True)
+
+
+def read_items(directory: str) -> Mapping[str, ItemIdentity]:
+    """The table a worker wrote (empty when none could)."""
+    try:
+        table = json.loads((Path(directory) / _TABLE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {nodeid: ItemIdentity(*fields) for nodeid, fields in table.items()}
+
+
+def crash_message(nodeid: str, worker: str, rerun: bool) -> str:
+    """The session error of one crash."""
+    outcome = "the item ran again on another worker" if rerun else "the item has an error record"
+    return f"xdist worker {worker} crashed while running {nodeid} ({outcome})"

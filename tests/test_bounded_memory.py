@@ -1,0 +1,104 @@
+"""What a run keeps in memory and in its records is bounded, whatever an adapter or a
+server sends.
+
+The audit's cases: `runner._tokens_of` was an lru_cache keyed by whole memory texts (36
+items with unique 10 MB memories took 625 MB RSS instead of 84 MB), and an invalid answer's
+`raw` was kept whole (two 50 MB answers made a 100 MB report).
+"""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+
+from pytest_memeval import runner
+from pytest_memeval.memory.tokens import count_tokens
+from pytest_memeval.records import RunKey
+from pytest_memeval.runner import Retrieval, conclude
+from pytest_memeval.types import Answer, Item, ItemView, Trace, Verdict
+
+MB = 1 << 20
+
+
+def test_counting_new_long_texts_keeps_none_of_them() -> None:
+    """Twenty distinct 1 MB texts through the runner's counter: the counts are right and
+    what stays allocated afterwards is a few kilobytes, not twenty megabytes."""
+    expected = [count_tokens(_long_text(n)) for n in range(20)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        counts = [runner._tokens_of(_long_text(n)) for n in range(20)]  # each text is dropped after
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert counts == expected
+    assert kept < MB, f"{kept / MB:.1f} MB kept after counting 20 MB of text"
+
+
+def _long_text(n: int) -> str:
+    """A new 1 MB text of about a thousand words."""
+    return f"text {n} " + ("w" * 1023 + " ") * (MB // 1024)
+
+
+def test_the_counter_remembers_a_text_and_forgets_the_least_recently_used() -> None:
+    from pytest_memeval.memory.tokens import TokenCounter
+
+    counter = TokenCounter(max_entries=2)
+    assert counter("a b c") == 3 and counter("d e") == 2
+    assert counter("a b c") == 3  # seen: now the most recent
+    counter("f")
+    assert len(counter) == 2
+    assert counter("a b c") == 3 and counter("\ud800 lone surrogate") == 3  # any str can be counted
+
+
+class _Judge:
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
+        raise AssertionError("an invalid answer is never judged")
+
+
+class _Memory:
+    def ingest_stats(self) -> None:
+        return None
+
+    def dump(self) -> None:
+        return None
+
+
+def test_an_invalid_answers_text_is_kept_to_its_beginning_and_its_length() -> None:
+    from pytest_memeval.record_values import RAW_CHARS, kept_text
+
+    item = Item("i", "c", "c", ItemView("toy", "t", "q?"), gold="x")
+    raw = "no schema here " * (4 * MB // 15)
+    outcome = conclude(
+        RunKey("toy", "m"),
+        "toy",
+        item,
+        Answer(None, valid=False, raw=raw),
+        0.0,
+        Retrieval([], 0.0),
+        _Memory(),
+        _Judge(),  # type: ignore[arg-type]
+    )
+    assert outcome.record.status == "invalid"
+    assert outcome.record.raw.startswith(raw[:RAW_CHARS]) and len(outcome.record.raw) < RAW_CHARS + 100
+    assert outcome.record.raw.endswith(f"[{len(raw):,} characters in all]")
+    assert kept_text("short", RAW_CHARS) == "short"
+
+
+def test_memfails_reader_keeps_no_long_sentence_it_read() -> None:
+    from pytest_memeval.benchmarks.memfail.read_longhop import anchors_in
+
+    anchors_in("warm the index up")
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        found = [anchors_in(_long_text(n)) for n in range(10)]  # each sentence is dropped after
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert found == [()] * 10
+    assert kept < MB, f"{kept / MB:.1f} MB kept after reading 10 MB of sentences"
