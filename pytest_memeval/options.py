@@ -28,7 +28,7 @@ from .option_values import (
     readable_file,
     writable_file,
 )
-from .settings import Settings
+from .settings import Settings, responder_model
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
@@ -247,7 +247,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
     llm = None
     if responder != "reader" or judges:
         # a `default` judge's model is known once the suites are: run_setup puts it in
-        model = responder.removeprefix("openai:") if responder != "reader" else judges[0].model or DEFAULT
+        model = responder_model(responder) or judges[0].model or DEFAULT
         llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
     return Settings(
         memsystems=memsystems,

@@ -134,7 +134,7 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
     def groups() -> dict[str, str]:
         return _groups_by_params(state)
 
-    if getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None):
+    if scheduling.is_distributed(config):
         directory = config.stash[PROGRESS_DIR_KEY] = tempfile.mkdtemp(prefix="memeval-progress-")
         display = ProgressDisplay.from_directory(config, interval, directory, groups)
     else:

@@ -46,9 +46,6 @@ CONDITIONS: dict[str, Condition] = {
     )
 }
 
-#: how each kind of context is filled: a direct context is empty (its items retrieve nothing)
-INGESTIONS = ("direct", "controlled", "native")
-
 #: the condition pairs the summary tests (treatment, baseline), as in the paper
 PAIRS: tuple[tuple[str, str], ...] = (
     ("C4a", "C5"),
