@@ -3,7 +3,7 @@
 When a worker fills a context, it retrieves the memories of every selected item of that
 context and hands them to the responder's `prefetch` (the LLM responder starts its calls
 in a bounded thread pool). Each test then takes its retrieval and its answer, which is
-usually ready. Offline responders have no `prefetch` and nothing changes for them.
+usually ready. Offline responders do not declare `Prefetches` and nothing changes for them.
 With --memeval-repeat, each selected repeat of an item retrieves and asks on its own,
 its calls keyed by the repeat.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from .collection import CONTEXT_MARK, ITEM_ARG, REPEAT_ARG
-from .protocols import ResponseModel
+from .protocols import Prefetches, ResponseModel
 from .repetition import repeat_scope
 from .runner import BoundMemory, Retrieval, retrieve
 from .types import Item
@@ -51,8 +51,7 @@ class Prefetcher:
         self, key: ContextKey, build_item: Callable[[str], Item], memory: BoundMemory, responder: ResponseModel, k: int
     ) -> int:
         """Retrieve for every item of a freshly filled context and submit its answers."""
-        prefetch = getattr(responder, "prefetch", None)
-        if prefetch is None:
+        if not isinstance(responder, Prefetches):
             return 0
         by_repeat: dict[int, list[str]] = defaultdict(list)
         for item_id, repeat in self.contexts.get(key, []):
@@ -66,7 +65,7 @@ class Prefetcher:
                     retrieval = retrieve(item, memory, k)
                     self._retrievals[(memory.system_name, k, item_id, repeat)] = retrieval
                     requests.append((item_id, item.view, retrieval.memories))
-                submitted += int(prefetch(requests))
+                submitted += int(responder.prefetch(requests))
         return submitted
 
     def take(self, system_name: str, k: int, item_id: str, repeat: int = 0) -> Retrieval | None:

@@ -18,7 +18,7 @@ from .judge_specs import panel_members
 from .memory.resources import LazyEmbedder, Resources
 from .models.settings import LLMSettings
 from .progress import ProgressTracker, tracked_embedder
-from .protocols import Judge, MemorySystem, ResponseModel
+from .protocols import Closes, Judge, MemorySystem, ResponseModel
 from .records import DETERMINISTIC, Record, RunKey
 from .registry import (
     Resolved,
@@ -30,7 +30,7 @@ from .registry import (
     resolve_memsystem,
 )
 from .runner import ContextFiller
-from .settings import Settings
+from .settings import Settings, responder_model
 
 
 def suite_options(settings: Settings, suite: str) -> SuiteOptions:
@@ -49,9 +49,10 @@ def suite_options(settings: Settings, suite: str) -> SuiteOptions:
 
 def responder_llm(settings: Settings) -> LLMSettings | None:
     """The response model's call settings, or None for the offline reader."""
-    if settings.responder == "reader" or settings.llm is None:
+    model = responder_model(settings.responder)
+    if model is None or settings.llm is None:
         return None
-    return replace(settings.llm, model=settings.responder.removeprefix("openai:"))
+    return replace(settings.llm, model=model)
 
 
 #: constructor settings through which an adapter takes the run's LLM endpoint
@@ -172,9 +173,9 @@ class RunState:
         from .models import LLMResponder
 
         prompt = suite.llm_prompt()
-        if prompt is None or self.settings.llm is None:
+        llm = responder_llm(self.settings)
+        if prompt is None or llm is None:
             raise ConfigError(f"--memeval-responder: suite {suite.name!r} has no LLM prompt; use reader")
-        llm = replace(self.settings.llm, model=self.settings.responder.removeprefix("openai:"))
         return LLMResponder(prompt, llm, name=self.settings.responder)
 
     def judge(self, suite: Suite) -> Judge:
@@ -204,9 +205,8 @@ class RunState:
         """Close models, memory systems and the embedder; a failure to close is a session
         error (one line each), never a traceback charged to the last item."""
         for model in (*self._responders.values(), *self._judges.values()):
-            close_model = getattr(model, "close", None)
-            if close_model is not None:
-                self._closing(type(model).__name__, close_model)
+            if isinstance(model, Closes):
+                self._closing(type(model).__name__, model.close)
         for name, system in self._systems.items():
             guard = self.guard(name)
             try:

@@ -88,7 +88,7 @@ def test_memfail_responder_and_staged_judges(local_models, suite_pytester: pytes
     assert scored, [r.get("raw") for r in records]
     for record in scored:  # the paper's stages ran through the LLM judge
         assert record["detail"]["judge"] == "llm"
-        assert record["detail"]["stage"] in (
+        assert record["stage"] in (
             "correct",
             "abstention",
             "reasoning",

@@ -21,7 +21,6 @@ import numpy as np
 from ...errors import ConfigError, ResponseError
 from ...models.calls import ChatRequest
 from ...types import Memory
-from ..unreadable import KEY as UNREADABLE
 from .probes import Probe
 from .prompt import LOGPROBS, VERBALISED, BayesPrompt
 from .readout import Reading, counterbalance
@@ -42,6 +41,8 @@ class Belief:
 class Asker(Protocol):
     #: how beliefs are read: "direct", "logprobs" or "verbalised"
     readout: str
+    #: answers whose reader recognised nothing in non-empty memories (see benchmarks/unreadable.py)
+    unreadable_answers: int
 
     def ask(self, probes: Sequence[Probe], memories: Sequence[Memory]) -> list[Belief]: ...
 
@@ -54,7 +55,6 @@ class DirectAsker:
     def __init__(self, responder: Any, label: str) -> None:
         self.responder, self.label = responder, label
         self.rotations_per_probe = 1 if getattr(responder, "position_invariant", False) else None
-        #: answers whose reader recognised nothing in non-empty memories (see benchmarks/unreadable.py)
         self.unreadable_answers = 0
 
     def ask(self, probes: Sequence[Probe], memories: Sequence[Memory]) -> list[Belief]:
@@ -68,7 +68,7 @@ class DirectAsker:
 
     def _distribution(self, probe: Probe, rotation: int, memories: Sequence[Memory]) -> np.ndarray:
         answer = self.responder.answer(probe.view(rotation, self.readout), list(memories))
-        self.unreadable_answers += bool(answer.detail.get(UNREADABLE))
+        self.unreadable_answers += answer.memory_unreadable
         distribution = answer.detail.get("distribution") if answer.valid else None
         if distribution is None or len(distribution) != len(probe.outcomes):
             raise ResponseError(
@@ -85,6 +85,8 @@ class DirectAsker:
 
 
 class LLMAsker:
+    unreadable_answers = 0  # an LLM reads whatever memory returns
+
     def __init__(self, responder: Any, label: str) -> None:
         prompt = getattr(responder, "prompt", None)
         if not isinstance(prompt, BayesPrompt):

@@ -137,13 +137,17 @@ def item(study: Study, ref: str) -> Item:
         extra["corpus"] = study.corpus(subject) or ""
     if condition.spec is not None:
         extra["spec"] = study.spec(subject if condition.spec == "own" else study.partners[subject])
-    if condition.memory is None:
-        extra["retrieve"] = False
     return Item(
         id=ref,
         context_id=f"{subject_id(subject)}-{KIND_OF[condition_key]}",
         cluster=subject_id(subject),
-        view=ItemView(suite=SUITE, task=question.category, question=question.text, extra=extra),
+        view=ItemView(
+            suite=SUITE,
+            task=question.category,
+            question=question.text,
+            extra=extra,
+            retrieve=condition.memory is not None,
+        ),
         gold=question.passage,
         strata={
             "condition": condition_key,

@@ -106,15 +106,19 @@ def item(ref: ItemRef, documents: Documents) -> Item:
         extra["corpus"] = training_half(subject.seed, subject.index).text
     if condition.spec is not None:
         extra["spec"] = documents.spec(spec_partner(subject, condition.spec))
-    if condition.memory is None:
-        extra["retrieve"] = False
     action = question.action
     pole = AXES[action.axis].poles[action.pole]
     return Item(
         id=ref.id,
         context_id=ref.context_id,
         cluster=subject.id,
-        view=ItemView(suite=SUITE, task=question.category, question=question.question, extra=extra),
+        view=ItemView(
+            suite=SUITE,
+            task=question.category,
+            question=question.question,
+            extra=extra,
+            retrieve=condition.memory is not None,
+        ),
         gold=question.passage,
         strata={
             "condition": ref.condition,
