@@ -29,7 +29,7 @@ class RecordCollector:
         self.session_errors: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call" and report.failed and _is_crash(report):
+        if report.failed and _is_crash(report):  # xdist's own report, `when` "???"
             self.session_errors.append(f"{report.nodeid}: the xdist worker crashed while running it")
         if report.when != "teardown":
             return
