@@ -28,6 +28,7 @@ from .option_values import (
     writable_file,
 )
 from .settings import Settings
+from .shards import Shard
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
@@ -214,6 +215,29 @@ def add_options(parser: pytest.Parser) -> None:
         "contexts are filled; 0 turns it off (default: 10)",
     )
     group.addoption(
+        "--memeval-any-protocol",
+        action="store_true",
+        help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "
+        "prompts, k); the report names the first difference",
+    )
+    group.addoption(
+        "--memeval-resume",
+        action="store_true",
+        help="continue the run whose journal (REPORT.journal.jsonl) is beside --memeval-report: items it "
+        "holds are reported from it, the rest run",
+    )
+    group.addoption(
+        "--memeval-shard",
+        metavar="I/N",
+        help="run the I-th of N disjoint parts of the contexts (for N CI jobs; merge the reports with "
+        "python -m pytest_memeval merge)",
+    )
+    group.addoption(
+        "--memeval-shard-durations",
+        metavar="PATH",
+        help="an earlier --memeval-report whose recorded durations balance the shards (default: item counts)",
+    )
+    group.addoption(
         "--memeval-bootstrap",
         default="2000",
         metavar="B",
@@ -269,7 +293,23 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         record_memories=integer("--memeval-record-memories", opt("memeval_record_memories"), 0),
         gate_subset=choice("--memeval-gate-subset", opt("memeval_gate_subset"), GATE_SUBSET),
         progress_s=_seconds_or_off("--memeval-progress", opt("memeval_progress")),
+        any_protocol=bool(opt("memeval_any_protocol")),
+        resume=_resume(bool(opt("memeval_resume")), opt("memeval_report")),
+        shard=Shard.parse(opt("memeval_shard")) if opt("memeval_shard") is not None else None,
+        shard_durations=_shard_durations(opt("memeval_shard_durations"), opt("memeval_shard")),
     )
+
+
+def _resume(resume: bool, report: str | None) -> bool:
+    if resume and report is None:
+        raise ConfigError("--memeval-resume: needs --memeval-report (the journal lives beside the report)")
+    return resume
+
+
+def _shard_durations(raw: str | None, shard: str | None) -> Path | None:
+    if raw is not None and shard is None:
+        raise ConfigError("--memeval-shard-durations: balances --memeval-shard, which is not given")
+    return readable_file("--memeval-shard-durations", raw)
 
 
 def _repeats(raw: str, snapshot: bool) -> int:

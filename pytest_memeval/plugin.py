@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-from . import collection, scheduling
+from . import collection, scheduling, shards
 from .adapter_guard import describe
+from .campaign import PLUGIN_NAME as CAMPAIGN_NAME
+from .campaign import Campaign, done_on_worker
 from .errors import ConfigError, DataError, MemevalError
 from .extras import check_extras
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
@@ -51,6 +53,7 @@ REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
 PROGRESS_DIR_KEY = pytest.StashKey[str]()
+SHARD_SECONDS_KEY = pytest.StashKey[dict[shards.Unit, float]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -61,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "memeval(suite): run this test once per item of the named memeval suite")
     config.addinivalue_line("markers", f"{collection.CONTEXT_MARK}(context): the memeval context of an item")
     controller = not hasattr(config, "workerinput")
+    campaign: Campaign | None = None
     try:
         suites = available_suites()
         settings = read_settings(config, tuple(suites))
@@ -86,14 +90,25 @@ def pytest_configure(config: pytest.Config) -> None:
                         f"suite {name} has no items in this selection (size {settings.size}, split "
                         f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
                     )
+        if settings.shard_durations is not None:
+            config.stash[SHARD_SECONDS_KEY] = shards.durations(settings.shard_durations)
+        if settings.active and controller:
+            bundled = config.args_source != pytest.Config.ArgsSource.ARGS
+            campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
         state.rebind(attach_local_model(config, settings))  # last: nothing after it can fail
     except MemevalError as exc:
+        if campaign is not None:
+            campaign.abandon()
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
     if settings.active and controller and scheduling.is_distributed(config) and not config.option.collectonly:
         warm_shared_caches(state)
     if controller:
-        config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
+        collector = RecordCollector()
+        if campaign is not None:
+            collector.earlier, collector.listener = campaign.resumed, campaign.record_arrived
+            config.pluginmanager.register(campaign, CAMPAIGN_NAME)
+        config.pluginmanager.register(collector, COLLECTOR_NAME)
         config.pluginmanager.register(WrongAnswerSummary(), WRONG_ANSWERS_NAME)
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
@@ -155,6 +170,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     collection.parametrize(
         metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks, state.settings.repeats
     )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """After -k and -m: this shard's contexts (--memeval-shard), then, in a resumed run, the
+    items the journal holds are left out (their records come from it)."""
+    if STATE_KEY not in config.stash or not config.stash[STATE_KEY].settings.active:
+        return
+    settings = config.stash[STATE_KEY].settings
+    kept, deselected = list(items), list[pytest.Item]()
+    if settings.shard is not None:
+        kept, deselected = shards.split(kept, settings.shard, config.stash.get(SHARD_SECONDS_KEY, None))
+    campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
+    done = campaign.done if campaign is not None else done_on_worker(config)
+    if done:
+        keys = [collection.item_key(item, settings.memsystems[0], settings.k) for item in kept]
+        deselected += [item for item, key in zip(kept, keys) if key in done]
+        kept = [item for item, key in zip(kept, keys) if key not in done]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -244,25 +280,47 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput[SESSION_ERRORS] = list(state.session_errors)
         return
     collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-    if collector is None:
+    campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
+    if collector is None or campaign is None:
         return
     try:
         report = SessionReport.build(
             state.settings,
             state.suite,
             collector.by_run(),
-            state.baseline,
-            [*collector.session_errors, *state.session_errors],
+            campaign.baseline_records(state.baseline),
+            [*collector.session_errors, *state.session_errors, *campaign.errors],
             collector.snapshot_changes,
             lambda suite_ref: _suite_size(state, suite_ref),
+            campaign.fingerprint,
+            campaign.protocol_notes,
+            _selection(config),
         )
         report.write_files(state.suite)
     except MemevalError as exc:
         config.stash[REPORT_ERROR_KEY] = str(exc)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        campaign.finish(complete=False)
         return
     config.stash[REPORT_KEY] = report
-    session.exitstatus = report.exit_status(session.exitstatus)
+    campaign.finish(complete=_complete(session, collector) and not report.write_errors)
+    session.exitstatus = report.exit_status(campaign.status_with_resumed(session.exitstatus, report.report.records))
+
+
+def _complete(session: pytest.Session, collector: RecordCollector) -> bool:
+    """Whether every selected item ran: not interrupted, not stopped, no worker died."""
+    finished = session.exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.TESTS_FAILED,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    )
+    return finished and not session.shouldstop and not session.shouldfail and not collector.crashed
+
+
+def _selection(config: pytest.Config) -> dict[str, str]:
+    """pytest's own selection of items, as the report records it (not part of the fingerprint)."""
+    chosen = {"-k": config.option.keyword, "-m": config.option.markexpr}
+    return {flag: expression for flag, expression in chosen.items() if expression}
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:

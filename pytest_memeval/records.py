@@ -11,7 +11,7 @@
     Comparison    two runs of a suite (or a run and its baseline), item by item, with
                   the items whose verdict flipped
     GateVerdict   one CI gate on one run
-    Report        all of the above: the JSON report, schema memeval-report/2
+    Report        all of the above, with the run's protocol fingerprint (fingerprint.py): the JSON report, schema memeval-report/2
 
 Every value is frozen; `to_json` and `from_json` round-trip exactly (floats unrounded, so
 that gates compare what was measured). `from_json` raises `SchemaError` with one line
@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar
 
+from .fingerprint import Fingerprint, FingerprintError
 from .record_values import (
     FlippedItem,
     RecordedMemory,
@@ -43,6 +44,8 @@ Status = Literal["scored", "invalid", "error"]
 STATUSES: tuple[Status, ...] = ("scored", "invalid", "error")
 Source = Literal["run", "baseline"]
 DETERMINISTIC = "deterministic"
+#: suite as the test names it, memory system, k, item id, repeat
+ItemKey = tuple[str, str, int, str, int]
 
 T = TypeVar("T")
 
@@ -162,6 +165,11 @@ class Record:
     @property
     def is_scored(self) -> bool:
         return self.status == "scored"
+
+    @property
+    def item_key(self) -> ItemKey:
+        """What names this record's item within one protocol (journal, shards, merge)."""
+        return (self.suite_ref, self.key.memsystem, self.key.k, self.id, self.repeat)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "key": self.key.to_json()}
@@ -584,6 +592,10 @@ class Report:
     #: failures not tied to one item (a memory system failing in close), one line each
     session_errors: tuple[str, ...] = ()
     plugin_version: str = "unknown"
+    #: the run's protocol (None in reports written before fingerprints)
+    fingerprint: Fingerprint | None = None
+    #: comparisons made across protocols (--memeval-any-protocol), one line each
+    protocol_notes: tuple[str, ...] = ()
 
     def suites(self) -> list[str]:
         """Suite names in the order their first run or comparison appears."""
@@ -607,6 +619,8 @@ class Report:
             "comparisons": [c.to_json() for c in self.comparisons],
             "gates": [g.to_json() for g in self.gates],
             "session_errors": list(self.session_errors),
+            "fingerprint": self.fingerprint.to_json() if self.fingerprint is not None else None,
+            "protocol_notes": list(self.protocol_notes),
             "records": [r.to_json() for r in self.records],
         }
 
@@ -625,6 +639,8 @@ class Report:
             gates=tuple(GateVerdict.from_json(g, f"gates[{i}]") for i, g in enumerate(_list(data, "gates"))),
             session_errors=tuple(str(e) for e in _list(data, "session_errors")),
             plugin_version=str(data.get("plugin_version", "unknown")),
+            fingerprint=_fingerprint(data.get("fingerprint")),
+            protocol_notes=tuple(str(n) for n in _list(data, "protocol_notes")),
         )
 
 
@@ -651,6 +667,13 @@ def finite(value: Any) -> float | None:
         return None
     number = float(value)
     return number if math.isfinite(number) else None
+
+
+def _fingerprint(data: Any) -> Fingerprint | None:
+    try:
+        return Fingerprint.from_json(data) if data is not None else None
+    except FingerprintError as exc:
+        raise SchemaError(str(exc)) from None
 
 
 def _list(data: Mapping[str, Any], name: str) -> list[Any]:

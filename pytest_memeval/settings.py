@@ -9,13 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
 from .local_model import DEFAULT_N_CTX, ModelSpec
 from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .models.settings import LLMSettings
+
+if TYPE_CHECKING:
+    from .shards import Shard
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,14 @@ class Settings:
     progress_s: float = 10.0
     #: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
     embedding_batch: int = DEFAULT_EMBEDDING_BATCH
+    #: compare with a baseline run under another protocol (the report names the difference)
+    any_protocol: bool = False
+    #: continue the run whose journal is beside --memeval-report
+    resume: bool = False
+    #: --memeval-shard I/N: this job's part of the contexts
+    shard: Shard | None = None
+    #: a previous report whose durations balance the shards
+    shard_durations: Path | None = None
 
     @property
     def uses_llm(self) -> bool:

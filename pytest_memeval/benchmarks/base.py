@@ -69,6 +69,10 @@ class Suite(ABC):
     #: depend on k and a second fill is cheap and gives the same store; False where every
     #: depth must read the one store filled per memory system (memfail's shared datasets)
     splits_by_k: ClassVar[bool] = True
+    #: the suite's protocol version, part of every report's fingerprint: bump it when items,
+    #: gold, scoring or metrics change, so that numbers of the old protocol are not compared
+    #: with the new one's
+    protocol_version: ClassVar[str] = "1"
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
@@ -109,6 +113,28 @@ class Suite(ABC):
         """A judge that grades with `panel` (a pytest_memeval.models.JudgePanel factory:
         prompt -> JudgePanel); None when the suite is scored deterministically."""
         return None
+
+    def data_files(self) -> Sequence[Path]:
+        """The data files this run reads; their sha256 go into the fingerprint. Default: every
+        file under --memeval-data (hidden ones aside) for a suite that reads it, none for
+        generated data (the fingerprint then holds the size, split and seeds). A suite that
+        reads a few files of a larger directory lists just those."""
+        root = self.options.data_dir
+        if root is None or not self.reads_data_dir:
+            return ()
+        return sorted(
+            path
+            for path in root.rglob("*")
+            if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+        )
+
+    def prompt_files(self) -> Sequence[Path]:
+        """The prompt templates the suite's LLM responder and judges may use; their sha256 go
+        into the fingerprint of a run with an LLM. Default: the bundled templates named
+        `<suite name>_*.toml` (pytest_memeval/prompts/)."""
+        from ..models.templates import prompts_dir
+
+        return sorted(prompts_dir().glob(f"{self.name}_*.toml"))
 
     @abstractmethod
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
 from functools import lru_cache
 from typing import Any
@@ -27,15 +28,25 @@ class RecordCollector:
         #: items whose verdict differs from its syrupy snapshot (--memeval-snapshot)
         self.snapshot_changes: list[str] = []
         self.session_errors: list[str] = []
+        #: records of an earlier run this one resumes; a record of the same item received now wins
+        self.earlier: tuple[Record, ...] = ()
+        #: told about each record as it arrives (the campaign's journal)
+        self.listener: Callable[[Record], None] | None = None
+        #: items whose xdist worker died while running them (xdist runs each again elsewhere)
+        self.crashed = 0
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed and _is_crash(report):  # xdist's own report, `when` "???"
+            self.crashed += 1
             self.session_errors.append(f"{report.nodeid}: the xdist worker crashed while running it")
         if report.when != "teardown":
             return
         for name, value in report.user_properties:
             if name == RECORD_PROPERTY:
-                self.records.append(record_from_wire(str(value)))
+                record = record_from_wire(str(value))
+                self.records.append(record)
+                if self.listener is not None:
+                    self.listener(record)
             elif name == SNAPSHOT_CHANGED:
                 self.snapshot_changes.append(str(value))
 
@@ -51,10 +62,16 @@ class RecordCollector:
         Sorting makes every aggregate independent of the order in which xdist workers
         finished, so -n 2 and -n 0 give the same numbers to the last digit.
         """
-        groups: dict[RunKey, list[Record]] = defaultdict(list)
-        for record in self.records:
-            groups[record.key].append(record)
-        return {key: sorted(groups[key], key=lambda r: r.id) for key in sorted(groups)}
+        fresh = {record.item_key for record in self.records}
+        return group_by_run([*(r for r in self.earlier if r.item_key not in fresh), *self.records])
+
+
+def group_by_run(records: Iterable[Record]) -> dict[RunKey, list[Record]]:
+    """Records grouped per run key (keys in order), each group sorted by item id."""
+    groups: dict[RunKey, list[Record]] = defaultdict(list)
+    for record in records:
+        groups[record.key].append(record)
+    return {key: sorted(groups[key], key=lambda r: r.id) for key in sorted(groups)}
 
 
 def record_to_wire(record: Record) -> str:

@@ -7,7 +7,7 @@ summary, the JSON report, the HTML page and the exit status all read this one ob
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -17,6 +17,7 @@ import pytest
 from ..adapter_guard import describe
 from ..benchmarks.base import Suite
 from ..benchmarks.unreadable import count_unreadable, unreadable_note
+from ..fingerprint import Fingerprint
 from ..record_values import Subset
 from ..records import Comparison, Record, Report, RunKey, RunSummary
 from ..settings import Settings
@@ -50,7 +51,12 @@ class SessionReport:
         session_errors: Sequence[str] = (),
         snapshot_changes: Sequence[str] = (),
         suite_size: SuiteSize | None = None,
+        fingerprint: Fingerprint | None = None,
+        protocol_notes: Sequence[str] = (),
+        selection: Mapping[str, str] | None = None,
     ) -> SessionReport:
+        """`selection` records what picked the items (-k, -m, the shard): it is not part of
+        the fingerprint."""
         grouped = {key: sorted(records, key=lambda r: (r.id, r.repeat)) for key, records in grouped.items()}
         refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
         errors = list(session_errors)
@@ -71,7 +77,17 @@ class SessionReport:
             for gate in settings.gates
             for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse")
         )
-        report = Report(settings_json(settings), runs, records, comparisons, gates, tuple(errors), _plugin_version())
+        report = Report(
+            dict(settings_json(settings), selection=dict(selection or {})),
+            runs,
+            records,
+            comparisons,
+            gates,
+            tuple(errors),
+            _plugin_version(),
+            fingerprint,
+            tuple(protocol_notes),
+        )
         return cls(settings, report, sorted(snapshot_changes))
 
     @property
@@ -215,6 +231,10 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "repeat": settings.repeats,
         "record_memories": settings.record_memories,
         "gate_subset": settings.gate_subset,
+        "any_protocol": settings.any_protocol,
+        "resume": settings.resume,
+        "shard": str(settings.shard) if settings.shard else None,
+        "suite_params": {suite: dict(params) for suite, params in settings.suite_params.items()},
     }
 
 

@@ -352,3 +352,16 @@ def write_summary(terminal: pytest.TerminalReporter, report: Report) -> None:
         for gate in report.gates:
             for line in gate_lines(gate, width):
                 terminal.write_line(line, green=gate.passed, red=not gate.passed)
+    for line in fingerprint_lines(report, width):
+        terminal.write_line(line)
+
+
+def fingerprint_lines(report: Report, width: int = WIDTH) -> list[str]:
+    """The protocol's short form (what a published number names), and any comparison made
+    across protocols."""
+    if report.fingerprint is None:
+        return []
+    lines = [f"memeval fingerprint: {report.fingerprint.short()}"]
+    for note in report.protocol_notes:
+        lines.extend(_wrap(note, "  ", "    ", width))
+    return lines
