@@ -25,6 +25,7 @@ BUNDLED_SUITES: Mapping[str, str] = {
     "knowme": "pytest_memeval.benchmarks.knowme.suite:KnowmeSuite",
     "behavior": "pytest_memeval.benchmarks.behavior.suite:BehaviorSuite",
     "bayes": "pytest_memeval.benchmarks.bayes.suite:BayesSuite",
+    "locomo": "pytest_memeval.benchmarks.locomo.suite:LocomoSuite",
 }
 
 BUILTIN_MEMSYSTEMS: Mapping[str, str] = {

@@ -64,6 +64,12 @@ class BoundMemory:
     def system_name(self) -> str:
         return self.guard.system_name
 
+    @property
+    def keeps_sources(self) -> bool:
+        """Whether the system names each memory's source messages (`Memory.sources`); the
+        one place the plugin reads that declaration (judges see it on the `Trace`)."""
+        return bool(getattr(self.system, "keeps_sources", False))
+
     def reset(self) -> None:
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
 
@@ -223,7 +229,7 @@ def conclude(
     """Judge a valid answer (an invalid one is never scored) and build the item's record."""
     if answer.valid:
         try:
-            verdict = judge.score(item, answer, Trace(tuple(retrieval.memories), memory.dump))
+            verdict = judge.score(item, answer, Trace(tuple(retrieval.memories), memory.dump, memory.keeps_sources))
         except MemevalError:
             raise
         except Exception as exc:

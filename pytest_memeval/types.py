@@ -117,3 +117,6 @@ class Trace:
 
     memories: tuple[Memory, ...] = ()
     dump: Callable[[], list[Memory] | None] = lambda: None
+    #: whether the memory system declares `keeps_sources`: only then do empty
+    #: `Memory.sources` mean "from no evidence turn" rather than "not recorded"
+    keeps_sources: bool = False

@@ -17,7 +17,7 @@ from pytest_memeval.registry import available_suites, load_object
 from pytest_memeval.types import ItemView, Memory
 
 #: suites whose items answer from a filled namespace (bayes is interactive: tested below)
-SUITES = ("knowme", "multisource", "memfail", "behavior")
+SUITES = ("knowme", "multisource", "memfail", "behavior", "locomo")
 
 
 def timestamped(text: str) -> str:
