@@ -206,3 +206,17 @@ def test_a_run_refuses_a_baseline_whose_judge_prompt_differs(
     notes = json.loads((pytester.path / "b.json").read_text())["protocol_notes"]
     assert len(notes) == 1 and "prompted_judge" in notes[0] and "--memeval-any-protocol" in notes[0]
     assert "compared across protocols" in allowed.stdout.str()
+
+
+def test_locomo_fingerprints_locomo10_json_alone_and_its_prompts(tmp_path: Path) -> None:
+    from pytest_memeval.benchmarks.locomo.sample import write_sample
+    from pytest_memeval.benchmarks.locomo.suite import LocomoSuite
+
+    clone = tmp_path / "LoCoMo"
+    (clone / "data").mkdir(parents=True)
+    release = write_sample(clone / "data" / "locomo10.json")
+    (clone / "README.md").write_text("not the protocol")
+    suite = LocomoSuite(SuiteOptions("smoke", None, None, 10, clone, tmp_path / "cache"))
+    protocol = suite_protocol(suite, _settings(tmp_path, judges=("gpt-4o-mini",)))
+    assert protocol.data == {"data/locomo10.json": sha256_of(release)}
+    assert set(protocol.prompts) == {"locomo_answer", "locomo_judge_j"}

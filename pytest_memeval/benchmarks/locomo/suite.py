@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError
@@ -23,6 +24,7 @@ from .categories import marker, marker_descriptions, parse_categories, parse_rea
 from .judge import DEFAULT_PASS_F1, LocomoJudge, LocomoLLMJudge
 from .llm import LocomoPrompt, j_prompt
 from .reader import LocomoReader
+from .released import find_file
 from .summary import METRICS, compare, summarize
 
 #: the judge model of the Mem0 paper's J, for `--memeval-judge=openai:gpt-4o-mini`
@@ -60,6 +62,10 @@ class LocomoSuite(Suite):
 
     def item(self, item_id: str) -> Item:
         return self.catalog.item(item_id)
+
+    def data_files(self) -> Sequence[Path]:
+        """locomo10.json alone: the rest of a clone of the repository is not the protocol."""
+        return [find_file(self.options.data_dir)] if self.options.data_dir is not None else []
 
     def reader(self) -> LocomoReader:
         return LocomoReader()
