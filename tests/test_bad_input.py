@@ -152,6 +152,22 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "status 'maybe' is not one of scored, invalid, error",
     ),
     (["--memsystem=context", "--memeval-baseline={schema2_empty}"], "has no per-item records to pair with"),
+    # campaigns: resume, shards
+    (["--memsystem=context", "--memeval-resume"], "--memeval-resume: needs --memeval-report"),
+    (["--memsystem=context", "--memeval-shard=3/2"], "--memeval-shard: '3/2' is not I/N with 1 <= I <= N"),
+    (["--memsystem=context", "--memeval-shard=one"], "--memeval-shard: 'one' is not I/N"),
+    (
+        ["--memsystem=context", "--memeval-shard-durations={schema2_empty}"],
+        "--memeval-shard-durations: balances --memeval-shard, which is not given",
+    ),
+    (
+        ["--memsystem=context", "--memeval-shard=1/2", "--memeval-shard-durations={text}"],
+        "--memeval-shard-durations: * is not JSON",
+    ),
+    (
+        ["--memsystem=context", "--memeval-shard=1/2", "--memeval-shard-durations={schema0}"],
+        "--memeval-shard-durations: * is not a memeval-report/2 report",
+    ),
     # gates
     (["--memsystem=context", "--memeval-gate=accuracy is good"], "--memeval-gate: cannot read 'accuracy is good'"),
     (["--memsystem=context", "--memeval-gate=multisorce.accuracy>=0.5"], "unknown suite 'multisorce'"),
