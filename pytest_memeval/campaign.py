@@ -7,7 +7,11 @@ through their workerinput, which items a resumed run does not run again.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +21,7 @@ from .errors import ConfigError
 from .fingerprint import Fingerprint
 from .fingerprinting import run_fingerprint, suite_protocol
 from .journal import RESUME, Journal, Resumed, journal_path
+from .prices import cost
 from .records import ItemKey, Record
 from .report.baseline import Baseline, protocol_note
 from .state import RunState
@@ -24,6 +29,9 @@ from .state import RunState
 PLUGIN_NAME = "memeval-campaign"
 #: the workerinput entry holding the items a resumed run does not run again
 DONE_KEY = "memeval_done"
+#: the workerinput entry naming the file whose existence tells xdist workers to stop
+STOP_KEY = "memeval_stop_file"
+STOPPED = "memeval: --memeval-max-cost reached"
 
 
 class Campaign:
@@ -42,6 +50,15 @@ class Campaign:
         self._refs: set[str] = set()
         #: whether this run started its journal (rather than resuming one)
         self._started = False
+        #: what this run's LLM calls cost so far (cache misses, priced), against --memeval-max-cost
+        self.spent = 0.0
+        #: why the run was stopped early ("" while it runs)
+        self.stopped = ""
+        self._session: pytest.Session | None = None
+        #: with --memeval-max-cost, created when the run stops: each xdist worker stops after its current item
+        self.stop_file: Path | None = None
+        if state.settings.max_cost is not None:
+            self.stop_file = Path(tempfile.mkdtemp(prefix="memeval-stop-")) / "stop"
 
     @classmethod
     def open(cls, state: RunState, collect_only: bool, bundled: bool) -> Campaign:
@@ -131,12 +148,42 @@ class Campaign:
             self.protocol_notes.append(note)
 
     def record_arrived(self, record: Record) -> None:
-        """A record reached the controller: its suite joins the fingerprint, and the record
-        goes to the journal (a journal that cannot be written is one error; the run goes on)."""
+        """A record reached the controller: its suite joins the fingerprint, the record goes
+        to the journal (a journal that cannot be written is one error; the run goes on), and
+        its cost counts against --memeval-max-cost."""
         if record.suite_ref not in self._refs:
             self._refs.add(record.suite_ref)
             self._join(record.suite_ref)
         self._journal_write(lambda journal: journal.append_record(record))
+        self._count_cost(record)
+
+    def _count_cost(self, record: Record) -> None:
+        settings = self.state.settings
+        if settings.max_cost is None:
+            return
+        for models in record.llm_tokens.values():
+            self.spent += cost({m: t.spent for m, t in models.items() if m in settings.prices}, settings.prices) or 0.0
+        if self.spent > settings.max_cost and not self.stopped:
+            where = f" in {self.journal.path}" if self.journal is not None else ""
+            self.stopped = (
+                f"memeval: stopped: this run's LLM calls cost {self.spent:.4f}, over --memeval-max-cost "
+                f"{settings.max_cost:g}; the records so far are kept{where}"
+                + (" (--memeval-resume continues the run)" if self.journal is not None else "")
+            )
+            self._stop(STOPPED)
+
+    def _stop(self, reason: str) -> None:
+        """Stop after the items running now: every xdist worker after its current item (it
+        looks for the stop file), and pytest's or xdist's loop on the controller."""
+        if self.stop_file is not None:
+            self.stop_file.touch()
+        if self._session is None:
+            return
+        distributed = self._session.config.pluginmanager.getplugin("dsession")
+        if distributed is not None:
+            distributed.shouldstop = reason
+        else:
+            self._session.shouldstop = reason
 
     def _join(self, ref: str) -> None:
         try:
@@ -188,13 +235,31 @@ class Campaign:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[DONE_KEY] = [list(key) for key in sorted(self.done)]
+        if self.stop_file is not None:
+            node.workerinput[STOP_KEY] = str(self.stop_file)
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         return self.header
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._session = session
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.stopped:
+            terminalreporter.write_line(self.stopped, yellow=True)
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.journal is not None:
             self.journal.close()
+        if self.stop_file is not None:
+            shutil.rmtree(self.stop_file.parent, ignore_errors=True)
+
+
+def stop_on_worker(item: pytest.Item) -> None:
+    """On an xdist worker, after each item: stop when the controller said so."""
+    stop_file = getattr(item.config, "workerinput", {}).get(STOP_KEY)
+    if stop_file is not None and os.path.exists(stop_file):
+        item.session.shouldstop = STOPPED
 
 
 def done_on_worker(config: pytest.Config) -> frozenset[ItemKey]:

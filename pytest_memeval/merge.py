@@ -22,6 +22,7 @@ from .errors import ConfigError
 from .fingerprint import Fingerprint
 from .gate_syntax import parse_gate
 from .option_values import cache_dir, readable_dir, readable_file, writable_file
+from .prices import prices_from
 from .records import ItemKey, Record, Report
 from .report.baseline import load_baseline, protocol_note
 from .report.collector import group_by_run
@@ -119,6 +120,7 @@ def merged_settings(shards: Sequence[ShardReport], args: argparse.Namespace) -> 
         record_memories=int(recorded.get("record_memories", 10)),
         gate_subset=str(recorded.get("gate_subset", "allow")),
         any_protocol=bool(args.any_protocol),
+        prices=prices_from(recorded["prices"], f"{WHERE}: the shards' prices") if recorded.get("prices") else {},
     )
 
 

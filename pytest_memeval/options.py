@@ -27,6 +27,7 @@ from .option_values import (
     readable_file,
     writable_file,
 )
+from .prices import Price, load_prices
 from .settings import Settings
 from .shards import Shard
 
@@ -238,6 +239,18 @@ def add_options(parser: pytest.Parser) -> None:
         help="an earlier --memeval-report whose recorded durations balance the shards (default: item counts)",
     )
     group.addoption(
+        "--memeval-prices",
+        metavar="PATH",
+        help="TOML price table, one [MODEL] table per model with input and output prices per million "
+        "tokens: the summary and reports give each run's cost (no built-in prices)",
+    )
+    group.addoption(
+        "--memeval-max-cost",
+        metavar="AMOUNT",
+        help="stop the run cleanly once its LLM calls (cache misses) cost more than this, in the price "
+        "table's currency; its records are kept and --memeval-resume continues it",
+    )
+    group.addoption(
         "--memeval-bootstrap",
         default="2000",
         metavar="B",
@@ -259,6 +272,7 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
     judges = tuple(_model("--memeval-judge", name) for name in names("--memeval-judge", opt("memeval_judge")))
     local_models = local_model_specs(opt, responder, judges)
     local_n_ctx = integer("--memeval-local-n-ctx", opt("memeval_local_n_ctx"), 1)
+    prices = load_prices(Path(opt("memeval_prices")).expanduser()) if opt("memeval_prices") else {}
     llm = None
     if responder != "reader" or judges:
         model = responder.removeprefix("openai:") if responder != "reader" else judges[0]
@@ -297,7 +311,21 @@ def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settin
         resume=_resume(bool(opt("memeval_resume")), opt("memeval_report")),
         shard=Shard.parse(opt("memeval_shard")) if opt("memeval_shard") is not None else None,
         shard_durations=_shard_durations(opt("memeval_shard_durations"), opt("memeval_shard")),
+        prices=prices,
+        max_cost=_max_cost(opt("memeval_max_cost"), prices, (responder.removeprefix("openai:"), *judges)),
     )
+
+
+def _max_cost(raw: str | None, prices: dict[str, Price], models: tuple[str, ...]) -> float | None:
+    """The budget; every model the run asks must have a price, or the budget means nothing."""
+    if raw is None:
+        return None
+    if not prices:
+        raise ConfigError("--memeval-max-cost: needs --memeval-prices (there are no built-in prices)")
+    unpriced = [model for model in models if model != "reader" and model not in prices]
+    if unpriced:
+        raise ConfigError(f"--memeval-max-cost: --memeval-prices has no price for model {unpriced[0]!r}")
+    return positive_float("--memeval-max-cost", raw)
 
 
 def _resume(resume: bool, report: str | None) -> bool:

@@ -19,7 +19,7 @@ import pytest
 from . import collection, scheduling, shards
 from .adapter_guard import describe
 from .campaign import PLUGIN_NAME as CAMPAIGN_NAME
-from .campaign import Campaign, done_on_worker
+from .campaign import Campaign, done_on_worker, stop_on_worker
 from .errors import ConfigError, DataError, MemevalError
 from .extras import check_extras
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
@@ -54,6 +54,7 @@ REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
 PROGRESS_DIR_KEY = pytest.StashKey[str]()
 SHARD_SECONDS_KEY = pytest.StashKey[dict[shards.Unit, float]]()
+ESTIMATE_KEY = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -225,6 +226,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if hasattr(config, "workerinput") and STATE_KEY in config.stash and config.stash[STATE_KEY].settings.active:
         state = config.stash[STATE_KEY]
         scheduling.write_groups(config, session.items, state.settings.memsystems[0], _splits_by_k(state))
+    elif config.option.collectonly and STATE_KEY in config.stash and config.stash[STATE_KEY].settings.uses_llm:
+        config.stash[ESTIMATE_KEY] = _estimate(config.stash[STATE_KEY], session.items)
+
+
+def _estimate(state: RunState, items: list[pytest.Item]) -> list[str]:
+    """--collect-only with an LLM: the calls and tokens the run would make, per phase."""
+    from .estimate import estimate, estimate_lines
+
+    try:
+        return estimate_lines(*estimate(state, items))
+    except Exception as exc:  # an estimate is advice: its failure must not fail the collection
+        return [f"memeval estimate: not available ({describe(exc)})"]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -243,6 +256,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.user_properties = properties
     mark_wrong_answer(report, call)
     return report
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    stop_on_worker(item)
 
 
 def _fallback_record(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -332,6 +349,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
         terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
     if REPORT_KEY in config.stash:
         config.stash[REPORT_KEY].write_terminal(terminalreporter)
+    for line in config.stash.get(ESTIMATE_KEY, []):
+        terminalreporter.write_line(line)
 
 
 def _suite_size(state: RunState, suite_ref: str) -> int | None:

@@ -38,6 +38,7 @@ from .record_values import integer as _int
 from .record_values import mapping as _mapping
 from .record_values import number as _number
 from .record_values import string as _str
+from .usage import PhaseTokens, RunUsage, tokens_from_json, tokens_to_json
 
 SCHEMA = "memeval-report/2"
 Status = Literal["scored", "invalid", "error"]
@@ -151,6 +152,11 @@ class Record:
     repeat: int = 0
     #: what ingestion did to the item's namespace, from adapters that say (mem0: memories added)
     ingest: Mapping[str, Any] = field(default_factory=dict)
+    #: LLM tokens the item cost, per phase ("ingest", "answer", "judge") and model (usage.py)
+    llm_tokens: PhaseTokens = field(default_factory=dict)
+    #: milliseconds of each session stored when this item filled its context (none when filled before)
+    ingest_ms: tuple[float, ...] = ()
+    judge_ms: float | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -177,6 +183,8 @@ class Record:
             value = getattr(self, f.name)
             data[f.name] = dict(value) if isinstance(value, Mapping) else value
         data["memories"] = [m.to_json() for m in self.memories]
+        data["llm_tokens"] = tokens_to_json(self.llm_tokens)
+        data["ingest_ms"] = list(self.ingest_ms)
         return data
 
     @classmethod
@@ -194,6 +202,8 @@ class Record:
         for name in ("strata", "detail", "answer_detail", "ingest"):
             values[name] = _mapping(values.get(name, {}), f"{where}: {name}")
         values["memories"] = memories_from_json(values.get("memories", []), where)
+        values["llm_tokens"] = tokens_from_json(values.get("llm_tokens"), f"{where}: llm_tokens")
+        values["ingest_ms"] = _milliseconds(values.get("ingest_ms", []), f"{where}: ingest_ms")
         try:
             return cls(**values)
         except TypeError as exc:
@@ -395,7 +405,15 @@ class RunSummary:
         counts = {status: sum(r.status == status for r in records) for status in STATUSES}
         repeats = len({r.repeat for r in records}) or 1
         return cls(
-            key, len(records), counts["scored"], counts["invalid"], counts["error"], summary, repeats, subset, flakiness
+            key,
+            len(records),
+            counts["scored"],
+            counts["invalid"],
+            counts["error"],
+            summary,
+            repeats,
+            subset,
+            flakiness,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -596,6 +614,8 @@ class Report:
     fingerprint: Fingerprint | None = None
     #: comparisons made across protocols (--memeval-any-protocol), one line each
     protocol_notes: tuple[str, ...] = ()
+    #: each run's tokens, latency and cost (apart from `runs`: timings differ between runs)
+    usage: Mapping[RunKey, RunUsage] = field(default_factory=dict)
 
     def suites(self) -> list[str]:
         """Suite names in the order their first run or comparison appears."""
@@ -621,6 +641,9 @@ class Report:
             "session_errors": list(self.session_errors),
             "fingerprint": self.fingerprint.to_json() if self.fingerprint is not None else None,
             "protocol_notes": list(self.protocol_notes),
+            "usage": [
+                {"key": key.to_json(), "label": key.label(), **usage.to_json()} for key, usage in self.usage.items()
+            ],
             "records": [r.to_json() for r in self.records],
         }
 
@@ -641,6 +664,7 @@ class Report:
             plugin_version=str(data.get("plugin_version", "unknown")),
             fingerprint=_fingerprint(data.get("fingerprint")),
             protocol_notes=tuple(str(n) for n in _list(data, "protocol_notes")),
+            usage=_usage(_list(data, "usage")),
         )
 
 
@@ -667,6 +691,23 @@ def finite(value: Any) -> float | None:
         return None
     number = float(value)
     return number if math.isfinite(number) else None
+
+
+def _usage(entries: list[Any]) -> dict[RunKey, RunUsage]:
+    usage = {}
+    for index, entry in enumerate(entries):
+        where = f"usage[{index}]"
+        key = RunKey.from_json(_mapping(entry, where).get("key"), f"{where}: key")
+        parsed = RunUsage.from_json(entry, where)
+        if parsed is not None:
+            usage[key] = parsed
+    return usage
+
+
+def _milliseconds(value: Any, where: str) -> tuple[float, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise SchemaError(f"{where}: must be a list of numbers")
+    return tuple(float(v) for v in value)
 
 
 def _fingerprint(data: Any) -> Fingerprint | None:

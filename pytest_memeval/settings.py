@@ -18,6 +18,7 @@ from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .models.settings import LLMSettings
 
 if TYPE_CHECKING:
+    from .prices import Price
     from .shards import Shard
 
 
@@ -73,6 +74,10 @@ class Settings:
     shard: Shard | None = None
     #: a previous report whose durations balance the shards
     shard_durations: Path | None = None
+    #: --memeval-prices: per model, the price of a million input and output tokens
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    #: --memeval-max-cost: the run stops once what its LLM calls cost passes this
+    max_cost: float | None = None
 
     @property
     def uses_llm(self) -> bool:

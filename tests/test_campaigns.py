@@ -32,7 +32,7 @@ def test_wide(memeval_result):
 SYSTEMS = "--memsystem=campaign_suite:KillSwitchMemory,none"
 ARGS = ("test_wide.py", SYSTEMS, "--memeval-bootstrap=300", "-p", "no:cacheprovider")
 #: the per-phase timings a record measures: they differ between any two runs
-TIMINGS = ("retrieve_ms", "answer_ms")
+TIMINGS = ("retrieve_ms", "answer_ms", "ingest_ms", "judge_ms")
 TOTAL = 60  # 30 items x 2 memory systems
 
 
@@ -47,8 +47,10 @@ def comparable(path: Path) -> dict[str, Any]:
     settings that name files."""
     data = json.loads(path.read_text())
     records = [{k: v for k, v in record.items() if k not in TIMINGS} for record in data["records"]]
+    usage = [{k: v for k, v in run.items() if k != "latency"} for run in data["usage"]]
     return {
         "runs": data["runs"],
+        "usage": usage,
         "comparisons": data["comparisons"],
         "gates": data["gates"],
         "session_errors": data["session_errors"],

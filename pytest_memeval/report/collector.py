@@ -89,13 +89,9 @@ def record_from_wire(text: str) -> Record:
 @lru_cache(maxsize=1)
 def _record_defaults() -> dict[str, Any]:
     """Each optional field of Record and its default, as `to_json` writes it."""
-    defaults: dict[str, Any] = {}
-    for f in fields(Record):
-        if f.default is not MISSING:
-            defaults[f.name] = f.default
-        elif f.default_factory is not MISSING:
-            defaults[f.name] = f.default_factory()
-    return defaults
+    bare = Record("", RunKey("", ""), "", "", "", "", "scored").to_json()
+    optional = (f.name for f in fields(Record) if f.default is not MISSING or f.default_factory is not MISSING)
+    return {name: bare[name] for name in optional}
 
 
 def _is_crash(report: pytest.TestReport) -> bool:

@@ -24,6 +24,7 @@ from .html_tables import (
     gates_table,
     runs_table,
     settings_table,
+    usage_table,
 )
 from .report_figures import breakdown_figures, comparison_figure
 from .svg import render_svg
@@ -208,6 +209,7 @@ def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Fi
     parts = [
         f'<details class="section suite" id="{_anchor(report, suite)}" open><summary><h2>{e(title)}</h2></summary>',
         runs_table(report, suite),
+        usage_table(report, suite),
     ]
     comparisons = [c for c in report.comparisons if c.suite == suite]
     if comparisons:

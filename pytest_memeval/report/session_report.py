@@ -27,6 +27,7 @@ from .flakiness import flakiness
 from .gates import evaluate
 from .html import write_html
 from .terminal import write_summary
+from .usage_summary import run_usage
 
 SuiteLookup = Callable[[str], Suite]
 #: how many items a suite (as the test names it) has in this run's size, split and seeds
@@ -66,6 +67,7 @@ class SessionReport:
             )
             for key, records in grouped.items()
         )
+        usage = {key: u for key, records in grouped.items() if (u := run_usage(records, settings.prices)) is not None}
         records = tuple(r for group in grouped.values() for r in group)
         try:
             comparisons = tuple(_comparisons(settings, suite, grouped, refs, baseline))
@@ -87,6 +89,7 @@ class SessionReport:
             _plugin_version(),
             fingerprint,
             tuple(protocol_notes),
+            usage,
         )
         return cls(settings, report, sorted(snapshot_changes))
 
@@ -235,6 +238,8 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "resume": settings.resume,
         "shard": str(settings.shard) if settings.shard else None,
         "suite_params": {suite: dict(params) for suite, params in settings.suite_params.items()},
+        "prices": {model: price.to_json() for model, price in settings.prices.items()},
+        "max_cost": settings.max_cost,
     }
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from ..records import Cell, Comparison, GateVerdict, Metric, Report, RunKey, RunSummary
 from .figures import format_number
+from .usage_rows import usage_rows
 
 #: the width used when there is no terminal to ask (and the narrowest a table is laid out for)
 WIDTH = 100
@@ -239,6 +240,9 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
     subsets = {f"{run.subset.n} of {run.subset.of}" for run in runs if run.subset}
     heading = suite + (f"  (subset: {', '.join(sorted(subsets))} items)" if subsets else "")
     lines = [heading, *table_lines(labels, suite_rows(runs), width), *breakdown_lines(runs, labels, width)]
+    usage = [Row(label, tuple((cell, "") for cell in cells)) for label, cells in usage_rows(report, runs)]
+    if usage:
+        lines += ["  tokens, latency and cost", *table_lines(labels, usage, width)]
     lines += _notes("note", {label: run.note for run, label in zip(runs, labels)}, width)
     lines += _notes("not gated", {label: run.gate_blocker for run, label in zip(runs, labels)}, width)
     flaky = {
