@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
 
-.PHONY: main test fast-test lint docs setup setup-main setup-test lock letta-venv
+.PHONY: main test fast-test lint docs setup setup-main setup-test lock letta-venv memos-venv lock-memos
 
 # Every dependency is pinned in requirements.lock (compiled from pyproject.toml by `make
 # lock`); installs use it as constraints, so each target installs only its extras, at the
@@ -61,9 +61,35 @@ $(LETTA_VENV)/bin/letta: $(UV) constraints-letta-server.txt
 
 letta-venv: $(LETTA_VENV)/bin/letta
 
-# The plugin's own tests.
-test: setup letta-venv lint
+# MemOS (the memos adapter runs MemoryOS in a process of its own, under this environment's
+# Python): MemoryOS pins openai 1.x, transformers 4.x and fastapi 0.115, which do not fit
+# beside the plugin. constraints-memos.txt pins every package (`make lock-memos` recompiles it).
+MEMOS_VENV ?= .memos-venv
+MEMOS_REQUIREMENTS = MemoryOS==2.0.33 qdrant-client>=1.16,<2
+
+$(MEMOS_VENV)/bin/memos: $(UV) constraints-memos.txt
+	$(PYTHON) -m venv $(MEMOS_VENV)
+	$(UV) pip install --python $(MEMOS_VENV)/bin/python -c constraints-memos.txt $(foreach r,$(MEMOS_REQUIREMENTS),"$(r)")
+	touch $@
+
+memos-venv: $(MEMOS_VENV)/bin/memos
+
+lock-memos: $(UV)
+	printf '%s\n' $(foreach r,$(MEMOS_REQUIREMENTS),"$(r)") | $(UV) pip compile - --python-version 3.11 \
+		--custom-compile-command "make lock-memos" -o constraints-memos.txt
+
+# The plugin's own tests, after the linters and the documentation site.
+test: setup letta-venv memos-venv lint docs
 	$(BIN)/pytest -n 2
+
+# The contributors' fast tier: every test not marked slow (no pytest subprocess or pytester
+# run, no server, no real model), on two workers; see docs/contributing.md.
+fast-test: setup-test
+	$(BIN)/pytest -m "not slow" -n 2
+
+# The documentation site from docs/ (mkdocs.yml): a broken link or anchor fails the build.
+docs: setup-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # ruff (lint and format) and mypy, configured in pyproject.toml; part of `make test`
 lint: setup-test

@@ -9,6 +9,8 @@ settings from the TOML's table of that name). Sessions are knowme-like days: 4 m
 are 8 words of the same vocabulary, k = 10. One warm-up session and query come first (model
 loading and a cold LLM are not what a run pays per session). Systems that call an LLM on
 ingest are bound by that LLM's speed: the figure is for the endpoint named in the config.
+A session whose ingest fails (a small model's unreadable answer) is timed all the same and
+counted in `failed_sessions` (the warm-up session may fail too).
 Process CPU time is reported beside wall-clock time, since other processes share the cores.
 """
 
@@ -73,12 +75,18 @@ def bench(name: str, settings: dict[str, Any], n_sessions: int, n_queries: int, 
         resources = Resources(Path(tmp) / "work", run_embedder.get, embedder)
         system = build_memsystem(resolved, settings, resources)
         try:
-            system.ingest("warmup", sessions[0])
+            try:
+                system.ingest("warmup", sessions[0])
+            except Exception:
+                pass  # what it warms up is loaded either way; its outcome is not measured
             system.retrieve("warmup", queries[0], 10)
-            ingest_wall, ingest_cpu = [], []
+            ingest_wall, ingest_cpu, failed = [], [], []
             for session in sessions[1:]:
                 wall, cpu = time.perf_counter(), time.process_time()
-                system.ingest("bench", session)
+                try:
+                    system.ingest("bench", session)
+                except Exception as exc:  # timed all the same: a failed session costs what it cost
+                    failed.append(str(exc).splitlines()[0][:300])
                 ingest_wall.append(time.perf_counter() - wall)
                 ingest_cpu.append(time.process_time() - cpu)
             retrieve_wall, retrieve_cpu, returned = [], [], []
@@ -99,6 +107,8 @@ def bench(name: str, settings: dict[str, Any], n_sessions: int, n_queries: int, 
         "retrieve_per_query": summary(retrieve_wall),
         "retrieve_cpu_per_query": summary(retrieve_cpu),
         "messages_per_session": len(sessions[1]),
+        "failed_sessions": len(failed),
+        "first_failure": failed[0] if failed else None,
         "memories_stored": None if stored is None else len(stored),
         "mean_returned_at_k10": round(float(np.mean(returned)), 2),
     }

@@ -9,12 +9,15 @@ finalizer, so on Linux the child also asks the kernel for SIGTERM when its paren
 from __future__ import annotations
 
 import ctypes
+import os
 import signal
+import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 
 _PR_SET_PDEATHSIG = 1
 
@@ -41,3 +44,26 @@ def wait_until_answers(url: str, deadline: float, alive: Callable[[], bool], int
             pass
         time.sleep(interval_s)
     return False
+
+
+def stop_process_group(process: subprocess.Popen[bytes], timeout_s: float) -> None:
+    """End a child started with `start_new_session=True`, with whatever it started: SIGTERM
+    to its process group, SIGKILL when it has not exited within `timeout_s`."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=timeout_s)
+    except (subprocess.TimeoutExpired, ProcessLookupError):
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=timeout_s)
+
+
+def last_log_line(log_path: Path) -> str:
+    """The last non-blank line of a child's log (at most 300 characters), for a one-line error."""
+    text = log_path.read_text(errors="replace") if log_path.exists() else ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else "no output"

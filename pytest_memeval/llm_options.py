@@ -5,13 +5,14 @@ API, context windows, prompt-scaled timeouts and the local model server; and the
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
 from .local_model import DEFAULT_N_CTX, ModelSpec, parse_specs
 from .models.settings import APIS, CACHE_MODES, STRUCTURED_MODES, LLMSettings
-from .option_values import choice, integer, non_negative_float, positive_float
+from .option_values import choice, http_url, integer, non_negative_float, positive_float
 
 
 def add_llm_options(group: Any) -> None:
@@ -78,6 +79,14 @@ def local_model_specs(opt: Any, responder: str, judges: tuple[str, ...]) -> tupl
     return specs
 
 
+def _base_url(raw: str | None) -> str | None:
+    """--memeval-base-url, else $OPENAI_BASE_URL (read when the client is built), both checked now."""
+    if raw is not None:
+        return http_url("--memeval-base-url", raw)
+    http_url("$OPENAI_BASE_URL", os.environ.get("OPENAI_BASE_URL") or None)
+    return None
+
+
 def llm_settings(opt: Any, model: str, cache_dir: Path, local_n_ctx: int | None = None) -> LLMSettings:
     """`local_n_ctx`: a local model serves the run (its defaults: see the options' help)."""
     mode = choice("--memeval-cache", opt("memeval_cache"), CACHE_MODES)
@@ -93,7 +102,7 @@ def llm_settings(opt: Any, model: str, cache_dir: Path, local_n_ctx: int | None 
     window = opt("memeval_context_window")
     return LLMSettings(
         model=model,
-        base_url=opt("memeval_base_url"),
+        base_url=_base_url(opt("memeval_base_url")),
         max_tokens=integer("--memeval-max-tokens", opt("memeval_max_tokens"), 1),
         timeout_s=timeout,
         retry_budget_s=max(5 * timeout, 60.0),

@@ -6,6 +6,7 @@ import math
 import os
 import stat
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
@@ -57,6 +58,25 @@ def _number(option: str, raw: str) -> float:
         return float(raw)
     except (TypeError, ValueError):
         raise ConfigError(f"{option}: {raw!r} is not a number") from None
+
+
+def http_url(option: str, raw: str | None) -> str | None:
+    """An http:// or https:// URL with a host (an endpoint's base URL), else a ConfigError:
+    anything else would fail every call of the run, each after its retries."""
+    if raw is None:
+        return None
+    url = raw.strip()
+    parts = urlsplit(url)
+    try:
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0
+    except ValueError:  # a port that is not a number, or out of range
+        valid = False
+    if not valid:
+        shown = url if len(url) <= 80 else url[:77] + "..."
+        raise ConfigError(
+            f"{option}: {shown!r} is not an http:// or https:// URL with a host (e.g. http://127.0.0.1:8080/v1)"
+        )
+    return url
 
 
 def readable_file(option: str, raw: str | None) -> Path | None:

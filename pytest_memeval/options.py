@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -62,7 +62,7 @@ def add_options(parser: pytest.Parser) -> None:
         default=[],
         metavar="SUITE.KEY=VALUE",
         help="a setting of one suite, repeatable (e.g. bayes.probe_every=5); `pytest --markers` "
-        "lists the suites, each suite's settings are in the README",
+        "lists the suites; each suite's settings are on its page of the docs (docs/suites/)",
     )
     group.addoption(
         "--memeval-split",
@@ -259,7 +259,13 @@ def add_options(parser: pytest.Parser) -> None:
     )
 
 
-def read_settings(config: pytest.Config, suite_names: tuple[str, ...]) -> Settings:
+class OptionSource(Protocol):
+    """Where option values come from: a pytest.Config, or anything with its `getoption`."""
+
+    def getoption(self, name: str) -> Any: ...
+
+
+def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Settings:
     """Validate the raw options; `suite_names` are the suites this installation offers."""
     opt = config.getoption
     size = choice("--memeval-size", opt("memeval_size"), SIZES)
@@ -425,6 +431,8 @@ def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str,
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"--memsystem-config: {raw} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"--memsystem-config: {raw} is nested too deeply to be adapter settings") from None
     config: dict[str, dict[str, Any]] = {}
     for name, table in data.items():
         if not isinstance(table, dict):

@@ -16,12 +16,11 @@ from typing import Any
 
 import pytest
 
-from . import collection, scheduling, shards
+from . import arguments, collection, scheduling, shards
 from .adapter_guard import describe
 from .campaign import PLUGIN_NAME as CAMPAIGN_NAME
 from .campaign import Campaign, done_on_worker, stop_on_worker
-from .errors import ConfigError, DataError, MemevalError
-from .extras import check_extras
+from .errors import MemevalError
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     RECORDED_KEY,
     STATE_KEY,
@@ -36,23 +35,26 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     teardown_properties,
 )
 from .local_session import attach_local_model
-from .options import add_options, read_settings
+from .options import add_options
 from .progress import PROGRESS_DIR, ProgressTracker
-from .registry import available_suites, load_object
+from .registry import load_object
 from .report.collector import SESSION_ERRORS, RecordCollector
 from .report.failures import WrongAnswerSummary, mark_wrong_answer
 from .report.progress_display import ProgressDisplay
 from .report.session_report import SessionReport
+from .run_setup import prepare_run
 from .runner import error_record
-from .settings_checks import check_against_suites, check_before_run
 from .state import RunState
 
 COLLECTOR_NAME = "memeval-collector"
-WRONG_ANSWERS_NAME = "memeval-wrong-answers"
+WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
 REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
 PROGRESS_DIR_KEY = pytest.StashKey[str]()
+COLLECTION_KEY = pytest.StashKey[arguments.Collection]()
+#: the workerinput key carrying the bundled selections of pasted ids to xdist workers
+SELECTIONS = "memeval_bundled_selections"
 SHARD_SECONDS_KEY = pytest.StashKey[dict[shards.Unit, float]]()
 ESTIMATE_KEY = pytest.StashKey[list[str]]()
 
@@ -61,40 +63,42 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """Before pytest decides what to collect: the bundled suites when --memsystem names no
+    path, and pasted ids of bundled modules resolved (see `arguments`)."""
+    namespace = early_config.known_args_namespace
+    given = list(getattr(namespace, "file_or_dir", None) or [])
+    resolved = arguments.resolve(
+        given,
+        getattr(namespace, "memsystem", None),
+        early_config.invocation_params.dir,
+        collection.bundled_suites_dir(),
+    )
+    early_config.stash[COLLECTION_KEY] = resolved
+    if list(resolved.args) != given:
+        for gone in (arg for arg in given if arg not in resolved.args):
+            del args[len(args) - 1 - args[::-1].index(gone)]  # the last occurrence: the positional one
+        args.extend(arg for arg in resolved.args if arg not in given)
+        namespace.file_or_dir = list(resolved.args)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "memeval(suite): run this test once per item of the named memeval suite")
     config.addinivalue_line("markers", f"{collection.CONTEXT_MARK}(context): the memeval context of an item")
     controller = not hasattr(config, "workerinput")
     campaign: Campaign | None = None
     try:
-        suites = available_suites()
-        settings = read_settings(config, tuple(suites))
-        check_extras(settings)
-        state = RunState.from_settings(settings)
-        for name in suites:
-            _register_suite_markers(config, name, suites[name])
-        check_against_suites(settings, suites, bundled_only=config.args_source != pytest.Config.ArgsSource.ARGS)
-        if settings.active and controller:
-            for warning in check_before_run(settings):
-                config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
-        if settings.baseline is not None and controller:
-            from .report.baseline import load_baseline
-
-            state.baseline = load_baseline(settings.baseline)
-        if settings.active:
-            # Index the selected suites now: a broken data file is a usage error rather
-            # than a collection error, and under xdist the controller warms the on-disk
-            # caches before the workers start.
-            for name in settings.suites:
-                if not _index(state, name):
-                    raise ConfigError(
-                        f"suite {name} has no items in this selection (size {settings.size}, split "
-                        f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
-                    )
+        bundled = _collection(config).bundled_only
+        prepared = prepare_run(config, bundled, controller)
+        state, settings = prepared.state, prepared.state.settings
+        for name, target in prepared.suites.items():
+            _register_suite_markers(config, name, target)
+        for warning in prepared.warnings:
+            config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
         if settings.shard_durations is not None:
             config.stash[SHARD_SECONDS_KEY] = shards.durations(settings.shard_durations)
         if settings.active and controller:
-            bundled = config.args_source != pytest.Config.ArgsSource.ARGS
             campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
         state.rebind(attach_local_model(config, settings))  # last: nothing after it can fail
     except MemevalError as exc:
@@ -110,26 +114,38 @@ def pytest_configure(config: pytest.Config) -> None:
             collector.earlier, collector.listener = campaign.resumed, campaign.record_arrived
             config.pluginmanager.register(campaign, CAMPAIGN_NAME)
         config.pluginmanager.register(collector, COLLECTOR_NAME)
-        config.pluginmanager.register(WrongAnswerSummary(), WRONG_ANSWERS_NAME)
+        config.stash[WRONG_ANSWERS_KEY] = WrongAnswerSummary()
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
         if settings.active and settings.progress_s > 0:
             _register_progress(config, state)
-    elif PROGRESS_DIR in config.workerinput:  # type: ignore[attr-defined]
-        worker = config.workerinput["workerid"]  # type: ignore[attr-defined]
-        state.progress = ProgressTracker(worker, Path(config.workerinput[PROGRESS_DIR]) / f"{worker}.json")  # type: ignore[attr-defined]
-    if settings.active and config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.args = [str(collection.bundled_suites_dir())]
+    else:
+        workerinput = config.workerinput  # type: ignore[attr-defined]
+        if PROGRESS_DIR in workerinput:
+            worker = workerinput["workerid"]
+            state.progress = ProgressTracker(worker, Path(workerinput[PROGRESS_DIR]) / f"{worker}.json")
+        if workerinput.get(SELECTIONS):
+            selections = tuple(arguments.BundledSelection(*pair) for pair in workerinput[SELECTIONS])
+            config.stash[COLLECTION_KEY] = arguments.Collection(tuple(config.args), selections=selections)
+
+
+def _collection(config: pytest.Config) -> arguments.Collection:
+    """What the run collects (as the plugin resolved it; as given when the plugin was loaded too late)."""
+    return config.stash.get(COLLECTION_KEY, None) or arguments.Collection(tuple(config.args))
 
 
 def _register_progress(config: pytest.Config, state: RunState) -> None:
     """Progress lines: from the workers' files under xdist, from this process otherwise."""
     interval = state.settings.progress_s
+
+    def groups() -> dict[str, str]:
+        return _groups_by_params(state)
+
     if getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None):
         directory = config.stash[PROGRESS_DIR_KEY] = tempfile.mkdtemp(prefix="memeval-progress-")
-        display = ProgressDisplay.from_directory(config, interval, directory)
+        display = ProgressDisplay.from_directory(config, interval, directory, groups)
     else:
-        display = ProgressDisplay(config, interval, lambda: [state.progress.snapshot()], threaded=False)
+        display = ProgressDisplay(config, interval, lambda: [state.progress.snapshot()], threaded=False, groups=groups)
         state.progress.listener = display.maybe_print
     config.pluginmanager.register(display, "memeval-progress")
 
@@ -142,12 +158,55 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Skip bundled suite modules that --memeval-suite did not select."""
+    """Skip bundled suite modules that --memeval-suite did not select, or that no pasted id names."""
     suite = collection.suite_of_module(collection_path)
     if suite is None or STATE_KEY not in config.stash:
         return None
     settings = config.stash[STATE_KEY].settings
-    return True if settings.active and suite not in settings.suites else None
+    if settings.active and suite not in settings.suites:
+        return True
+    selections = _collection(config).selections
+    if selections and not any(s.module == collection_path.name for s in selections):
+        return True
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """After -k and -m: of the bundled modules, only the items that pasted ids name; then
+    this shard's contexts (--memeval-shard); then, in a resumed run, the items the journal
+    holds are left out (their records come from it)."""
+    kept, dropped = _pasted(config, items)
+    state: RunState | None = config.stash.get(STATE_KEY, None)
+    if state is not None and state.settings.active:
+        settings = state.settings
+        if settings.shard is not None:
+            kept, other_shards = shards.split(kept, settings.shard, config.stash.get(SHARD_SECONDS_KEY, None))
+            dropped += other_shards
+        campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
+        done = campaign.done if campaign is not None else done_on_worker(config)
+        if done:
+            keys = [collection.item_key(item, settings.memsystems[0], settings.k) for item in kept]
+            dropped += [item for item, key in zip(kept, keys) if key in done]
+            kept = [item for item, key in zip(kept, keys) if key not in done]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def _pasted(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[pytest.Item], list[pytest.Item]]:
+    """(kept, dropped): of the bundled modules, only the items that pasted ids name."""
+    resolved = _collection(config)
+    if not resolved.selections:
+        return list(items), []
+    bundled = collection.bundled_suites_dir()
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        within = item.nodeid.partition(arguments.SEP)[2]
+        outside = item.path.parent != bundled
+        (kept if outside or resolved.selects(item.path.name, within) else dropped).append(item)
+    return kept, dropped
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -173,50 +232,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     )
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """After -k and -m: this shard's contexts (--memeval-shard), then, in a resumed run, the
-    items the journal holds are left out (their records come from it)."""
-    if STATE_KEY not in config.stash or not config.stash[STATE_KEY].settings.active:
-        return
-    settings = config.stash[STATE_KEY].settings
-    kept, deselected = list(items), list[pytest.Item]()
-    if settings.shard is not None:
-        kept, deselected = shards.split(kept, settings.shard, config.stash.get(SHARD_SECONDS_KEY, None))
-    campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
-    done = campaign.done if campaign is not None else done_on_worker(config)
-    if done:
-        keys = [collection.item_key(item, settings.memsystems[0], settings.k) for item in kept]
-        deselected += [item for item, key in zip(kept, keys) if key in done]
-        kept = [item for item, key in zip(kept, keys) if key not in done]
-    if deselected:
-        config.hook.pytest_deselected(items=deselected)
-        items[:] = kept
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Schedule by (suite, context, memory system) instead of rewriting node ids."""
     if GROUPS_DIR_KEY not in config.stash:
         return None
     state: RunState = config.stash[STATE_KEY]
+    return scheduling.make_scheduler(config, log, config.stash[GROUPS_DIR_KEY], lambda: _groups_by_params(state))
+
+
+def _groups_by_params(state: RunState) -> dict[str, str]:
+    """Parameter id of each item of the selected suites -> its (suite, context, system[, k]) group."""
     settings = state.settings
-
-    def by_params() -> dict[str, str]:
-        indexes = {name: state.index(name) for name in settings.suites}
-        return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks, _splits_by_k(state))
-
-    return scheduling.make_scheduler(config, log, config.stash[GROUPS_DIR_KEY], by_params)
+    indexes = {name: state.index(name) for name in settings.suites}
+    return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks, _splits_by_k(state))
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist controller hook: tell each worker where its group table and progress file go."""
+    """xdist controller hook: tell each worker where its group table and progress file go,
+    and which items of the bundled modules pasted ids name."""
     config = node.config
     if GROUPS_DIR_KEY in config.stash:
         node.workerinput[scheduling.GROUPS_DIR] = config.stash[GROUPS_DIR_KEY]
     if PROGRESS_DIR_KEY in config.stash:
         node.workerinput[PROGRESS_DIR] = config.stash[PROGRESS_DIR_KEY]
+    selections = _collection(config).selections
+    if selections:
+        node.workerinput[SELECTIONS] = [[s.module, s.within] for s in selections]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -340,17 +383,27 @@ def _selection(config: pytest.Config) -> dict[str, str]:
     return {flag: expression for flag, expression in chosen.items() if expression}
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    wrong: WrongAnswerSummary | None = config.pluginmanager.get_plugin(WRONG_ANSWERS_NAME)
-    collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-    if wrong is not None and collector is not None:
-        wrong.write(terminalreporter, collector.records)
-    if REPORT_ERROR_KEY in config.stash:
-        terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
-    if REPORT_KEY in config.stash:
-        config.stash[REPORT_KEY].write_terminal(terminalreporter)
-    for line in config.stash.get(ESTIMATE_KEY, []):
-        terminalreporter.write_line(line)
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> Generator[None, Any, Any]:
+    """Around pytest's own summary (its failures, warnings and short summary, without the
+    wrong answers): then the wrong answers, one line each, and the memeval summary, last."""
+    wrong = config.stash.get(WRONG_ANSWERS_KEY, None)
+    if wrong is None:
+        return (yield)
+    with wrong.held_out(terminalreporter):
+        result = yield
+        collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+        if collector is not None:
+            wrong.write(terminalreporter, collector.records)
+        if REPORT_ERROR_KEY in config.stash:
+            terminalreporter.write_line(f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
+        if REPORT_KEY in config.stash:
+            config.stash[REPORT_KEY].write_terminal(terminalreporter)
+        for line in config.stash.get(ESTIMATE_KEY, []):
+            terminalreporter.write_line(line)
+    return result
 
 
 def _suite_size(state: RunState, suite_ref: str) -> int | None:
@@ -376,14 +429,6 @@ def warm_shared_caches(state: RunState) -> None:
 
 def _splits_by_k(state: RunState) -> scheduling.SplitsByK:
     return lambda suite_ref: bool(getattr(state.suite(suite_ref), "splits_by_k", True))
-
-
-def _index(state: RunState, name: str) -> Any:
-    try:
-        return state.index(name)
-    except DataError as exc:
-        option = "--memeval-data: " if state.settings.data_dir is not None else ""
-        raise ConfigError(f"{option}{exc}") from None
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:

@@ -13,6 +13,8 @@ prints a progress line between pytest's own output.
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +43,9 @@ class Progress:
     texts: int = 0
     texts_new: int = 0
     embed_seconds: float = 0.0
+    #: the process's resident memory in MB at its last fill step (0: unknown), so that a long
+    #: fill shows whether memory stays flat
+    resident_mb: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -71,11 +76,12 @@ class ProgressTracker:
             return Progress(**asdict(self._state))
 
     def fill_started(self, label: str, sessions: int) -> None:
-        self._update(filling=label, sessions_done=0, sessions_total=sessions)
+        self._update(filling=label, sessions_done=0, sessions_total=sessions, resident_mb=resident_mb())
 
     def session_ingested(self) -> None:
         with self._lock:
             self._state.sessions_done += 1
+            self._state.resident_mb = resident_mb()
         self._write()
 
     def fill_finished(self) -> None:
@@ -118,6 +124,21 @@ class ProgressTracker:
             partial.replace(self._path)
         except OSError:
             self._path = None  # the directory is gone (the controller finished): stop writing
+
+
+def resident_mb() -> float:
+    """This process's resident memory in MB (Linux: now; other Unixes: its peak; else 0)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+    except ImportError:  # Windows
+        return 0.0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10
 
 
 def read_progress(directory: str) -> list[Progress]:

@@ -34,6 +34,12 @@ class MemorySystem(Protocol):
         """Release resources; calling it twice is harmless."""
 
 
+def keeps_sources(system: object) -> bool:
+    """Whether a memory system declares `keeps_sources = True`: each memory it returns names
+    the messages it was made from (`Memory.sources`). The one place this is read."""
+    return getattr(system, "keeps_sources", False) is True
+
+
 class ResponseModel(Protocol):
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer: ...
 

@@ -8,7 +8,7 @@ Each value is frozen; `to_json`/`from_json` round-trip exactly; `from_json` rais
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,3 +135,23 @@ def number(data: Mapping[str, Any], name: str, where: str) -> float | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
         raise SchemaError(f"{where}: {name} must be a number, got {value!r}")
     return value
+
+
+def check_types(data: Mapping[str, Any], kinds: Mapping[str, str], where: str) -> None:
+    """Each field of `data` named in `kinds` must be of its JSON kind: "string", "boolean",
+    "integer", "number", "object" or "list", or several joined by "|" ("number|null"). A
+    boolean is never an integer or a number. Absent fields are not checked (defaults apply)."""
+    for name, kind in kinds.items():
+        if name in data and not any(_IS_KIND[k](data[name]) for k in kind.split("|")):
+            raise SchemaError(f"{where}: {name} must be {kind.replace('|', ' or ')}, got {data[name]!r:.60}")
+
+
+_IS_KIND: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "object": lambda v: isinstance(v, Mapping),
+    "list": lambda v: isinstance(v, list),
+    "null": lambda v: v is None,
+}

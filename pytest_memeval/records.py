@@ -31,6 +31,7 @@ from .record_values import (
     RecordedMemory,
     SchemaError,
     Subset,
+    check_types,
     flipped_from_json,
     memories_from_json,
 )
@@ -102,6 +103,25 @@ class RunKey:
             judge=_str(data, "judge", where),
             k=_int(data, "k", where),
         )
+
+
+#: the JSON kind of each plain field of a record (record_values.check_types), checked on read:
+#: a baseline whose "correct" is "false" must not count as correct
+RECORD_FIELD_KINDS = {
+    **dict.fromkeys(("id", "suite_ref", "context", "cluster", "task", "status", "reason"), "string"),
+    **dict.fromkeys(("raw", "question", "judge_reason"), "string"),
+    **dict.fromkeys(("strata", "detail", "answer_detail", "ingest"), "object"),
+    "answer": "string|null",
+    "abstained": "boolean",
+    "correct": "boolean|null",
+    "score": "number|null",
+    "n_memories": "integer",
+    "retrieved_tokens": "integer",
+    "retrieve_ms": "number|null",
+    "answer_ms": "number|null",
+    "memories": "list",
+    "repeat": "integer",
+}
 
 
 @dataclass(frozen=True)
@@ -198,6 +218,9 @@ class Record:
         for name in ("id", "key", "suite_ref", "context", "cluster", "task", "status"):
             if name not in data:
                 raise SchemaError(f"{where}: lacks {name!r}")
+        check_types(data, RECORD_FIELD_KINDS, where)
+        if not all(isinstance(v, str) for v in data.get("strata", {}).values()):
+            raise SchemaError(f"{where}: strata must map names to strings")
         values = dict(data, key=RunKey.from_json(data["key"], f"{where}: key"))
         for name in ("strata", "detail", "answer_detail", "ingest"):
             values[name] = _mapping(values.get(name, {}), f"{where}: {name}")

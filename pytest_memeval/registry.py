@@ -26,6 +26,7 @@ BUNDLED_SUITES: Mapping[str, str] = {
     "behavior": "pytest_memeval.benchmarks.behavior.suite:BehaviorSuite",
     "bayes": "pytest_memeval.benchmarks.bayes.suite:BayesSuite",
     "locomo": "pytest_memeval.benchmarks.locomo.suite:LocomoSuite",
+    "longmemeval": "pytest_memeval.benchmarks.longmemeval.suite:LongMemEvalSuite",
 }
 
 BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
@@ -37,6 +38,7 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "langmem": "pytest_memeval.memory.langmem:LangMemMemory",
     "graphiti": "pytest_memeval.memory.graphiti:GraphitiMemory",
     "letta": "pytest_memeval.memory.letta:LettaMemory",
+    "memos": "pytest_memeval.memory.memos:MemosMemory",
     "supermemory": "pytest_memeval.memory.supermemory:SupermemoryMemory",
 }
 

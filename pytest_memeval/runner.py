@@ -21,7 +21,7 @@ from .adapter_guard import AdapterGuard, describe
 from .errors import AdapterError, MemevalError, ResponseError
 from .memory.tokens import count_tokens
 from .progress import ProgressTracker
-from .protocols import Judge, MemorySystem, ResponseModel
+from .protocols import Judge, MemorySystem, ResponseModel, keeps_sources
 from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
 
@@ -68,9 +68,9 @@ class BoundMemory:
 
     @property
     def keeps_sources(self) -> bool:
-        """Whether the system names each memory's source messages (`Memory.sources`); the
-        one place the plugin reads that declaration (judges see it on the `Trace`)."""
-        return bool(getattr(self.system, "keeps_sources", False))
+        """Whether the system names each memory's source messages (`Memory.sources`);
+        judges see it on the `Trace`."""
+        return keeps_sources(self.system)
 
     def reset(self) -> None:
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
@@ -235,7 +235,8 @@ def conclude(
     if answer.valid:
         started = time.perf_counter()
         try:
-            verdict = judge.score(item, answer, Trace(tuple(retrieval.memories), memory.dump, memory.keeps_sources))
+            trace = Trace(tuple(retrieval.memories), memory.dump, keeps_sources=memory.keeps_sources)
+            verdict = judge.score(item, answer, trace)
         except MemevalError:
             raise
         except Exception as exc:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from .benchmarks.base import Suite
 from .errors import ConfigError
+from .gate_syntax import can_never_fail
+from .models.cache import check_cache_file
 from .registry import load_object
 from .settings import Settings
-
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def check_against_suites(settings: Settings, suites: dict[str, str], bundled_only: bool = True) -> None:
@@ -88,35 +88,29 @@ def _check_gates(settings: Settings, suites: dict[str, str], bundled_only: bool)
                 f"--memeval-gate: {gate.expression!r}: suite {gate.suite!r} is not selected "
                 f"(--memeval-suite: {', '.join(settings.suites)})"
             )
-        names = load_object(suites[gate.suite]).metric_names
-        if gate.metric not in names:
+        suite = load_object(suites[gate.suite])
+        if gate.metric not in suite.metric_names:
             raise ConfigError(
                 f"--memeval-gate: {gate.expression!r}: {gate.suite} has no metric {gate.metric!r} "
-                f"(metrics: {', '.join(names)})"
+                f"(metrics: {', '.join(suite.metric_names)})"
+            )
+        bounds = suite.metric_bounds.get(gate.metric)
+        if bounds is not None and can_never_fail(gate, bounds):
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r} can never fail: {gate.metric} lies in "
+                f"[{bounds[0]:g}, {bounds[1]:g}]"
             )
 
 
 def check_before_run(settings: Settings) -> list[str]:
     """On the controller, before any worker starts: files the run will use. Returns
     warnings to show (a cache that was repaired)."""
+    warnings = []
     llm = settings.llm
     if llm is not None and llm.cache_mode != "off" and llm.cache_path is not None:
-        _check_sqlite_file("--memeval-cache-file", llm.cache_path)
-    repaired = repair_embedding_cache(settings.cache_dir / "embeddings.sqlite")
-    return [repaired] if repaired else []
-
-
-def _check_sqlite_file(option: str, path: Path) -> None:
-    """An existing file must be an SQLite database (an empty file becomes one)."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
-    except OSError as exc:
-        raise ConfigError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
-    if header != SQLITE_HEADER:
-        raise ConfigError(f"{option}: {path} is not an SQLite database")
+        warnings.append(check_cache_file("--memeval-cache-file", llm.cache_path, llm.cache_mode))
+    warnings.append(repair_embedding_cache(settings.cache_dir / "embeddings.sqlite"))
+    return [warning for warning in warnings if warning]
 
 
 def repair_embedding_cache(path: Path) -> str | None:

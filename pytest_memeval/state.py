@@ -187,7 +187,10 @@ class RunState:
             from .models import JudgePanel
 
             llm = self.settings.llm
-            judged = suite.llm_judge(lambda prompt: JudgePanel.from_models(prompt, llm, self.settings.judges))
+            # a suite may pin call settings of its protocol (longmemeval: temperature 0, max_tokens 10)
+            judged = suite.llm_judge(
+                lambda prompt, **call: JudgePanel.from_models(prompt, replace(llm, **call), self.settings.judges)
+            )
             if judged is not None:
                 self._judge_names[suite.name] = ",".join(self.settings.judges)
                 return judged

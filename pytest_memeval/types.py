@@ -48,10 +48,13 @@ class Memory:
 
 @dataclass(frozen=True)
 class Context:
-    """What one namespace is filled with before its items are asked (a persona, an episode)."""
+    """What one namespace is filled with before its items are asked (a persona, an episode).
+
+    `sessions` is iterated once per fill; a suite whose haystacks are large gives a sequence
+    that reads them from disk one session at a time (longmemeval's `_m` file)."""
 
     id: str
-    sessions: tuple[tuple[Message, ...], ...]
+    sessions: Sequence[tuple[Message, ...]]
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,6 @@ class Trace:
 
     memories: tuple[Memory, ...] = ()
     dump: Callable[[], list[Memory] | None] = lambda: None
-    #: whether the memory system declares `keeps_sources`: only then do empty
-    #: `Memory.sources` mean "from no evidence turn" rather than "not recorded"
+    #: whether the memory system declares that its memories name their source messages
+    #: (`keeps_sources`); where it does not, an evidence recall is not available, not 0
     keeps_sources: bool = False

@@ -20,10 +20,4 @@ def behavior_condition(memeval_result: Outcome) -> Condition:
 
 @pytest.mark.memeval("behavior")
 def test_behavior(memeval_result: Outcome, behavior_condition: Condition) -> None:
-    try:
-        check(memeval_result)
-    except pytest.fail.Exception as failure:
-        message = failure.msg
-    else:
-        return
-    pytest.fail(f"[{behavior_condition.key}: {behavior_condition.title}] {message}", pytrace=False)
+    check(memeval_result, note=f"[{behavior_condition.key}: {behavior_condition.title}]")

@@ -2,24 +2,48 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from harness import TEST_API_KEY
+from local_model import LocalModel
 
-# Timing deadlines measure the machine, not the code: a CI runner shared with other jobs
-# (or xdist's other worker) makes a fast example slow now and then.
-settings.register_profile("memeval", deadline=None)
-settings.load_profile("memeval")
 
-# pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions cannot
-# be imported twice in one process: load what the plugin imports lazily (scipy pulls in
-# numpy.fft) once here, outside every in-process run.
-import scipy.stats  # noqa: F401, E402
-from harness import TEST_API_KEY  # noqa: E402
+def pytest_configure(config: pytest.Config) -> None:
+    # Timing deadlines measure the machine, not the code: a CI runner shared with other jobs
+    # (or xdist's other worker) makes a fast example slow now and then. hypothesis is a test
+    # dependency (the [dev] extra); a checkout installed for the main job alone has none.
+    if importlib.util.find_spec("hypothesis") is not None:
+        from hypothesis import settings
+
+        settings.register_profile("memeval", deadline=None)
+        settings.load_profile("memeval")
+
+
+@pytest.fixture(scope="session")
+def numpy_loaded_once() -> None:
+    """pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions
+    cannot be imported twice in one process: what the plugin imports lazily (scipy pulls in
+    numpy.fft) is loaded once, outside every in-process run, by the tests that make one."""
+    import scipy.stats  # noqa: F401
+
+
+@pytest.fixture
+def pytester(numpy_loaded_once: None, pytester: pytest.Pytester) -> pytest.Pytester:
+    return pytester
+
 
 TESTS_DIR = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
+    """SmolLM2-135M on llama.cpp's server, one per test module (skips when it cannot be had)."""
+    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log") as model:
+        yield model
 
 
 @pytest.fixture

@@ -10,6 +10,12 @@ from pytest_memeval.settings import Settings
 TEST_API_KEY = "sk-test-NEVER-WRITE-ME-0123456789abcdef"
 
 
+def key_pieces(key: str, length: int = 8) -> list[str]:
+    """Every piece of `key` of `length` characters: none may be written anywhere (issue 22:
+    a server may echo the key minus a character, or split over log-prob tokens)."""
+    return [key[i : i + length] for i in range(len(key) - length + 1)]
+
+
 def make_record(
     id: str = "item", *, suite: str = "s", memsystem: str = "m", responder: str = "reader", k: int = 10, **fields: Any
 ) -> Record:

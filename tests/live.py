@@ -17,7 +17,7 @@ from pytest_memeval.state import suite_target
 from pytest_memeval.types import Item, Memory
 
 #: every live test: real models, one shared server (one xdist worker), skippable with -m
-LIVE = [pytest.mark.live_model, pytest.mark.xdist_group("live_model")]
+LIVE = [pytest.mark.live_model, pytest.mark.slow, pytest.mark.xdist_group("live_model")]
 SMOLLM, GEMMA = "smollm2-135m", "gemma3-270m"
 
 

@@ -42,6 +42,8 @@ Faults, as replies:
     Reply.slow(content, delay_s)            answer after `delay_s` (past the client timeout)
     Reply.truncated_body(content)           200 whose JSON body is cut in half
     Reply.malformed_body()                  200 whose body is not JSON
+    Reply.trickle(content, interval_s)      200 whose body arrives one byte every interval_s
+                                            (each read is quick, the whole reply is not)
     Reply(content, finish_reason="length")  a truncated *model output* (valid HTTP)
     `latency_s` on the server adds the same delay to every call.
 
@@ -122,6 +124,8 @@ class Reply:
     tokens: Sequence[TokenSpec] | None = None
     tool_calls: Sequence[dict[str, Any]] | None = None
     usage: dict[str, int] | None = None
+    #: seconds between the bytes of the body (0: all at once)
+    trickle_s: float = 0.0
 
     @classmethod
     def error(cls, status: int, message: str = "", retry_after: float | str | None = None) -> Reply:
@@ -142,6 +146,10 @@ class Reply:
     @classmethod
     def malformed_body(cls) -> Reply:
         return cls(body=b"<html>upstream exploded</html>")
+
+    @classmethod
+    def trickle(cls, content: str, interval_s: float = 1.0) -> Reply:
+        return cls(content=content, trickle_s=interval_s)
 
 
 class LLMServer:
@@ -345,7 +353,7 @@ class _Handler(BaseHTTPRequestHandler):
             want = bool(request.body.get("logprobs")) and owner.supports_logprobs
             top = int(request.body.get("top_logprobs") or 0) if want else None
             body = _completion_body(reply, request.body, request.model or "scripted", top)
-            self._send(200, json.dumps(body).encode(), reply.headers)
+            self._send(200, json.dumps(body).encode(), reply.headers, reply.trickle_s)
 
     def _read(self, owner: LLMServer, raw_body: bytes) -> Request:
         head = f"{self.command} {self.path}\n{self.headers}".encode()
@@ -365,7 +373,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner._record(request)
         return request
 
-    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None, trickle_s: float = 0.0) -> None:
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -373,7 +381,18 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(body)
+            if trickle_s <= 0:
+                self.wfile.write(body)
+                return
+            self.wfile.flush()
+            owner = self.server.owner
+            for i in range(len(body)):  # bounded by the body; stop() ends the waits at once
+                if owner._stopping.is_set():
+                    break
+                self.wfile.write(body[i : i + 1])
+                self.wfile.flush()
+                owner._wait(trickle_s)
+            self.close_connection = True
         except OSError:
             self.close_connection = True
 

@@ -31,6 +31,7 @@ def _counts(data: dict) -> list[tuple[str, int, int, int, int]]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "adapter, n_errors, message",
     [
@@ -54,6 +55,7 @@ def test_failing_adapters_end_as_counted_error_records(
     assert f"memeval: {n_errors} items ended in an error or an invalid answer" in output
 
 
+@pytest.mark.slow
 def test_a_function_is_not_an_adapter_and_every_item_says_so(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(toy_pytester, "--memsystem=json:loads", "--memsystem=json:loads")
     assert "Traceback" not in result.stdout.str()
@@ -61,6 +63,7 @@ def test_a_function_is_not_an_adapter_and_every_item_says_so(toy_pytester: pytes
     assert all("failed in construction: TypeError" in r["reason"] for r in data["records"])
 
 
+@pytest.mark.slow
 def test_errors_of_one_system_fail_the_run_although_the_other_passes_its_gate(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(
         toy_pytester, "--memsystem=context,faulty_adapters:ConstructorRaises", "--memeval-gate=toy[context].accuracy>=1"
@@ -70,12 +73,14 @@ def test_errors_of_one_system_fail_the_run_although_the_other_passes_its_gate(to
     assert "PASS  toy[context].accuracy>=1" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_errors_within_the_allowance_leave_the_gates_to_decide(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(toy_pytester, "--memsystem=faulty_adapters:NoneText", GATE, "--memeval-max-errors=4")
     assert result.ret == pytest.ExitCode.OK
     assert _counts(data) == [("faulty_adapters:NoneText", 12, 8, 0, 4)]
 
 
+@pytest.mark.slow
 def test_close_failing_is_a_session_error_not_a_traceback_on_the_last_item(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(toy_pytester, "--memsystem=faulty_adapters:CloseRaises", GATE)
     output = result.stdout.str()
@@ -88,12 +93,14 @@ def test_close_failing_is_a_session_error_not_a_traceback_on_the_last_item(toy_p
     result.stdout.fnmatch_lines(["*memeval: session error: memsystem*failed in close: OSError: socket already closed"])
 
 
+@pytest.mark.slow
 def test_close_failing_under_xdist_reaches_the_controller(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(toy_pytester, "--memsystem=faulty_adapters:CloseRaises", GATE, "-n", "2")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert len(data["session_errors"]) == 2  # each worker closed its own adapter
 
 
+@pytest.mark.slow
 def test_a_hung_call_times_out_and_retires_the_system(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(
         toy_pytester, "--memsystem=faulty_adapters:Sleepy", "--memeval-adapter-timeout=1", "-k", "ada or ben"
@@ -105,11 +112,13 @@ def test_a_hung_call_times_out_and_retires_the_system(toy_pytester: pytest.Pytes
     assert _counts(data)[0][1] == 6
 
 
+@pytest.mark.slow
 def test_calls_come_from_one_thread_so_thread_bound_resources_work(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(toy_pytester, "--memsystem=faulty_adapters:ThreadBound")
     assert _counts(data) == [("faulty_adapters:ThreadBound", 12, 12, 0, 0)]
 
 
+@pytest.mark.slow
 def test_an_adapter_gets_a_private_empty_workdir_and_no_cache_dir(
     toy_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -122,6 +131,7 @@ def test_an_adapter_gets_a_private_empty_workdir_and_no_cache_dir(
     assert "pytest-memeval" not in seen["workdir"] and "memeval-cache" not in seen["workdir"]
 
 
+@pytest.mark.slow
 def test_a_failure_outside_the_plugin_still_ends_as_an_error_record(suite_pytester: pytest.Pytester) -> None:
     suite_pytester.makepyfile(
         test_toy="""
@@ -142,6 +152,7 @@ def test_a_failure_outside_the_plugin_still_ends_as_an_error_record(suite_pytest
     assert all("RuntimeError: a fixture of the user's own" in r["reason"] for r in data["records"])
 
 
+@pytest.mark.slow
 def test_the_json_report_round_trips_through_the_typed_values(toy_pytester: pytest.Pytester) -> None:
     from pytest_memeval.records import Report
 
@@ -156,6 +167,7 @@ def test_the_json_report_round_trips_through_the_typed_values(toy_pytester: pyte
     }
 
 
+@pytest.mark.slow
 def test_a_two_depth_run_labels_every_table_series_and_figure_with_k(suite_pytester: pytest.Pytester) -> None:
     html = suite_pytester.path / "report.html"
     result, data = _run_suites(

@@ -20,6 +20,9 @@ pytest.importorskip("agentic_memory", reason="the amem extra is not installed")
 
 from pytest_memeval.memory.amem import AMemMemory
 
+# every test builds the system with the MiniLM embedder (seconds to load) and its store
+pytestmark = pytest.mark.slow
+
 _NEIGHBOUR_ID = re.compile(r"memory_id:(\S+)")
 
 
@@ -172,12 +175,6 @@ def test_a_very_long_note_is_stored_whole_and_its_prompts_fit(make_amem) -> None
         memory.ingest("ada", [Message("user", "A short first note."), Message("user", long_note)])
         assert max(len(r.text) for r in server.requests) <= 4100
         assert any(m.text == long_note for m in memory.dump("ada"))
-
-
-@pytest.fixture(scope="module")
-def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log") as model:
-        yield model
 
 
 @pytest.mark.live_model

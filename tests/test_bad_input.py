@@ -1,17 +1,26 @@
 """Bad input of every kind is one usage-error line (exit status 4), before anything runs.
 
 One parametrized matrix: options, paths, files of the wrong content, gates, adapter
-settings, baselines and data directories. Each case runs pytest in a subprocess and
-asserts exit status 4, exactly one line on stderr starting with "ERROR: " that contains
-the expected text, and no traceback anywhere.
+settings, baselines and data directories. Each case runs the plugin's preparation of a run
+(`run_setup.prepare_run`) on its options in this process, in milliseconds, and asserts an
+error of one line that contains the expected text; a few cases run pytest in a subprocess
+to see what a user sees there: exit status 4, exactly one line on stderr starting with
+"ERROR: ", and no traceback anywhere.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.run_setup import prepare_run
 
 #: (arguments, expected text); "{name}" in an argument is the path of a file made by `inputs`
 BAD_INPUT: list[tuple[list[str], str]] = [
@@ -127,6 +136,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         ["--memsystem=context", "--memeval-data=/nonexistent-data"],
         "--memeval-data: /nonexistent-data is not a directory",
     ),
+    (["--memsystem=context", "--memeval-suite=bayes", "--memeval-data={dir}"], "is not a BayesBench checkout"),
     (
         ["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={garbled_multisource}"],
         "--memeval-data: *event_table.json",
@@ -152,6 +162,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "status 'maybe' is not one of scored, invalid, error",
     ),
     (["--memsystem=context", "--memeval-baseline={schema2_empty}"], "has no per-item records to pair with"),
+    (["--memsystem=context", "--memeval-baseline={schema2_lacking_key}"], "records[0] (id x): lacks 'key'"),
     # campaigns: resume, shards, prices and budgets
     (["--memsystem=context", "--memeval-prices=/nonexistent/p.toml"], "--memeval-prices: cannot read"),
     (["--memsystem=context", "--memeval-prices={bad_toml}"], "--memeval-prices: * is not valid TOML"),
@@ -233,6 +244,64 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "--memsystem-config [chroma]: chunk_tokens must be at least 1, got -5",
     ),
     (["--memsystem=chroma", "--memsystem-config={bad_port}"], "--memsystem-config [chroma]: port must be in 1..65535"),
+    # the second audit (issue 22): baselines are type-checked field by field
+    (["--memsystem=context", "--memeval-baseline={correct_as_text}"], "correct must be boolean or null, got 'false'"),
+    (["--memsystem=context", "--memeval-baseline={abstained_as_text}"], "abstained must be boolean, got 'no'"),
+    (["--memsystem=context", "--memeval-baseline={integer_id}"], "id must be string, got 7"),
+    (["--memsystem=context", "--memeval-baseline={repeat_as_text}"], "repeat must be integer, got '0'"),
+    (["--memsystem=context", "--memeval-baseline={strata_as_numbers}"], "strata must map names to strings"),
+    (["--memsystem=context", "--memeval-baseline={schema1_wrong_type}"], "record 0: correct must be boolean or null"),
+    (["--memsystem=context", "--memeval-baseline={deep_json}"], "is nested too deeply to be a report"),
+    # ... adapter settings too deep to read, or refused by the adapter's own check
+    (["--memsystem=context", "--memsystem-config={deep_toml}"], "is nested too deeply to be adapter settings"),
+    (
+        ["--memsystem=context", "--memsystem-config={zero_budget}"],
+        "--memsystem-config [context]: token_budget must be at least 1, got 0",
+    ),
+    # ... the endpoint's base URL
+    *(
+        (
+            ["--memsystem=context", "--memeval-responder=openai:m", f"--memeval-base-url={url}"],
+            f"--memeval-base-url: '{url}' is not an http:// or https:// URL with a host",
+        )
+        for url in ("not a url", "ftp://example.org/v1", "http://", "http://127.0.0.1:99999/v1")
+    ),
+    # ... gates that can never fail
+    (
+        ["--memsystem=context", "--memeval-gate=multisource.accuracy<=" + "9" * 400],
+        "the threshold of 'multisource.accuracy<=9999",
+    ),
+    (
+        ["--memsystem=context", "--memeval-gate=multisource.accuracy>=-0"],
+        "'multisource.accuracy>=-0' can never fail: accuracy lies in [0, 1]",
+    ),
+    (
+        ["--memsystem=context", "--memeval-gate=ci:multisource.coverage<=1"],
+        "'ci:multisource.coverage<=1' can never fail: coverage lies in [0, 1]",
+    ),
+    (
+        ["--memsystem=context", "--memeval-baseline={text}", "--memeval-gate=multisource.accuracy:no-regression=1"],
+        "'multisource.accuracy:no-regression=1' can never fail",
+    ),
+    # ... a broken LLM cache file, refused before any item runs
+    (
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={cache_other_format}"],
+        "holding 1 recorded answers was recorded with key format 0",
+    ),
+    (
+        [
+            "--memsystem=context",
+            "--memeval-responder=openai:m",
+            "--memeval-cache=replay",
+            "--memeval-cache-file={cache_garbage}",
+        ],
+        "--memeval-cache-file: * is damaged (file is not a database)",
+    ),
+    # ... a FIFO named like a data file (reading it would wait for a writer for ever)
+    (
+        ["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={fifo_multisource}"],
+        "event_table.json: cannot read (not a regular file (a FIFO))",
+    ),
 ]
 
 
@@ -264,7 +333,51 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "task": "t",
         "status": "maybe",
     }
+    fifo = root / "fifo" / "s20260321" / "bench_stable_121_ada_lee"
+    fifo.mkdir(parents=True)
+    os.mkfifo(fifo / "event_table.json")
+    good = {
+        "id": "a",
+        "key": {"suite": "toy", "memsystem": "none", "responder": "reader", "judge": "deterministic", "k": 10},
+        "suite_ref": "toy",
+        "context": "c",
+        "cluster": "c",
+        "task": "t",
+        "status": "scored",
+        "correct": True,
+    }
+
+    def baseline(name: str, **changes: object) -> str:
+        return write(f"{name}.json", json.dumps({"schema": "memeval-report/2", "records": [dict(good, **changes)]}))
+
+    schema1 = {"id": "a", "suite": "toy", "memsystem": "none", "responder": "reader", "abstained": False}
+    cache_other_format = root / "other-format.sqlite"
+    with sqlite3.connect(cache_other_format) as db:
+        db.execute(
+            "CREATE TABLE calls (key TEXT PRIMARY KEY, model TEXT, template TEXT, request TEXT, completion TEXT)"
+        )
+        db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('key_format', '0')")
+        db.execute("INSERT INTO calls VALUES ('k', 'm', 't', '{}', '{}')")
+    db.close()
     return {
+        "correct_as_text": baseline("correct-text", correct="false"),
+        "abstained_as_text": baseline("abstained-text", abstained="no"),
+        "integer_id": baseline("integer-id", id=7),
+        "repeat_as_text": baseline("repeat-text", repeat="0"),
+        "strata_as_numbers": baseline("strata-numbers", strata={"dataset": 3}),
+        "schema1_wrong_type": write(
+            "schema1-types.json",
+            json.dumps(
+                {"schema": "memeval-report/1", "records": [dict(schema1, correct="yes", cluster="c", task="t")]}
+            ),
+        ),
+        "deep_json": write("deep.json", "[" * 200_000 + "]" * 200_000),
+        "deep_toml": write("deep.toml", "[context]\ntoken_budget = " + "[" * 100_000 + "]" * 100_000 + "\n"),
+        "zero_budget": write("zero-budget.toml", "[context]\ntoken_budget = 0\n"),
+        "cache_other_format": str(cache_other_format),
+        "cache_garbage": write("garbage.sqlite", b"SQLite format 3\x00" + bytes(range(256)) * 32),
+        "fifo_multisource": str(root / "fifo"),
         "missing": str(root / "missing.sqlite"),
         "dir": str(root),
         "text": write("text.txt", "not a database, not JSON\n"),
@@ -293,6 +406,9 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             "schema2-bad.json", json.dumps({"schema": "memeval-report/2", "records": [record]})
         ),
         "schema2_empty": write("schema2-empty.json", json.dumps({"schema": "memeval-report/2", "records": []})),
+        "schema2_lacking_key": write(
+            "schema2-lacking-key.json", json.dumps({"schema": "memeval-report/2", "records": [{"id": "x"}]})
+        ),
         "garbled_multisource": str(root / "garbled"),
         "train_only_multisource": str(root / "train-only"),
         "bad_toml": write("bad.toml", "[chroma\n"),
@@ -308,18 +424,67 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     }
 
 
-def test_the_matrix_is_large() -> None:
-    assert len(BAD_INPUT) >= 60
+class CommandLine:
+    """Option values as pytest would parse `--name=value` arguments, over the defaults."""
+
+    def __init__(self, defaults: dict[str, Any], args: list[str]) -> None:
+        self.values = {name: list(value) if isinstance(value, list) else value for name, value in defaults.items()}
+        for arg in args:
+            name, equals, value = arg.partition("=")
+            dest = name.removeprefix("--").replace("-", "_")
+            assert dest in self.values, f"not a memeval option: {arg}"
+            if isinstance(self.values[dest], list):  # a repeatable option
+                self.values[dest].append(value)
+            else:
+                self.values[dest] = value if equals else True
+
+    def getoption(self, name: str) -> Any:
+        return self.values[name]
+
+
+@pytest.fixture(scope="module")
+def defaults(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Every memeval option's default, as this test run (which passes none) parsed it."""
+    options = vars(request.config.option)
+    assert options["memsystem"] is None, "run the plugin's tests without memeval options"
+    return {name: value for name, value in options.items() if name.startswith(("memeval_", "memsystem"))}
 
 
 @pytest.mark.parametrize("args, message", BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])
-def test_bad_input_is_one_usage_error_line(
+def test_bad_input_is_a_one_line_error_before_anything_runs(
+    inputs: dict[str, str],
+    defaults: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-bad-input")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as raised:
+        prepare_run(CommandLine(defaults, [arg.format(**inputs) for arg in args]), bundled_only=True)
+    error = str(raised.value)
+    assert "\n" not in error and fnmatch.fnmatchcase(error, f"*{message.replace('[', '[[]')}*"), error
+
+
+#: what a user sees, in a subprocess: an option's value, a file of the wrong content, a gate
+SEEN_BY_A_USER: list[tuple[list[str], str]] = [
+    (["--memsystem=context", "--memeval-k=ten"], "--memeval-k: 'ten' is not an integer"),
+    (["--memsystem=context", "--memeval-baseline={text}"], "--memeval-baseline: * is not JSON"),
+    (["--memsystem=context", "--memeval-gate=multisource.acc>=0.5"], "multisource has no metric 'acc'"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args, message", SEEN_BY_A_USER, ids=[" ".join(a) for a, _ in SEEN_BY_A_USER])
+def test_a_user_sees_one_error_line_and_exit_status_4(
     pytester: pytest.Pytester, inputs: dict[str, str], monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
 ) -> None:
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(pytester.path / "cache"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-bad-input")
     pytester.makepyfile("def test_nothing(): pass")
-    result = pytester.runpytest_subprocess(*(arg.format(**inputs) for arg in args))
+    result = pytester.runpytest_subprocess(*(arg.format(**inputs) for arg in args), timeout=120)
     output = result.stdout.str() + result.stderr.str()
     assert "Traceback" not in output
     assert result.ret == pytest.ExitCode.USAGE_ERROR, output
@@ -338,6 +503,7 @@ def test_dotted_metric_names_parse() -> None:
     assert (gate.suite, gate.system, gate.metric, gate.margin) == ("multisource", "mem0", "f0.5", 0.02)
 
 
+@pytest.mark.slow
 def test_a_corrupt_embedding_cache_is_rebuilt_once_with_a_warning(pytester: pytest.Pytester, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -350,3 +516,19 @@ def test_a_corrupt_embedding_cache_is_rebuilt_once_with_a_warning(pytester: pyte
     result.stdout.fnmatch_lines(["*the embedding cache * was corrupt; moved to embeddings.sqlite.corrupt-*"])
     assert not (cache / "embeddings.sqlite").exists()
     assert list(cache.glob("embeddings.sqlite.corrupt-*"))
+
+
+@pytest.mark.slow
+def test_a_bad_base_url_in_the_environment_is_one_usage_error_line(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(pytester.path / "cache"))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-bad-input")
+    monkeypatch.setenv("OPENAI_BASE_URL", "localhost:8080")  # no scheme: every call would fail
+    pytester.makepyfile("def test_nothing(): pass")
+    result = pytester.runpytest_subprocess("--memsystem=context", "--memeval-responder=openai:m", timeout=120)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert [line for line in result.errlines if line.strip()] == [
+        "ERROR: $OPENAI_BASE_URL: 'localhost:8080' is not an http:// or https:// URL with a host "
+        "(e.g. http://127.0.0.1:8080/v1)"
+    ]

@@ -168,15 +168,17 @@ def test_prompts_show_the_rotation_and_never_the_target_in_the_profile_table(sui
     system, user = prompt.messages(probe.view(1), [Memory("The next 10 flips were: heads")])
     assert system["content"].endswith("Respond with only A or B.\\nA = tails, B = heads".replace("\\n", "\n"))
     assert "Recalled from earlier in this conversation:\nThe next 10 flips were: heads" in user["content"]
-    assert "So far in this batch: " in user["content"] and user["content"].endswith(
-        "Predict the next flip.\nRespond with only A or B."
-    )
+    # App. B.1.5: no probe prompt is appended to the coin's "Predict the next flip."
+    assert "So far in this batch: " in user["content"] and user["content"].endswith("Predict the next flip.")
+    assert "Respond with only" not in user["content"]
     rec = suite.episode_data(next(e.id for e in suite.index() if "recommender-single_turn-anonymized" in e.id))
     rating, kind, *conditional = probes(rec, 2, [])
     system, user = prompt.messages(rating.view(0), [])
     target = rec.model.catalogue.label(rec.target, False)
     assert "users fall into 4 profiles" in system["content"] and target not in system["content"]
     assert "Recalled" not in user["content"] and "The user's ratings so far:" in user["content"]
+    assert user["content"].endswith("\nRespond with only A, B, C, D, or E.")  # App. C.1's format reminder
+    assert prompt.messages(kind.view(0), [])[1]["content"].endswith("\nRespond with only A, B, C, or D.")
     assert "this user most closely matches Profile 3" in prompt.messages(conditional[2].view(0), [])[1]["content"]
     assert "A = Profile 2, B = Profile 3" in prompt.messages(kind.view(1), [])[0]["content"]
     zero = suite.episode_data(next(e.id for e in suite.index() if "zero_shot" in e.id))

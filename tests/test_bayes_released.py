@@ -66,6 +66,7 @@ def test_the_released_fit_loads_as_the_suites_model() -> None:
     assert np.allclose(model.table()[50], selection["target_movies"][0]["theta"])
 
 
+@pytest.mark.slow
 def test_the_reference_identifies_the_true_type_as_the_paper_says() -> None:
     """App. C.2: 0.82 after 20 ratings, chance 0.25; the type drawn from the prior, the movies in
     their fixed order. With the types weighted equally it would read 0.83."""
@@ -191,6 +192,7 @@ def test_the_data_directory_itself_is_accepted_and_a_wrong_one_is_a_usage_error(
         load_release(tmp_path)
 
 
+@pytest.mark.slow
 def test_through_pytest_on_the_release(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest_subprocess(

@@ -26,6 +26,7 @@ def _run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]
     return result, json.loads(report.read_text()) if report.exists() else {}
 
 
+@pytest.mark.slow
 def test_smoke_collects_one_test_per_episode_with_markers(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
         "--memsystem=context", "--memeval-suite=bayes", "--collect-only", "-q", "--strict-markers"
@@ -56,6 +57,7 @@ def test_marks_select_conditions(tmp_path: Path) -> None:
     assert sum("topk_capped" in e.marks for e in small_k) == 28
 
 
+@pytest.mark.slow
 def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--markers")
     for marker in (
@@ -71,6 +73,7 @@ def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
+@pytest.mark.slow
 def test_context_is_exact_none_is_the_prior_and_workers_agree(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     serial, report = _run(
         suite_pytester, "--memsystem=context,none", f"--memeval-html={suite_pytester.path / 'report.html'}"
@@ -112,6 +115,7 @@ def test_context_is_exact_none_is_the_prior_and_workers_agree(suite_pytester: py
     assert "bayes recommender | passive_b1-anonymized: probability on the true type" in page
 
 
+@pytest.mark.slow
 def test_chroma_top_k_caps_the_evidence_as_flips_accumulate(suite_pytester: pytest.Pytester) -> None:
     result, report = _run(
         suite_pytester,
@@ -143,6 +147,7 @@ def logprob_script(request: Request) -> Reply:
     return Reply(content="A", tokens=[("A", top[0][1], top)])
 
 
+@pytest.mark.slow
 def test_llm_responder_through_pytest_records_and_replays(
     suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,6 +174,7 @@ def test_llm_responder_through_pytest_records_and_replays(
     assert again["runs"] == report["runs"]
 
 
+@pytest.mark.slow
 def test_a_bad_probe_interval_is_a_one_line_usage_error(
     suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -190,13 +190,29 @@ def test_the_response_prompt_shows_the_condition_only_through_its_context() -> N
     assert answer.valid and answer.abstained and answer.label == "I cannot say what I would do."
 
 
-def test_the_judge_prompt_is_the_papers_with_the_response_cut(tmp_path: Path) -> None:
+def _authors_judge_prompt(held_out: str, response_text: str) -> str:
+    """What the authors' judge scripts send (agulaya24/beyond-recall,
+    scripts/judge_hamerton_5judge.py `judge_prompt`), written out here as the reference."""
+    return (
+        "You are evaluating whether a response about a person PREDICTED what actually happened.\n\n"
+        "=== HELD-OUT GROUND TRUTH ===\n" + held_out + "\n\n"
+        "=== RESPONSE ===\n" + response_text[:1500] + "\n\n"
+        "Rate 1-5:\n"
+        "5=Predicts specific outcome\n"
+        "4=General direction correct\n"
+        "3=Right domain wrong outcome\n"
+        "2=Wrong prediction\n"
+        "1=Refuses or off-base\n\n"
+        "Respond with ONLY a single digit (1-5)."
+    )
+
+
+def test_the_judge_prompt_is_the_authors_byte_for_byte_with_the_response_cut(tmp_path: Path) -> None:
     item = _suite(tmp_path).item("s2026-p01-q01-C5")
-    (message,) = judge_prompt().messages(item, Answer("y" * 1499 + "Z" + "tail"))
-    text = message["content"]
-    assert text.startswith("You are evaluating whether a response about a person PREDICTED what actually happened.\n")
-    assert f"=== HELD-OUT GROUND TRUTH ===\n{item.gold}\n=== RESPONSE ===\n{'y' * 1499}Z\nRate 1-5:" in text
-    assert text.endswith("1=Refuses or off-base\nRespond with ONLY a single digit (1-5).") and "tail" not in text
+    response = "y" * 1499 + "Z" + "tail"
+    (message,) = judge_prompt().messages(item, Answer(response))
+    assert message["content"] == _authors_judge_prompt(str(item.gold), response)
+    assert "tail" not in message["content"] and message["role"] == "user"
 
 
 @pytest.mark.parametrize("reply, score", [("4", 4), ("Score: 5/5", 5), (" 2\n", 2), ("1 - refuses", 1)])

@@ -297,6 +297,7 @@ def _script(request: Request) -> str:
     return "I would write it all down." if "Behavioral specification:" in text else "I cannot say."
 
 
+@pytest.mark.slow
 def test_through_pytest_with_an_llm_responder_and_judge(suite_pytester: pytest.Pytester) -> None:
     report = suite_pytester.path / "released.json"
     with LLMServer(_script) as server:

@@ -17,6 +17,8 @@ from pytest_memeval.benchmarks.behavior.episodes import heldout_half
 from pytest_memeval.benchmarks.behavior.spec_llm import main as build_llm_specs
 from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
 
+pytestmark = pytest.mark.slow
+
 BASE = ("--memeval-suite=behavior", "-p", "no:cacheprovider")
 
 
@@ -198,7 +200,7 @@ def test_bad_options_are_one_line_usage_errors(suite_pytester: pytest.Pytester, 
 
 
 def test_a_failure_names_its_condition(suite_pytester: pytest.Pytester) -> None:
-    result = suite_pytester.runpytest("--memsystem=none", *BASE, "-k", "p01-q01-C5")
+    result = suite_pytester.runpytest("--memsystem=none", *BASE, "-k", "p01-q01-C5", "-v")
     result.stdout.fnmatch_lines(
-        ["*[[]C5: nothing (baseline)[]] s2026-p01-q01-C5: answered*", "question: Faced with *"]
+        ["WRONG *[[]s2026-p01-q01-C5] - answered*", "    [[]C5: nothing (baseline)[]]", "    question: Faced with *"]
     ) if result.ret else result.assert_outcomes(passed=1)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 PARENT = """
 import subprocess, sys, time
 from pytest_memeval.child_processes import die_with_parent

@@ -43,6 +43,7 @@ def collections_on(server: ChromaServer, prefix: str) -> list[str]:
     return sorted(c.name for c in client.list_collections() if c.name.startswith(prefix))
 
 
+@pytest.mark.slow
 def test_workers_on_one_server_keep_their_own_collections(server: ChromaServer, prefix: str) -> None:
     """Two workers fill the same namespace (as a suite with a shared store does) without meeting."""
     first = ChromaMemory(HashingEmbedder(), host=server.host, port=server.port, collection_prefix=prefix)
@@ -60,6 +61,7 @@ def test_workers_on_one_server_keep_their_own_collections(server: ChromaServer, 
     assert collections_on(server, prefix) == [], "close leaves collections on the server"
 
 
+@pytest.mark.slow
 def test_the_kit_passes_against_the_server_from_two_workers(
     server: ChromaServer, prefix: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -105,6 +107,7 @@ def socket_worker_host(pytester: pytest.Pytester) -> Iterator[str]:
             process.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_a_socket_worker_and_a_local_worker_share_the_server(
     server: ChromaServer,
     prefix: str,
@@ -133,6 +136,7 @@ def test_a_socket_worker_and_a_local_worker_share_the_server(
     assert collections_on(server, prefix) == []
 
 
+@pytest.mark.slow
 def test_the_toy_suite_runs_against_the_server_from_two_workers(
     server: ChromaServer, prefix: str, toy_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -151,6 +155,7 @@ def test_the_toy_suite_runs_against_the_server_from_two_workers(
     assert collections_on(server, prefix) == [], "workers left collections on the server"
 
 
+@pytest.mark.slow
 def test_multisource_smoke_on_the_server_matches_embedded(
     server: ChromaServer, prefix: str, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -197,6 +202,7 @@ def test_multisource_smoke_on_the_server_matches_embedded(
     assert collections_on(server, prefix) == [], "workers left collections on the server"
 
 
+@pytest.mark.slow
 def test_an_unreachable_server_makes_every_item_an_error(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
     config = tmp_path / "memsystems.toml"
     config.write_text(f'[chroma]\nhost = "127.0.0.1"\nport = {free_port()}\n')
@@ -209,6 +215,7 @@ def test_an_unreachable_server_makes_every_item_an_error(toy_pytester: pytest.Py
     assert "Could not connect to a Chroma server" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_a_frozen_server_times_out_instead_of_hanging(tmp_path: Path) -> None:
     with ChromaServer(tmp_path / "db") as frozen:
         memory = ChromaMemory(HashingEmbedder(), host=frozen.host, port=frozen.port, timeout_s=1.0)
@@ -221,6 +228,7 @@ def test_a_frozen_server_times_out_instead_of_hanging(tmp_path: Path) -> None:
         frozen.resume()
 
 
+@pytest.mark.slow
 def test_mem0_keeps_its_memories_on_the_server(server: ChromaServer, prefix: str, tmp_path: Path) -> None:
     from pytest_memeval.memory.mem0 import Mem0Memory
 

@@ -8,6 +8,8 @@ import kit_helpers
 import pytest
 from kit_helpers import failed_tests
 
+pytestmark = pytest.mark.slow
+
 #: checks that also call retrieve with a small k, so an adapter that ignores k fails them too
 K_CASCADE = {
     "test_retrieve_honours_k",

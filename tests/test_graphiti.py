@@ -138,6 +138,7 @@ def test_bad_settings_fail_when_built(make_graphiti, settings: dict, message: st
         make_graphiti(**settings)
 
 
+@pytest.mark.slow
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(graphiti_llm) as server:
         config = kit_helpers.llm_adapter_config(
@@ -228,6 +229,7 @@ def test_an_llm_outage_is_an_error_not_a_thinner_graph(make_graphiti) -> None:
             memory.ingest("ada", ada_session())
 
 
+@pytest.mark.slow
 def test_json_cut_at_the_token_cap_is_a_one_line_error(make_graphiti) -> None:
     """A small model can fill llm_max_tokens inside graphiti's JSON; graphiti retries, then raises."""
 
@@ -266,12 +268,7 @@ def test_the_graph_stays_in_its_directory_and_reopens(tmp_path: Path) -> None:
             again.close()
 
 
-@pytest.fixture(scope="module")
-def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalModel]:
-    with LocalModel.smollm2(log=tmp_path_factory.mktemp("llama") / "server.log") as model:
-        yield model
-
-
+@pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_builds_a_graph_of_one_episode(make_graphiti, smollm2: LocalModel) -> None:

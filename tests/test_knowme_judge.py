@@ -238,6 +238,7 @@ def ours_script(request: Request) -> str:
     raise AssertionError(text[:300])
 
 
+@pytest.mark.slow
 def test_generated_lives_graded_by_our_rubric_under_the_papers_names(suite_pytester: pytest.Pytester) -> None:
     with LLMServer(ours_script) as server:
         result, report = _run(
@@ -280,6 +281,7 @@ def authors_script(request: Request) -> str:
     return '{"score": 4, "reasoning": "Step 1: compared. Step 2: fine."}'
 
 
+@pytest.mark.slow
 def test_the_release_is_graded_with_the_rubric_read_from_the_users_copy(
     suite_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -311,6 +313,7 @@ def test_the_release_is_graded_with_the_rubric_read_from_the_users_copy(
     assert records["dataset1-T4-1"]["detail"]["diagnostic"]["scorer"] == "ranking_text"
 
 
+@pytest.mark.slow
 def test_a_rubric_file_named_by_the_suite_option_grades_generated_lives(
     suite_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -331,6 +334,7 @@ def test_a_rubric_file_named_by_the_suite_option_grades_generated_lives(
     assert run["extra"]["rubric"].startswith(f"the authors' rubric, read at run time from {path}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["missing file", "no T7 rubric"])
 def test_a_bad_rubric_file_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path, case: str) -> None:
     if case == "missing file":
@@ -346,6 +350,7 @@ def test_a_bad_rubric_file_is_a_usage_error(suite_pytester: pytest.Pytester, tmp
     assert len(errors) == 1 and expected in errors[0], errors
 
 
+@pytest.mark.slow
 def test_invalid_judge_output_is_an_error_not_a_score(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     root = release(tmp_path)
     # our rubric's key ("reason") is not the authors' ("reasoning"): invalid output

@@ -88,6 +88,7 @@ def responder_script(request: Request) -> str:
 PRIVATE = re.compile(r"\b(T[1-7]|trap|evidence|dataset\d|s2026|life\d\d|entity_swap|false_causality|spatiotemporal)\b")
 
 
+@pytest.mark.slow
 def test_an_llm_responder_sees_only_public_text(suite_pytester: pytest.Pytester) -> None:
     with LLMServer(responder_script) as server:
         result, report = _run(

@@ -32,6 +32,7 @@ def _memories(suite: KnowmeSuite, context: str) -> list[Memory]:
     return [Memory(m.content) for session in suite.context(context).sessions for m in session]
 
 
+@pytest.mark.slow
 def test_from_the_whole_stream_the_reader_solves_t1_to_t5(suite: KnowmeSuite):
     reader, judge = suite.reader(), suite.judge()
     memories = {c: _memories(suite, c) for c in {e.context_id for e in suite.index()}}

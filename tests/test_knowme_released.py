@@ -297,6 +297,7 @@ def test_released_items_keep_golds_private_and_carry_reference_and_flags(tmp_pat
     assert stored[-1].content.startswith("undated | ") and stored[-1].timestamp == ""
 
 
+@pytest.mark.slow
 def test_the_release_runs_through_pytest_under_diagnostic_names(suite_pytester: pytest.Pytester) -> None:
     args = ("--memsystem=context", "--memeval-suite=knowme", f"--memeval-data={DATA}")
     collected = suite_pytester.runpytest(*args, "--collect-only", "-q", "--strict-markers")
@@ -322,6 +323,7 @@ def test_the_release_runs_through_pytest_under_diagnostic_names(suite_pytester: 
     assert flagged["detail"]["data_flags"] == ["evidence ids not in the stream: 99"]
 
 
+@pytest.mark.slow
 def test_a_broken_release_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     root = _copy(tmp_path)
     culprit = _break(root, "bad json")

@@ -32,6 +32,7 @@ def _run(report: dict, system: str) -> dict:
     return next(r for r in report["runs"] if r["key"]["memsystem"] == system)
 
 
+@pytest.mark.slow
 def test_smoke_collects_one_test_per_question(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
         "--memsystem=context", "--memeval-suite=knowme", "--collect-only", "-q", "--strict-markers"
@@ -41,6 +42,7 @@ def test_smoke_collects_one_test_per_question(suite_pytester: pytest.Pytester) -
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "expression, count",
     [
@@ -57,6 +59,7 @@ def test_markers_select_under_strict_markers(suite_pytester: pytest.Pytester, ex
     result.stdout.fnmatch_lines([f"{count}/{SMOKE_ITEMS} tests collected*"])
 
 
+@pytest.mark.slow
 def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--markers")
     for marker in (
@@ -71,6 +74,7 @@ def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
+@pytest.mark.slow
 def test_three_systems_on_one_and_two_workers(suite_pytester: pytest.Pytester) -> None:
     """context solves T1-T5, none abstains (winning T2 only), chroma loses flashback items;
     with -n 2 every metric, comparison and record is the same as in one process."""
@@ -98,6 +102,7 @@ def test_three_systems_on_one_and_two_workers(suite_pytester: pytest.Pytester) -
     assert strip(serial) == strip(parallel)
 
 
+@pytest.mark.slow
 def test_failure_message_is_readable(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=knowme", "-k", "life00-T1-00", "-v")
     result.stdout.fnmatch_lines(

@@ -62,6 +62,7 @@ def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
         LangMemMemory(HashingEmbedder(), **settings)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path, server: LLMServer) -> None:
     config = kit_helpers.llm_adapter_config(tmp_path, "langmem", server.base_url, "scripted-langmem", llm_max_retries=0)
     result = kit_helpers.run(
@@ -107,6 +108,7 @@ def smollm2_tools(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalMod
         yield model
 
 
+@pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_a_real_local_model_writes_memories_and_keeps_namespaces_apart(smollm2_tools: LocalModel) -> None:

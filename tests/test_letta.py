@@ -72,6 +72,7 @@ def test_bad_settings_are_one_line(tmp_path: Path, settings: dict, message: str)
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.slow
 def test_a_server_that_cannot_start_fails_once_in_one_line(tmp_path: Path) -> None:
     script, calls = failing_server(tmp_path)
     with pytest.raises(ConfigError) as first:
@@ -86,6 +87,7 @@ def test_a_server_that_cannot_start_fails_once_in_one_line(tmp_path: Path) -> No
     assert calls.read_text().count("started") == 1
 
 
+@pytest.mark.slow
 def test_a_run_with_an_unstartable_server_makes_each_item_an_error(
     toy_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -138,6 +140,7 @@ def agents_on(server: LettaServer) -> list[str]:
     return [agent.name for agent in Letta(base_url=server.base_url).agents.list()]
 
 
+@pytest.mark.slow
 @needs_server
 def test_the_kit_passes_against_a_shared_server_from_two_workers(
     server: LettaServer, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path

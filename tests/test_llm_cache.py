@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer
+from llm_server import LLMServer, Reply, sequence
 
 from pytest_memeval.errors import ConfigError, ResponseError
 from pytest_memeval.models import (
@@ -197,6 +197,7 @@ def _writer(path: str, worker: int, n: int) -> None:
     cache.close()
 
 
+@pytest.mark.slow
 def test_concurrent_writer_processes_lose_nothing(tmp_path: Path):
     path = tmp_path / "shared.sqlite"
     workers, n = 4, 150
@@ -234,6 +235,7 @@ KILLED_WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kill_after", [1, 40, 300])
 def test_sigkill_loses_no_completed_entry_even_in_the_main_file_alone(tmp_path: Path, kill_after: int):
     path = tmp_path / "killed.sqlite"
@@ -279,6 +281,7 @@ REPLAY_WITHOUT_OPENAI = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_replay_does_not_need_the_openai_package(tmp_path: Path):
     path = tmp_path / "llm.sqlite"
     with LLMServer(REPLY) as server:
@@ -318,3 +321,108 @@ def test_a_cache_opens_while_another_worker_briefly_locks_the_new_file(
     cache = cache_module.CallCache(tmp_path / "cache.sqlite")
     assert refusals == []
     cache.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("failure", [Reply(content=None), Reply(content="", finish_reason="content_filter")])
+def test_a_failed_answer_is_not_cached_and_asked_again_once_the_server_recovers(tmp_path: Path, failure: Reply):
+    path = tmp_path / "llm.sqlite"
+    with LLMServer(sequence(failure, "recovered")) as server:
+        settings = LLMSettings(model="m", base_url=server.base_url, cache_mode="readwrite", cache_path=path)
+        first = ModelCaller(settings)
+        failed = first.call(ChatRequest.build(settings, MESSAGES, "t@1"))
+        assert (failed.content, failed.finish_reason) == (failure.content, failure.finish_reason)
+        first.close()
+        second = ModelCaller(settings)
+        completion = second.call(ChatRequest.build(settings, MESSAGES, "t@1"))
+        second.close()
+        assert server.count == 2
+    assert (completion.content, completion.cached) == ("recovered", False)
+
+
+@pytest.mark.slow
+def test_a_failed_answer_stored_by_an_older_version_is_asked_again_and_replaced(tmp_path: Path):
+    path = tmp_path / "llm.sqlite"
+    with LLMServer("recovered") as server:
+        settings = LLMSettings(model="m", base_url=server.base_url, cache_mode="readwrite", cache_path=path)
+        request = ChatRequest.build(settings, MESSAGES, "t@1")
+        cache = CallCache(path)
+        cache.put(request, Completion(None, "content_filter"))
+        cache.close()
+        caller = ModelCaller(settings)
+        assert caller.call(request).content == "recovered"
+        caller.close()
+    replayed = ModelCaller(replace(settings, cache_mode="replay"))
+    assert replayed.call(request).content == "recovered"
+    replayed.close()
+
+
+def _cache_with_entries(path: Path, n: int = 3) -> None:
+    cache = CallCache(path)
+    settings = LLMSettings(model="m")
+    for i in range(n):
+        cache.put(ChatRequest.build(settings, [{"role": "user", "content": f"q{i} " * 400}], "t@1"), Completion("a"))
+    cache.close()
+
+
+def _other_key_format(path: Path) -> None:
+    _cache_with_entries(path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE meta SET value = '0' WHERE name = 'key_format'")
+    db.close()
+
+
+def _truncated(path: Path) -> None:
+    _cache_with_entries(path, 40)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _garbage_after_the_header(path: Path) -> None:
+    path.write_bytes(b"SQLite format 3\x00" + os.urandom(8000))
+
+
+def _someone_elses_database(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE embeddings (id INTEGER PRIMARY KEY, vector BLOB)")
+    db.close()
+
+
+@pytest.mark.parametrize(
+    "make, mode, message",
+    [
+        (
+            _other_key_format,
+            "readwrite",
+            "holding 3 recorded answers was recorded with key format 0; this version reads",
+        ),
+        (_other_key_format, "replay", "was recorded with key format 0"),
+        (_truncated, "replay", "is damaged"),
+        (_garbage_after_the_header, "replay", "is damaged"),
+        (_someone_elses_database, "readwrite", "is an SQLite database but not an LLM cache (tables: embeddings)"),
+    ],
+    ids=["key-format", "key-format-replay", "truncated-replay", "garbage-replay", "not-a-cache"],
+)
+def test_a_broken_cache_file_is_refused_in_one_line_before_the_run(tmp_path: Path, make, mode, message) -> None:
+    from pytest_memeval.models.cache import check_cache_file
+
+    path = tmp_path / "llm.sqlite"
+    make(path)
+    with pytest.raises(ConfigError) as info:
+        check_cache_file("--memeval-cache-file", path, mode)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert path.exists()  # nothing is moved or lost
+
+
+@pytest.mark.parametrize("make", [_truncated, _garbage_after_the_header], ids=["truncated", "garbage"])
+def test_an_unreadable_cache_file_is_moved_aside_and_rebuilt_when_recording(tmp_path: Path, make) -> None:
+    """Nothing in it can be read, so nothing is lost by starting afresh; the file is kept aside."""
+    from pytest_memeval.models.cache import check_cache_file
+
+    path = tmp_path / "llm.sqlite"
+    make(path)
+    warning = check_cache_file("--memeval-cache-file", path, "readwrite")
+    assert warning is not None and "moved to llm.sqlite.corrupt-" in warning
+    assert not path.exists() and len(list(tmp_path.glob("llm.sqlite.corrupt-*"))) == 1
+    CallCache(path).close()  # a fresh cache where it was
+    assert check_cache_file("--memeval-cache-file", path, "readwrite") is None

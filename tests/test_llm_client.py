@@ -9,6 +9,7 @@ import time
 import traceback
 
 import pytest
+from harness import key_pieces
 from llm_server import LLMServer, Reply, fail_first, sequence
 
 from pytest_memeval.errors import ConfigError, ResponseError
@@ -288,3 +289,142 @@ def test_no_key_and_no_local_server_is_a_config_error(monkeypatch: pytest.Monkey
 def test_bad_settings_are_config_errors(bad: dict):
     with pytest.raises(ConfigError):
         LLMSettings(**{"model": "m", **bad})
+
+
+def _bounded(seconds: float, function):
+    """function() in a daemon thread, failing the test (not hanging it) past `seconds`."""
+    import threading
+
+    outcome: list = []
+    thread = threading.Thread(target=lambda: outcome.append(_outcome(function)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert outcome, f"still running after {seconds}s"
+    return outcome[0]
+
+
+def _outcome(function):
+    try:
+        return function()
+    except Exception as exc:  # returned for the test to inspect
+        return exc
+
+
+@pytest.mark.slow
+def test_a_trickling_server_cannot_hold_a_call_past_its_deadline():
+    """One byte a second: every read is quick, so httpx's per-read timeout never fires; the
+    call's wall-clock deadline (timeout_s per attempt, within the retry budget) does."""
+    with LLMServer(Reply.trickle("a slow answer", interval_s=1.0)) as server:
+        started = time.monotonic()
+        error = _bounded(30, lambda: call(settings_for(server, timeout_s=1.0, max_attempts=2)))
+        elapsed = time.monotonic() - started
+    assert isinstance(error, ResponseError), error
+    assert "timed out after 1.00s" in str(error) and "2 attempts" in str(error)
+    assert elapsed < 4.0  # two attempts of 1 s and a back-off of at most 0.1 s (loaded machine: margin)
+
+
+class _HeaderTrickle:
+    """A raw loopback server that answers every connection with its status line and headers
+    one byte a second, for ever (until stopped): no read ever waits long."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
+
+    def __enter__(self) -> _HeaderTrickle:
+        self._listener.settimeout(0.1)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._listener.close()
+
+    def _serve(self) -> None:
+        import threading
+
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._listener.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
+
+    def _trickle(self, connection) -> None:
+        with connection:
+            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"y" * 100_000:
+                if self._stop.wait(1.0):
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return
+
+
+@pytest.mark.slow
+def test_a_server_trickling_its_headers_cannot_hold_a_call_or_a_probe():
+    with _HeaderTrickle() as server:
+        settings = LLMSettings(
+            model="m", base_url=server.base_url, timeout_s=1.0, max_attempts=1, retry_budget_s=5.0, context_window=None
+        )
+        started = time.monotonic()
+        error = _bounded(30, lambda: call(settings))
+        assert isinstance(error, ResponseError) and "timed out" in str(error), error
+        # the context-window probe (GET /models, /props) asks the same server first: bounded too
+        assert time.monotonic() - started < 6.0
+
+
+def _quota(request) -> Reply:
+    body = {"error": {"message": "You exceeded your current quota.", "type": "insufficient_quota", "code": None}}
+    return Reply(body=json.dumps(body).encode())
+
+
+@pytest.mark.slow
+def test_an_error_body_with_status_200_says_the_servers_message_and_is_not_retried():
+    with LLMServer(_quota) as server:
+        error, _ = failure_of(settings_for(server))
+        assert server.count == 1
+    assert "You exceeded your current quota." in str(error) and "insufficient_quota" in str(error)
+    assert "malformed" not in str(error)
+
+
+def _split_key_in_tokens(request) -> Reply:
+    """Clean content; the log-prob tokens (and their first alternatives) join to the key."""
+    key = request.headers["authorization"].removeprefix("Bearer ")
+    pieces = [key[i : i + 3] for i in range(0, len(key), 3)]
+    tokens = [(piece, -0.1, [(piece, -0.1), ("x", -3.0)]) for piece in pieces]
+    return Reply(content="a clean answer", tokens=tokens)
+
+
+@pytest.mark.slow
+def test_a_key_split_over_logprob_tokens_reaches_neither_the_cache_nor_the_caller(tmp_path):
+    cache = tmp_path / "c.sqlite"
+    with LLMServer(_split_key_in_tokens) as server:
+        settings = settings_for(server, cache_mode="readwrite", cache_path=cache, logprobs=True, top_logprobs=2)
+        caller = ModelCaller(settings)
+        completion = caller.call(ChatRequest.build(settings, MESSAGES))
+        caller.close()
+    assert completion.logprobs is not None and completion.content == "a clean answer"
+    joined = "".join(t.token for t in completion.logprobs)
+    first_alternatives = "".join(t.top[0][0] for t in completion.logprobs)
+    stored = b"".join(path.read_bytes() for path in tmp_path.iterdir()).decode("utf-8", "replace")
+    for text in (joined, first_alternatives, stored):
+        assert not any(piece in text for piece in key_pieces(SECRET))
+    assert "<redacted>" in joined
+
+
+@pytest.mark.slow
+def test_an_error_echoing_the_key_but_its_last_character_is_scrubbed():
+    with LLMServer(Reply.error(400, message=f"bad key {SECRET[:-1]}")) as server:
+        error, _ = failure_of(settings_for(server))
+    text = str(error)
+    assert "<redacted>" in text and not any(piece in text for piece in key_pieces(SECRET))

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 from harness import TEST_API_KEY as SECRET
+from harness import key_pieces
 from llm_server import LLMServer, Reply, Request, fail_first
+
+pytestmark = pytest.mark.slow
 
 LABEL_LINE = re.compile(r"^- (\w+)", re.M)
 
@@ -42,6 +45,7 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
         "-p",
         "no:cacheprovider",
         *args,
+        timeout=600,
     )
     return result, json.loads(report.read_text()) if report.exists() else {}
 
@@ -119,6 +123,29 @@ def test_the_api_key_appears_nowhere(suite_pytester: pytest.Pytester) -> None:
     for path in outputs:
         assert SECRET.encode() not in path.read_bytes(), path
     assert SECRET not in result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.slow
+def test_a_key_echoed_in_pieces_by_an_error_reaches_no_report(suite_pytester: pytest.Pytester) -> None:
+    """A server whose error echoes the key but its last character (and a middle piece): no
+    eight characters of the key in a row reach the JSON, HTML or JUnit report, or the terminal."""
+    message = f"invalid key {SECRET[:-1]}, or was it {SECRET[4:16]}?"
+    with LLMServer(Reply.error(400, message=message)) as server:
+        result, report = _run(
+            suite_pytester,
+            server.base_url,
+            "-k",
+            "stable_121 and A1",
+            f"--memeval-html={suite_pytester.path / 'report.html'}",
+            "--memeval-max-errors=1000",
+        )
+    errors = [r for r in report["records"] if r["status"] == "error"]
+    assert errors and all("<redacted>" in r["reason"] for r in errors)
+    pieces = key_pieces(SECRET)
+    for name in ("report.json", "report.html", "junit.xml"):
+        text = (suite_pytester.path / name).read_text(encoding="utf-8")
+        assert not any(piece in text for piece in pieces), name
+    assert not any(piece in result.stdout.str() + result.stderr.str() for piece in pieces)
 
 
 def test_llm_options_are_checked(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ ANSWER = '{"answer": "10_to_19", "would_skip": false}'
 @pytest.fixture(autouse=True)
 def fresh_endpoints(monkeypatch: pytest.MonkeyPatch):
     """What endpoints taught one test (refused forms, windows) must not leak into the next."""
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-structured-0123456789")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-5d1f0c9a7b3e2468")  # random-like: pieces of a key are scrubbed
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     FORMS.forget()
     ENDPOINTS.forget()
@@ -121,6 +121,11 @@ def test_output_that_misses_the_schema_stays_invalid_and_keeps_its_text():
 def test_every_prompt_that_asks_for_json_declares_its_schema():
     with_schema = {name for name in available_templates() if load_template(name).schemas}
     free_text = {"behavior_response", "behavior_spec_layer", "behavior_spec_compose", "memfail_storage_turn"}
+    # the protocols of LoCoMo (Mem0's answer prompt) and LongMemEval (its reading prompt and its
+    # judge, read by "yes" in the reply) are free text
+    free_text |= {"locomo_answer", "longmemeval_answer"} | {
+        f"longmemeval_judge_{kind}" for kind in ("abstention", "knowledge_update", "preference", "standard", "temporal")
+    }
     log_prob_readout = {"bayes_mcq"}
     assert with_schema == set(available_templates()) - free_text - log_prob_readout
     # memfail: one schema per question type in both variants, the Long-Hop letters filled per item

@@ -43,6 +43,7 @@ def test_model_names_paths_and_aliases(tmp_path: Path) -> None:
             parse_specs("--m", raw)
 
 
+@pytest.mark.slow
 def test_a_missing_extra_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(local_model.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ConfigError) as info:
@@ -50,6 +51,7 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch, 
     assert str(info.value) == local_model.EXTRA and "pip install" in str(info.value)
 
 
+@pytest.mark.slow
 def test_usage_errors_of_the_local_model_options(suite_pytester: pytest.Pytester) -> None:
     cases = {
         (
@@ -75,6 +77,7 @@ def test_usage_errors_of_the_local_model_options(suite_pytester: pytest.Pytester
         assert len(errors) == 1 and message in errors[0], (args, result.stderr.lines)
 
 
+@pytest.mark.slow
 @needs_extra
 def test_a_busy_port_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as busy:
@@ -99,6 +102,7 @@ def _gone(pid: int, within_s: float = 15.0) -> bool:
 
 
 @needs_extra
+@pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
 def test_the_launcher_serves_until_stopped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,6 +121,7 @@ def test_the_launcher_serves_until_stopped(tmp_path: Path, capsys: pytest.Captur
     assert local_model.main(["nope"]) == 4
 
 
+@pytest.mark.slow
 @needs_extra
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
@@ -147,6 +152,7 @@ def test_one_server_per_run_shared_by_workers_and_stopped_after(suite_pytester: 
     assert _gone(int(header.group(4)))
 
 
+@pytest.mark.slow
 @needs_extra
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")

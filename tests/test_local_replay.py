@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from live import SMOLLM, plugin_args
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "fixtures" / "llm-local.sqlite"
 SNAPSHOTS = ROOT / "snapshots"

@@ -18,6 +18,9 @@ from pytest_memeval.memory.mem0 import Mem0Memory
 from pytest_memeval.registry import check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
+# every test builds the system with the MiniLM embedder (seconds to load) and its store
+pytestmark = pytest.mark.slow
+
 FACT = re.compile(r"The (\w+) of (\w+) is (\w+)\.")
 
 

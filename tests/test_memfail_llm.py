@@ -177,6 +177,7 @@ def test_misleading_questions_get_the_abstention_check_and_unlisted_stores_unkno
     assert unknown.detail["stage"] == "unknown" and unknown.reason.startswith("unknown: storage unknown")
 
 
+@pytest.mark.slow
 def test_an_llm_responder_and_judge_run_the_suite_through_pytest(
     pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):

@@ -153,6 +153,7 @@ def test_the_suite_option_picks_the_prompt_and_rejects_anything_else(tmp_path: P
         suite(prompt="ours")
 
 
+@pytest.mark.slow
 def test_a_bad_prompt_option_is_a_usage_error(suite_pytester: pytest.Pytester):
     result = suite_pytester.runpytest(
         "--memsystem=context", "--memeval-suite=memfail", "--memeval-suite-option=memfail.prompt=x"

@@ -167,6 +167,7 @@ def _suite(tmp_path) -> MemfailSuite:
     return MemfailSuite(SuiteOptions("full", None, None, 10, None, tmp_path))
 
 
+@pytest.mark.slow
 def test_the_reader_is_right_on_every_question_given_the_whole_store(tmp_path):
     suite = _suite(tmp_path)
     by_context: dict[str, list[Memory]] = {}

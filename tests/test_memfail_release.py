@@ -128,6 +128,10 @@ BROKEN = {
         _broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 2, condition_met="maybe")),
         "row 3 (line 4): condition_met must be yes or no, got 'maybe'",
     ),
+    "answer without a verdict": (
+        _broken("cond_easy", CONDITIONAL_COLUMNS, _edit(conditional_rows(), 1, ground_truth_answer="Perhaps.")),
+        "row 2 (line 3): ground_truth_answer must begin with Yes or No, got 'Perhaps.'",
+    ),
     "preference count": (
         _broken("coexisting", COEXISTING_COLUMNS, _edit(coexisting_rows(), 1, preferences=["chess"])),
         "coexisting_facts_dataset.csv row 2 (line 3): 1 preferences but 3 preference_facts",
@@ -309,6 +313,7 @@ def _run(pytester: pytest.Pytester, data_dir: Path, *args: str) -> tuple[pytest.
     return result, json.loads(report.read_text()) if report.exists() else {}
 
 
+@pytest.mark.slow
 def test_the_offline_reader_says_it_cannot_read_the_release(suite_pytester: pytest.Pytester, tmp_path: Path):
     result, report = _run(suite_pytester, write_release(tmp_path), "-m", "conditional_easy", "--memeval-max-errors=99")
     records = report["records"]
@@ -320,6 +325,7 @@ def test_the_offline_reader_says_it_cannot_read_the_release(suite_pytester: pyte
     )
 
 
+@pytest.mark.slow
 def test_a_bad_release_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path):
     root = write_release(
         tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, _edit(conditional_rows(), 1, condition_met="?"))}
@@ -348,6 +354,7 @@ def _model(request: Request) -> str:
     return json.dumps({"verdict": 1, "reason": "fine"})
 
 
+@pytest.mark.slow
 def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(
     suite_pytester: pytest.Pytester, tmp_path: Path
 ):
@@ -380,6 +387,7 @@ def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(
     assert all(d["stored_turns"] == "user+assistant" for d in detail.values())
 
 
+@pytest.mark.slow
 def test_with_the_llm_judge_released_failures_are_attributed_by_it(suite_pytester: pytest.Pytester, tmp_path: Path):
     with LLMServer(_model) as server:
         _, report = _run(
@@ -403,6 +411,27 @@ def test_with_the_llm_judge_released_failures_are_attributed_by_it(suite_pyteste
     assert "Something without walnuts; she is allergic to them." in judged[0].text  # the release's ground-truth text
 
 
+def test_the_gold_is_the_ground_truth_answer_and_a_disagreeing_condition_met_is_named(tmp_path: Path):
+    """Like the release's Conditional Easy row 89: condition_met says yes, the answer says no.
+    The paper (MemFail D.1.1): condition_met describes the question's context, the answer is
+    ground_truth_answer; a right "no" must score."""
+    from harness import make_record
+
+    from pytest_memeval.benchmarks.memfail.summary import summarize
+
+    rows = _edit(conditional_rows(), 0, ground_truth_answer="No \u2014 Odile only hums when it rains; it is dry now.")
+    suite = _suite(write_release(tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, rows)}))
+    item = suite.item("release-s42-cond_easy-001")
+    assert (item.gold, item.strata["condition_met"], item.strata["condition_met_disagrees"]) == ("no", "yes", "yes")
+    assert "condition_met_disagrees" not in suite.item("release-s42-cond_easy-002").strata
+    records = [
+        make_record(i.id, suite="memfail", strata=dict(i.strata), correct=True, detail={"stage": "correct"})
+        for i in (item, suite.item("release-s42-cond_easy-002"))
+    ]
+    note = summarize(records, 50).note
+    assert note == "graded by ground_truth_answer where the release's condition_met disagrees: cond_easy-001"
+
+
 @needs_release
 def test_the_real_release_matches_the_papers_table_2():
     assert RELEASE is not None
@@ -410,6 +439,10 @@ def test_the_real_release_matches_the_papers_table_2():
     easy, hard = release.cond_easy, release.cond_hard
     assert (len(easy), sum(r.condition_met for r in easy), len({r.condition_type for r in easy})) == (100, 32, 27)
     assert (len(hard), sum(r.condition_met for r in hard), len({r.condition_type for r in hard})) == (100, 49, 27)
+    # the gold is the answer: Easy's split is 31/69 (row 89's condition_met disagrees), Hard's stays 49/51
+    assert [sum(r.answer_yes for r in rows) for rows in (easy, hard)] == [31, 49]
+    assert [r.number for r in easy if r.answer_yes != r.condition_met] == [89]
+    assert [r.number for r in hard if r.answer_yes != r.condition_met] == [22, 32]
     rows_by_n = Counter(len(r.preferences) for r in release.coexisting)
     assert [rows_by_n[n] for n in (2, 3, 4, 5)] == [26, 31, 20, 23]
     assert [n * rows_by_n[n] for n in (2, 3, 4, 5)] == [52, 93, 80, 115]  # "52/93/80/115 facts"

@@ -11,6 +11,8 @@ import pytest
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.memfail.suite import MemfailSuite
 
+pytestmark = pytest.mark.slow
+
 BASE = ("--memeval-suite=memfail", "-p", "no:cacheprovider")
 
 

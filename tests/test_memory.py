@@ -37,6 +37,7 @@ def test_hashing_embedder_is_deterministic_normalised_and_lexical() -> None:
     assert np.array_equal(embedder.embed(["Slept 7 hours."]), HashingEmbedder().embed(["Slept 7 hours."]))
 
 
+@pytest.mark.slow
 def test_minilm_embeds_offline_and_semantically() -> None:
     embedder = MiniLMEmbedder()
     query, near, far = embedder.embed(
@@ -63,6 +64,7 @@ def _open_and_embed(path: str) -> None:
     cache.close()
 
 
+@pytest.mark.slow
 def test_workers_opening_a_new_cache_at_once_all_succeed(tmp_path: Path) -> None:
     """Both switch the new file to WAL; the loser used to fail with 'database is locked'."""
     context = multiprocessing.get_context("spawn")
@@ -76,6 +78,7 @@ def test_workers_opening_a_new_cache_at_once_all_succeed(tmp_path: Path) -> None
         assert [worker.exitcode for worker in workers] == [0, 0, 0]
 
 
+@pytest.mark.slow
 def test_threads_share_one_cache(tmp_path: Path) -> None:
     cache = CachedEmbedder(HashingEmbedder(), tmp_path / "cache.sqlite")
     errors: list[BaseException] = []

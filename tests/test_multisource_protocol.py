@@ -158,6 +158,7 @@ def test_fitted_readers_are_cached_by_variant_and_input(tmp_path: Path) -> None:
     assert len(list(cache.glob("*nbf-nbf-skip-*.json"))) == 2
 
 
+@pytest.mark.slow
 def test_reader_option_selects_the_variant(tmp_path: Path) -> None:
     options = dict(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200)
     assert MultisourceSuite(SuiteOptions(**options)).reader_variant == "nbf-skip"  # type: ignore[arg-type]
@@ -169,6 +170,7 @@ def test_reader_option_selects_the_variant(tmp_path: Path) -> None:
         MultisourceSuite(SuiteOptions(**options, params={"reader": "best"}))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_bad_reader_value_is_a_one_line_usage_error(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest_subprocess(
         "--memsystem=context",
@@ -184,6 +186,7 @@ def test_bad_reader_value_is_a_one_line_usage_error(suite_pytester: pytest.Pytes
     )
 
 
+@pytest.mark.slow
 def test_reader_variant_runs_through_pytest(suite_pytester: pytest.Pytester) -> None:
     report = suite_pytester.path / "report.json"
     result = suite_pytester.runpytest(

@@ -12,6 +12,7 @@ from reference_data import needs_multisource_reference as needs_reference
 
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.multisource import QUESTIONS
+from pytest_memeval.benchmarks.multisource.generator import generate
 from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
 from pytest_memeval.types import Memory
 
@@ -22,6 +23,7 @@ def _suite(tmp_path: Path, **overrides: object) -> MultisourceSuite:
     return MultisourceSuite(SuiteOptions(**options))  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--memsystem=context", "--memeval-suite=multisource", "--collect-only", "-q")
     result.stdout.fnmatch_lines(
@@ -29,6 +31,7 @@ def test_smoke_collects_one_test_per_persona_and_question(suite_pytester: pytest
     )
 
 
+@pytest.mark.slow
 def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
         "--memsystem=context",
@@ -52,6 +55,7 @@ def test_markers_select_conditions_under_strict_markers(suite_pytester: pytest.P
     result.stdout.fnmatch_lines(["12/216 tests collected*"])  # C3 for the 12 personas
 
 
+@pytest.mark.slow
 def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest("--markers")
     for marker in (
@@ -65,6 +69,7 @@ def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
+@pytest.mark.slow
 def test_without_memsystem_only_tests_run(suite_pytester: pytest.Pytester) -> None:
     suite_pytester.makepyfile(test_mine="def test_mine(): pass")
     result = suite_pytester.runpytest("--collect-only", "-q")
@@ -86,6 +91,7 @@ def _report(pytester: pytest.Pytester, *args: str) -> dict:
     return json.loads(report.read_text())
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_same_metrics_as_one_to_the_last_digit(suite_pytester: pytest.Pytester) -> None:
     serial, parallel = _report(suite_pytester), _report(suite_pytester, "-n", "2")
     assert serial["runs"] == parallel["runs"] and serial["comparisons"] == parallel["comparisons"]
@@ -98,6 +104,7 @@ def test_two_workers_give_the_same_metrics_as_one_to_the_last_digit(suite_pytest
     assert lo < context["metrics"]["accuracy"]["value"] < hi
 
 
+@pytest.mark.slow
 def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     result = suite_pytester.runpytest("--memsystem=none", "--memeval-suite=multisource", "-k", "stable_121-D2")
     result.stdout.fnmatch_lines(
@@ -110,6 +117,7 @@ def test_failure_message_is_readable(suite_pytester: pytest.Pytester, tmp_path: 
     ) if result.ret else result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 @needs_reference
 def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest(
@@ -124,6 +132,7 @@ def test_released_layout_runs_with_memeval_data(suite_pytester: pytest.Pytester)
     outcome.stdout.fnmatch_lines(["multisource", "*context", "  items *108"])
 
 
+@pytest.mark.slow
 @needs_reference
 def test_broken_release_is_a_one_line_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     copy = tmp_path / "release"
@@ -137,6 +146,7 @@ def test_broken_release_is_a_one_line_usage_error(suite_pytester: pytest.Pyteste
     assert len(errors) == 1 and "event_table.json" in errors[0], errors
 
 
+@pytest.mark.slow
 def test_data_dir_without_seeds_is_a_usage_error(suite_pytester: pytest.Pytester, tmp_path: Path) -> None:
     result = suite_pytester.runpytest_subprocess(
         "--memsystem=context", "--memeval-suite=multisource", f"--memeval-data={tmp_path}", "--collect-only"
@@ -145,6 +155,7 @@ def test_data_dir_without_seeds_is_a_usage_error(suite_pytester: pytest.Pytester
     result.stderr.fnmatch_lines(["ERROR: --memeval-data: *no s<seed> directories found*"])
 
 
+@pytest.mark.slow
 def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
     result = suite_pytester.runpytest_subprocess(
         "--memsystem=context", "--memeval-suite=multisource", "--memeval-data=/", "--collect-only"
@@ -152,6 +163,7 @@ def test_unknown_seed_is_a_usage_error(suite_pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
+@pytest.mark.slow
 def test_the_reader_answers_from_memories_alone(tmp_path: Path) -> None:
     """Leakage boundary: the same memories give the same answer whichever persona an item is
     about; with no memories every persona gets the training prior's answer."""
@@ -186,3 +198,33 @@ def test_nothing_private_reaches_the_memory_system(tmp_path: Path) -> None:
     ):
         assert secret not in public
     assert all(not hasattr(v, "gold") and "gold" not in v.extra for v in views)
+
+
+def _released_persona(root: Path, seed: int, index: int) -> str:
+    """A generated persona written in the release's layout (under a bench_ id)."""
+    persona = generate(seed, index)
+    pid = "bench_" + persona.persona_id.removeprefix("gen_")
+    folder = root / f"s{seed}" / pid
+    (folder / "structural_sources").mkdir(parents=True)
+    (folder / "event_table.json").write_text(json.dumps(persona.events), encoding="utf-8")
+    (folder / "ground_truth.json").write_text(json.dumps(persona.ground_truth), encoding="utf-8")
+    for name, document in persona.sources.items():
+        (folder / "structural_sources" / f"{name}.json").write_text(json.dumps(document), encoding="utf-8")
+    return pid
+
+
+def test_a_dangling_symlink_in_a_training_persona_fails_no_item(tmp_path: Path) -> None:
+    """The reader is fitted on the training personas, their files stamped by size and time:
+    a lock file there failed every test item."""
+    data = tmp_path / "data"
+    train = _released_persona(data, 20260321, 0)  # stable persona 1: the train split
+    _released_persona(data, 20260321, 120)  # stable persona 121: the test split
+    (data / "s20260321" / train / ".#event_table.json").symlink_to("someone@host.1234:1700000000")
+    options = SuiteOptions(size="smoke", split="test", seeds=None, k=10, data_dir=data, cache_dir=tmp_path / "cache")
+    suite = MultisourceSuite(options)
+    catalog = suite.catalog
+    with pytest.warns(UserWarning, match=r"\.#event_table\.json: skipped"):
+        stamp = catalog.input_stamp(catalog.of_split("train"))
+    (data / "s20260321" / train / ".#event_table.json").unlink()
+    assert catalog.input_stamp(catalog.of_split("train")) == stamp  # the lock file never counted
+    assert [suite.item(entry.id).context_id for entry in suite.index()]

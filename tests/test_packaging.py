@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -41,12 +43,14 @@ def test_wheel_contains_every_package_suite_and_prompt(wheel: Path) -> None:
     assert "memeval = pytest_memeval.plugin" in entry_points
 
 
-def test_a_repository_without_tests_runs_the_bundled_suites(wheel: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def their_repo(wheel: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A repository with no test files, outside the checkout, and the environment in which
+    the unpacked wheel comes first on the path, ahead of this checkout's editable install."""
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
     project = tmp_path / "their-repo"
     project.mkdir()
-    # The unpacked wheel comes first on the path, ahead of this checkout's editable install.
     env = dict(os.environ, PYTHONPATH=str(installed), MEMEVAL_CACHE_DIR=str(tmp_path / "cache"))
     where = subprocess.run(
         [sys.executable, "-c", "import pytest_memeval; print(pytest_memeval.__file__)"],
@@ -57,26 +61,37 @@ def test_a_repository_without_tests_runs_the_bundled_suites(wheel: Path, tmp_pat
         check=True,
     )
     assert where.stdout.strip().startswith(str(installed))
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--memsystem=chroma",
-            "-n",
-            "2",
-            "--memeval-embedder=hashing",
-            "--memeval-suite=multisource",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-        ],
+    return project, env
+
+
+def _pytest(project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
         cwd=project,
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+def test_a_repository_without_tests_runs_the_bundled_suites(their_repo: tuple[Path, dict[str, str]]) -> None:
+    run = _pytest(
+        *their_repo, "--memsystem=chroma", "-n", "2", "--memeval-embedder=hashing", "--memeval-suite=multisource", "-q"
+    )
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
     assert re.search(r"^multisource\n.*chroma\n  items +216$", run.stdout, re.MULTILINE), run.stdout[-3000:]
     assert "216 passed" in run.stdout or " passed" in run.stdout.splitlines()[-1]
+
+
+def test_a_failed_id_printed_there_pastes_back_and_reruns_that_item(their_repo: tuple[Path, dict[str, str]]) -> None:
+    run = _pytest(*their_repo, "--memsystem=none", "--memeval-suite=memfail", "-k", "coexisting")
+    wrong = re.findall(r"^WRONG (\S+) - ", run.stdout, re.MULTILINE)
+    assert run.returncode == 1 and wrong, run.stdout[-3000:] + run.stderr[-3000:]
+    printed = wrong[-1]
+    assert printed.startswith("test_memfail.py::test_memfail[s42-coexisting-")  # as pytest gives it there
+    for extra in ((), ("-n", "2")):
+        again = _pytest(*their_repo, printed, "--memsystem=none", "-v", *extra)
+        assert again.returncode == 1, again.stdout[-3000:] + again.stderr[-3000:]
+        assert any(printed in line and "FAILED" in line for line in again.stdout.splitlines()), again.stdout[-3000:]
+        assert "1 failed" in again.stdout.splitlines()[-1] and "rootdir: " + str(their_repo[0]) in again.stdout

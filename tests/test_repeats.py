@@ -28,6 +28,7 @@ def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Report
     return result, Report.from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
+@pytest.mark.slow
 def test_each_item_runs_n_times_with_its_repeat_in_id_and_record(toy_pytester: pytest.Pytester) -> None:
     result, report = run(toy_pytester, "--memsystem=context", "--memeval-repeat=3", "-v")
     result.stdout.fnmatch_lines(["*test_toy[[]ada-city-r0[]] PASSED*", "*test_toy[[]ada-city-r2[]] PASSED*"])
@@ -39,6 +40,7 @@ def test_each_item_runs_n_times_with_its_repeat_in_id_and_record(toy_pytester: p
     result.stdout.fnmatch_lines(["*items*12 x 3*", "*flaky items*0 of 12*"])
 
 
+@pytest.mark.slow
 def test_a_flaky_system_shows_per_item_flakiness(toy_pytester: pytest.Pytester) -> None:
     html = toy_pytester.path / "report.html"
     result, report = run(toy_pytester, f"--memsystem={FLAKY}", "--memeval-repeat=2", f"--memeval-html={html}")
@@ -124,6 +126,7 @@ def test_a_judge_panel_asks_each_judge_in_the_items_repeat() -> None:
     assert verdict.score == 3.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -143,6 +146,7 @@ def test_records_of_repeats_round_trip(tmp_path: Path) -> None:
     assert type(record).from_json(json.loads(json.dumps(record.to_json()))) == record
 
 
+@pytest.mark.slow
 def test_an_llm_run_asks_once_per_repeat_and_replays_each(suite_pytester: pytest.Pytester) -> None:
     """Each repeat is its own cached call (prefetched per repeat); repeat 0's calls are the
     calls of a run without repeats, so that run replays from the same cache."""

@@ -18,6 +18,7 @@ from pytest_memeval.report.collector import RECORD_PROPERTY, record_from_wire
 WORKERS = ("-n", "2")
 
 
+@pytest.mark.slow
 def test_wrong_answers_are_one_line_each_grouped_and_skip_pytests_per_failure_scan(
     toy_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,6 +56,7 @@ def test_wrong_answers_are_one_line_each_grouped_and_skip_pytests_per_failure_sc
     assert len(failures) == 13
 
 
+@pytest.mark.slow
 def test_lf_reruns_the_wrong_answers(toy_pytester: pytest.Pytester) -> None:
     toy_pytester.runpytest("test_toy.py", "--memsystem=none", "-p", "cacheprovider").assert_outcomes(failed=12)
     again = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "--lf", "-p", "cacheprovider")
@@ -84,6 +86,7 @@ def pytest_runtest_logreport(report):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [(), WORKERS], ids=["in-process", "xdist"])
 def test_each_record_arrives_once_on_the_teardown_report(
     toy_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
@@ -112,6 +115,7 @@ def _items(pytester: pytest.Pytester, *args: str) -> list[pytest.Item]:
     return items
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suite, groups", [("ToySuite", 16), ("SharedStoreToySuite", 8)])
 def test_groups_are_context_system_and_k_unless_the_store_is_shared(
     toy_pytester: pytest.Pytester, suite: str, groups: int
@@ -223,6 +227,7 @@ reader.fit_nbf = _logged
 """
 
 
+@pytest.mark.slow
 def test_a_cold_xdist_run_fits_the_reader_once(
     suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -242,6 +247,7 @@ def test_a_cold_xdist_run_fits_the_reader_once(
     assert len(log.read_text().split()) == 1  # smoke: one seed, one fit, on the controller
 
 
+@pytest.mark.slow
 def test_the_reader_answers_as_before_on_the_smoke_set(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The fast path (one parse per retrieval result, the item's rule only) against the
     reader as it was (parse per item, all 18 rules), on every smoke item, with the whole
@@ -315,6 +321,7 @@ def test_minilm_loads_on_the_first_cache_miss_only(tmp_path: Path, monkeypatch: 
     rerun.close()
 
 
+@pytest.mark.slow
 def test_the_embedding_batch_option_reaches_the_embedder(toy_pytester: pytest.Pytester) -> None:
     from pytest_memeval import plugin
 
@@ -322,6 +329,7 @@ def test_the_embedding_batch_option_reaches_the_embedder(toy_pytester: pytest.Py
     assert items[0].config.stash[plugin.STATE_KEY].settings.embedding_batch == 16
 
 
+@pytest.mark.slow
 def test_metrics_are_identical_with_and_without_workers_over_two_depths(toy_pytester: pytest.Pytester) -> None:
     def run(*args: str) -> dict[str, Any]:
         report = toy_pytester.path / f"report{len(args)}.json"

@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 
 def _snapshot_files(pytester: pytest.Pytester, run: str = "context-k10") -> dict[str, dict]:
     folder = pytester.path / "snapshots" / "test_toy" / run

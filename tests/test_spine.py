@@ -9,6 +9,8 @@ import pytest
 
 from pytest_memeval.records import Report
 
+pytestmark = pytest.mark.slow
+
 
 def test_items_become_parametrized_tests_with_readable_ids(toy_pytester: pytest.Pytester) -> None:
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "--collect-only", "-q")

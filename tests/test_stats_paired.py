@@ -99,7 +99,8 @@ def test_signed_rank_of_one_difference():
 
 @settings(max_examples=50, deadline=None)
 @given(
-    st.lists(st.floats(0.01, 5), min_size=6, max_size=40, unique=True),
+    # distinct beyond the 12 decimals wilcoxon_clusters rounds to (an ulp apart is a tie there)
+    st.lists(st.floats(0.01, 5), min_size=6, max_size=40, unique_by=lambda m: round(m, 9)),
     st.data(),
     st.sampled_from(["two-sided", "greater", "less"]),
 )

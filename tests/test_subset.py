@@ -10,6 +10,8 @@ import pytest
 
 from pytest_memeval.records import Report
 
+pytestmark = pytest.mark.slow
+
 
 def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, Report]:
     path = pytester.path / "report.json"

@@ -123,6 +123,7 @@ def test_bad_settings_are_one_line(settings: dict, message: str) -> None:
         SupermemoryMemory(api_key=KEY, **settings)
 
 
+@pytest.mark.slow
 def test_the_kit_passes_against_the_loopback_contract(
     server: SupermemoryServer, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -134,6 +135,7 @@ def test_the_kit_passes_against_the_loopback_contract(
     assert server.namespaces() == [], "the kit left namespaces behind"
 
 
+@pytest.mark.slow
 def test_the_toy_suite_runs_on_supermemory(
     server: SupermemoryServer, toy_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:

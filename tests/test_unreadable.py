@@ -17,7 +17,7 @@ from pytest_memeval.registry import available_suites, load_object
 from pytest_memeval.types import ItemView, Memory
 
 #: suites whose items answer from a filled namespace (bayes is interactive: tested below)
-SUITES = ("knowme", "multisource", "memfail", "behavior", "locomo")
+SUITES = ("knowme", "multisource", "memfail", "behavior", "locomo", "longmemeval")
 
 
 def timestamped(text: str) -> str:
@@ -64,11 +64,13 @@ def answers(suite: Any, rewrite: Callable[[str], str], n_contexts: int = 1, per_
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUITES)
 def test_the_suites_own_text_is_read(suites: dict[str, Any], name: str) -> None:
     assert not any(a.detail.get(KEY) for a in answers(suites[name], lambda text: text))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SUITES)
 def test_extracted_gists_are_marked_unreadable(suites: dict[str, Any], name: str) -> None:
     marked = [a.detail.get(KEY) for a in answers(suites[name], extracted)]

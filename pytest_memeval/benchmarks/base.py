@@ -58,6 +58,12 @@ class Suite(ABC):
     metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
     #: the metrics where lower is better (errors): a regression is an increase
     lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: the metric the terminal's closing overview names for a run: the first of these the
+    #: run's summary holds, else the summary's first metric
+    headline_metrics: ClassVar[tuple[str, ...]] = ()
+    #: (lowest, highest) of the metrics whose range is known (rates): a gate that every value
+    #: in the range passes can never fail and is refused at configure time
+    metric_bounds: ClassVar[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0)}
     #: the settings --memeval-suite-option accepts, with their descriptions
     parameters: ClassVar[Mapping[str, str]] = {}
     #: the --memeval-split values the suite understands; a generated suite's items are all held out
@@ -111,7 +117,9 @@ class Suite(ABC):
 
     def llm_judge(self, panel: Any) -> Judge | None:
         """A judge that grades with `panel` (a pytest_memeval.models.JudgePanel factory:
-        prompt -> JudgePanel); None when the suite is scored deterministically."""
+        (prompt, **call settings) -> JudgePanel, where the keywords, e.g. max_tokens=10,
+        override the run's LLMSettings for a protocol that pins them); None when the suite is
+        scored deterministically."""
         return None
 
     def data_files(self) -> Sequence[Path]:

@@ -22,10 +22,15 @@ class ContextMemory:
     keeps_sources = True
 
     def __init__(self, token_budget: int = 32_000) -> None:
-        if token_budget < 1:
-            raise ValueError(f"token_budget must be at least 1, got {token_budget}")
+        self.check_settings({"token_budget": token_budget})
         self.token_budget = token_budget
         self._store: dict[str, list[tuple[str, int, str | None]]] = {}
+
+    @classmethod
+    def check_settings(cls, settings: Mapping[str, Any]) -> None:
+        """Values the constructor would refuse, checked at configure time (one ValueError line)."""
+        if settings.get("token_budget", 1) < 1:
+            raise ValueError(f"token_budget must be at least 1, got {settings['token_budget']}")
 
     @classmethod
     def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> ContextMemory:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -28,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Self
 
-from ..child_processes import die_with_parent, wait_until_answers
+from ..child_processes import die_with_parent, last_log_line, stop_process_group, wait_until_answers
 from ..errors import ConfigError
 
 STOP_TIMEOUT_S = 15.0
@@ -119,17 +118,8 @@ class LettaServer:
 
     def stop(self) -> None:
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
-            return
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=STOP_TIMEOUT_S)
-        except (subprocess.TimeoutExpired, ProcessLookupError):
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            process.wait(timeout=STOP_TIMEOUT_S)
+        if process is not None:
+            stop_process_group(process, STOP_TIMEOUT_S)
 
     @property
     def running(self) -> bool:
@@ -139,8 +129,7 @@ class LettaServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def last_log_line(self) -> str:
-        lines = [line.strip() for line in self.log().splitlines() if line.strip()]
-        return lines[-1][:300] if lines else "no output"
+        return last_log_line(self.log_path)
 
     def __enter__(self) -> Self:
         return self.start()

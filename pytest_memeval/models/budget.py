@@ -35,6 +35,7 @@ import httpx
 
 from ..errors import ResponseError
 from .calls import ChatRequest, plain_prompt
+from .deadline import DeadlineExceeded, call_within
 from .settings import LLMSettings
 
 TEMPLATE_TOKENS = 32
@@ -166,10 +167,11 @@ class PromptBudget:
         return self.base_url.removesuffix("/v1")
 
     def _get_json(self, url: str) -> Any:
+        timeout = self.settings.timeout_s
         try:
-            response = self._client().get(url)
+            response = call_within(timeout, lambda: self._client().get(url, timeout=timeout))
             return response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
+        except (httpx.HTTPError, ValueError, DeadlineExceeded):
             return None
 
     def _ask_window(self) -> int | None:
@@ -214,9 +216,11 @@ class PromptBudget:
             kind, {"model": model, "prompt": text}
         )
         try:
-            response = self._client().post(f"{self._root()}{path}", json=body, timeout=timeout)
+            response = call_within(
+                timeout, lambda: self._client().post(f"{self._root()}{path}", json=body, timeout=timeout)
+            )
             data = response.json() if response.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
+        except (httpx.HTTPError, ValueError, DeadlineExceeded):
             return None
         if isinstance(data, dict) and isinstance(data.get("tokens"), list):
             return len(data["tokens"])

@@ -98,8 +98,11 @@ class CallCache:
             row = self._db.execute("SELECT completion FROM calls WHERE key = ?", (key,)).fetchone()
         return None if row is None else Completion.from_json(json.loads(row[0]), cached=True)
 
-    def put(self, request: ChatRequest, completion: Completion, key: str | None = None) -> None:
-        """Store one completion; the first writer of a key wins (a concurrent twin is ignored)."""
+    def put(
+        self, request: ChatRequest, completion: Completion, key: str | None = None, *, replace: bool = False
+    ) -> None:
+        """Store one completion; the first writer of a key wins (a concurrent twin is ignored),
+        unless `replace` (a failed answer stored by an older version is being answered anew)."""
         if self.readonly:
             raise RuntimeError("this LLM cache was opened read-only (replay)")
         row = (
@@ -110,7 +113,7 @@ class CallCache:
             json.dumps(completion.to_json(), sort_keys=True, ensure_ascii=False),
         )
         with self._lock, self._transaction():
-            self._db.execute("INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?)", row)
+            self._db.execute(f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO calls VALUES (?, ?, ?, ?, ?)", row)
 
     def __contains__(self, key: object) -> bool:
         with self._lock:
@@ -148,6 +151,72 @@ class CallCache:
         if row is None or row[0] != str(KEY_FORMAT):
             found = "none" if row is None else row[0]
             raise sqlite3.DatabaseError(f"key format {found}, expected {KEY_FORMAT}")
+
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_cache_file(option: str, path: Path, mode: str) -> str | None:
+    """Open an existing LLM cache file now (on the controller, before any worker) and check
+    that it is one: an SQLite database whose `calls` and `meta` tables this version reads,
+    with our key format, that SQLite's quick_check finds intact. A file that fails is a
+    ConfigError (one line) when it holds recorded answers or the run only replays; a
+    damaged file with nothing readable in it is moved aside (kept as
+    <name>.corrupt-<time>) and rebuilt, and the warning is returned. A missing or empty
+    file is fine: the run creates it."""
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise ConfigError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
+    if header != SQLITE_HEADER:
+        raise ConfigError(f"{option}: {path} is not an SQLite database")
+    problem, entries, unreadable = _inspect(path)
+    if problem is None:
+        return None
+    if mode == "replay" or not unreadable:
+        held = f" holding {entries} recorded answers" if entries else ""
+        raise ConfigError(f"{option}: {path}{held} {problem}")
+    aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+    path.replace(aside)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return (
+        f"memeval: the LLM cache {path} {problem} and held no readable answers; moved to {aside.name}, starting afresh"
+    )
+
+
+def _inspect(path: Path) -> tuple[str | None, int, bool]:
+    """(what is wrong, or None; how many entries can be read; whether nothing can be read)."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return f"cannot be opened ({exc})", 0, False
+    try:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        entries = int(db.execute("SELECT count(*) FROM calls").fetchone()[0]) if "calls" in tables else 0
+        if tables and not {"calls", "meta"} <= tables:
+            return f"is an SQLite database but not an LLM cache (tables: {', '.join(sorted(tables))})", entries, False
+        if "meta" in tables:
+            row = db.execute("SELECT value FROM meta WHERE name = 'key_format'").fetchone()
+            if row is None or row[0] != str(KEY_FORMAT):
+                found = "none" if row is None else row[0]
+                return (
+                    f"was recorded with key format {found}; this version reads {KEY_FORMAT} "
+                    "(record a new cache file, or use the version that recorded it)",
+                    entries,
+                    False,
+                )
+        check = db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            return f"is damaged (SQLite quick_check: {check})", entries, entries == 0
+        return None, entries, False
+    except sqlite3.DatabaseError as exc:
+        return f"is damaged ({exc})", 0, True
+    finally:
+        db.close()
 
 
 class _Transaction:

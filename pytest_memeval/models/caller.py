@@ -63,11 +63,11 @@ class ModelCaller:
         mode = self.settings.cache_mode
         key = request.key()
         self._count(calls=1)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self._count(cache_hits=1)
-                return hit
+        hit = self.cache.get(key) if self.cache is not None else None
+        # a failed answer stored by an older version is asked anew (replay returns what was recorded)
+        if hit is not None and (hit.answered or mode == "replay"):
+            self._count(cache_hits=1)
+            return hit
         if mode == "replay":
             self._count(failures=1)
             target = label or "an unlabelled call"
@@ -83,10 +83,9 @@ class ModelCaller:
         except ResponseError:
             self._count(failures=1)
             raise
-        # a server that echoes the key must not get it into the cache or the report
-        completion = completion.scrubbed(client.scrub)
-        if self.cache is not None:
-            self.cache.put(request, completion, key)
+        # a failure (no content, a content filter) is not an answer: the next run asks again
+        if self.cache is not None and completion.answered:
+            self.cache.put(request, completion, key, replace=hit is not None)
         return completion
 
     def stats(self) -> dict[str, Any]:

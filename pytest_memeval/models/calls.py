@@ -12,15 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..repetition import current_repeat
-from .settings import LLMSettings
+from .settings import LLMSettings, Secret
 
 #: bump when the key's canonical form or the stored completion format changes
 KEY_FORMAT = 1
+#: finish reasons that say the server gave no answer (a filter stopped it)
+FAILED_FINISH_REASONS = frozenset({"content_filter"})
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,12 @@ class Completion:
     def truncated(self) -> bool:
         return self.finish_reason == "length"
 
+    @property
+    def answered(self) -> bool:
+        """Whether the model answered: a completion without content (null) or stopped by a
+        content filter is a failure of the call, never cached (a later run asks again)."""
+        return self.content is not None and self.finish_reason not in FAILED_FINISH_REASONS
+
     def to_json(self) -> dict[str, Any]:
         return {
             "content": self.content,
@@ -126,26 +134,19 @@ class Completion:
             "structured": self.structured,
         }
 
-    def scrubbed(self, scrub: Callable[[str], str]) -> Completion:
-        """Every text the server sent, passed through `scrub` (a server may echo the API key in
-        any field, not only the content: the model name, the finish reason, log-prob tokens)."""
+    def scrubbed(self, secret: Secret) -> Completion:
+        """Every text the server sent with the pieces of `secret` removed (a server may echo
+        the API key in any field: the content, the model name, the finish reason, or spread
+        over the log-prob tokens or the alternatives of each rank, which are scrubbed joined)."""
 
         def text(value: str | None) -> str | None:
-            return None if value is None else scrub(value)
+            return None if value is None else secret.scrub(value)
 
-        logprobs = (
-            None
-            if self.logprobs is None
-            else tuple(
-                TokenLogprob(scrub(t.token), t.logprob, tuple((scrub(alt), lp) for alt, lp in t.top))
-                for t in self.logprobs
-            )
-        )
         return replace(
             self,
             content=text(self.content),
             finish_reason=text(self.finish_reason),
-            logprobs=logprobs,
+            logprobs=None if self.logprobs is None else _scrubbed_logprobs(self.logprobs, secret),
             model=text(self.model),
             structured=text(self.structured),
         )
@@ -167,6 +168,21 @@ class Completion:
             structured=data.get("structured"),
             cached=cached,
         )
+
+
+def _scrubbed_logprobs(logprobs: Sequence[TokenLogprob], secret: Secret) -> tuple[TokenLogprob, ...]:
+    """The tokens scrubbed as one text; an alternative equal to its position's token becomes
+    that token as scrubbed, then the alternatives of each rank are scrubbed as one text."""
+    tokens = secret.scrub_joined([t.token for t in logprobs])
+    tops = [[tokens[i] if alt == t.token else alt for alt, _ in t.top] for i, t in enumerate(logprobs)]
+    for rank in range(max((len(top) for top in tops), default=0)):
+        positions = [i for i, top in enumerate(tops) if len(top) > rank]
+        for i, alt in zip(positions, secret.scrub_joined([tops[i][rank] for i in positions]), strict=True):
+            tops[i][rank] = alt
+    return tuple(
+        TokenLogprob(token, t.logprob, tuple((alt, lp) for alt, (_, lp) in zip(top, t.top, strict=True)))
+        for token, top, t in zip(tokens, tops, logprobs, strict=True)
+    )
 
 
 def plain_prompt(messages: Sequence[Mapping[str, str]]) -> str:

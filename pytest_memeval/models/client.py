@@ -30,10 +30,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import openai
+import pydantic
 
 from ..errors import ResponseError
 from .budget import ContextWindowError, PromptBudget, says_too_long
 from .calls import ChatRequest, Completion, TokenLogprob, plain_prompt
+from .deadline import DeadlineExceeded, call_within
 from .settings import LLMSettings, Secret, api_key_from_env
 from .structured import FORMS, JSON_SCHEMA, refuses_schema_form, response_format
 
@@ -109,7 +111,8 @@ class ChatClient:
             form = self._form(request)
             completion, failure = self._attempt(request, min(plan.timeout_s, remaining), form)
             if completion is not None:
-                return replace(completion, attempts=attempt)
+                # a server that echoes the key must not get it into the cache or the report
+                return replace(completion.scrubbed(self._secret), attempts=attempt)
             auto = request.structured is not None and request.structured[0] == "auto"
             if failure.refused_form and form == JSON_SCHEMA and auto and not switched_form:
                 FORMS.refused(self._endpoint())
@@ -163,13 +166,18 @@ class ChatClient:
         self, request: ChatRequest, timeout: float, form: str | None = None
     ) -> tuple[Completion | None, _Failure]:
         failure: _Failure | None = None
-        try:
+
+        def call() -> Any:
             if self.settings.api == "completions":
-                response = self._openai.completions.create(**_completion_arguments(request), timeout=timeout)
-            else:
-                response = self._openai.chat.completions.create(**_arguments(request, form), timeout=timeout)
+                return self._openai.completions.create(**_completion_arguments(request), timeout=timeout)
+            return self._openai.chat.completions.create(**_arguments(request, form), timeout=timeout)
+
+        try:
+            response = call_within(timeout, call)  # httpx's timeout bounds each read, not the whole reply
         except openai.APITimeoutError:
             failure = _Failure(f"timed out after {timeout:.2f}s", retryable=True)
+        except DeadlineExceeded as exc:
+            failure = _Failure(f"timed out after {timeout:.2f}s: {exc}", retryable=True)
         except openai.APIConnectionError as exc:
             failure = _Failure(f"connection error ({_cause_name(exc)})", retryable=True)
         except openai.APIStatusError as exc:
@@ -191,12 +199,30 @@ class ChatClient:
             failure = _Failure(f"unreadable response body ({type(exc).__name__})", retryable=True)
         if failure is not None:
             return None, failure
+        failure = self._error_in_body(response)
+        if failure is not None:
+            return None, failure
         try:
             if self.settings.api == "completions":
                 return _text_completion(response), _Failure("", False)
             return replace(_completion(response), structured=form), _Failure("", False)
         except (AttributeError, IndexError, TypeError, ValueError) as exc:
             return None, _Failure(f"malformed completion ({type(exc).__name__})", retryable=True)
+
+    def _error_in_body(self, response: Any) -> _Failure | None:
+        """A 200 whose body is an error object instead of a completion (a spent quota, a
+        proxy's upstream failure): the server's message, retried only when its code says
+        the error is transient."""
+        extra = response.model_extra if isinstance(response, pydantic.BaseModel) else None
+        error = (extra or {}).get("error")
+        if error is None:
+            return None
+        fields = error if isinstance(error, dict) else {"message": error}
+        message = _one_line(self.scrub(str(fields.get("message") or fields.get("type") or error)))
+        kind = " ".join(str(fields[k]) for k in ("type", "code") if fields.get(k) is not None)
+        code = fields.get("code")
+        retryable = isinstance(code, int) and (code in RETRYABLE_STATUS or code >= 500)
+        return _Failure(f"HTTP 200 with an error body{f' ({self.scrub(kind)})' if kind else ''}: {message}", retryable)
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

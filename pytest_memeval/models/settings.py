@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import ConfigError
+from ..redaction import redact, redact_joined
 
 CacheMode = Literal["readwrite", "replay", "off"]
 CACHE_MODES: tuple[str, ...] = ("readwrite", "replay", "off")
@@ -28,8 +29,6 @@ APIS: tuple[str, ...] = ("chat", "completions")
 
 #: the completions API's key part; the number versions the plain-text rendering of messages
 COMPLETIONS_API = "completions/1"
-#: secrets shorter than this are not scrubbed from text (e.g. vLLM's placeholder "EMPTY")
-_MIN_SCRUBBED = 8
 
 
 @dataclass(frozen=True)
@@ -136,10 +135,12 @@ class Secret:
         return self._value
 
     def scrub(self, text: str) -> str:
-        """`text` with every occurrence of the secret replaced."""
-        if len(self._value) >= _MIN_SCRUBBED and self._value in text:
-            return text.replace(self._value, "<redacted>")
-        return text
+        """`text` with every piece of the secret (8 characters or more) replaced (redaction.py)."""
+        return redact(text, self._value)
+
+    def scrub_joined(self, parts: Sequence[str]) -> tuple[str, ...]:
+        """`parts` (e.g. log-prob tokens) scrubbed as one text, boundaries kept (redaction.py)."""
+        return redact_joined(parts, self._value)
 
     def __repr__(self) -> str:
         return "Secret(<redacted>)"

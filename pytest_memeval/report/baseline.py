@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..fingerprint import Fingerprint
+from ..record_values import check_types
 from ..records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError
 from .reading import read_json
 
@@ -71,6 +72,22 @@ def protocol_note(baseline: Baseline, fingerprint: Fingerprint, any_protocol: bo
     return f"--memeval-baseline: compared across protocols ({ANY_PROTOCOL}): {difference}"
 
 
+#: the JSON kind of each field of a memeval-report/1 record (record_values.check_types)
+SCHEMA_1_KINDS = {
+    **dict.fromkeys(("id", "suite", "memsystem", "responder", "cluster", "task", "suite_ref", "context"), "string"),
+    "correct": "boolean|null",
+    "abstained": "boolean",
+    "valid": "boolean",
+    "error": "string|null",
+    "k": "integer|null",
+    "answer": "string|null",
+    "score": "number|null",
+    "n_memories": "integer|null",
+    "retrieved_tokens": "integer|null",
+    **dict.fromkeys(("strata", "detail", "answer_detail"), "object|null"),
+}
+
+
 def _from_schema_1(data: Any, index: int) -> Record:
     where = f"record {index}"
     if not isinstance(data, dict):
@@ -78,6 +95,9 @@ def _from_schema_1(data: Any, index: int) -> Record:
     for name in ("id", "suite", "memsystem", "responder", "correct", "abstained", "cluster", "task"):
         if name not in data:
             raise SchemaError(f"{where} lacks {name!r}")
+    check_types(data, SCHEMA_1_KINDS, where)
+    if not all(isinstance(v, str) for v in (data.get("strata") or {}).values()):
+        raise SchemaError(f"{where}: strata must map names to strings")
     if data.get("error"):
         status, reason = "error", str(data["error"])
     elif not data.get("valid", True):

@@ -149,11 +149,12 @@
     const show = () => sides.replaceChildren(side(item, Number(a.value)),
       ...(b.value !== a.value ? [side(item, Number(b.value))] : []));
     const strata = Object.entries(item.strata).map(([k, v]) => k + "=" + v).join(", ");
-    panel.replaceChildren(el("h3", { text: item.id }),
+    // (replaceChildren writes a null child as the text "null": only real nodes go in)
+    panel.replaceChildren(...[el("h3", { text: item.id }),
       el("p", { class: "note", text: item.suite + " \u00b7 task " + item.task + (strata ? " \u00b7 " + strata : "") }),
       field("question", item.question), field("expected", item.gold),
       runs.length > 1 ? el("div", { class: "controls" }, el("span", { text: "compare " }), a, el("span", { text: " with " }), b) : null,
-      sides);
+      sides].filter((child) => child !== null));
     show();
     panel.hidden = false;
     panel.scrollIntoView({ block: "start" });

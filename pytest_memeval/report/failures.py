@@ -8,18 +8,21 @@ failure it scans every passed report for teardown sections
 report of a wrong answer (its one-line summary under `WRONG_ANSWER`, the failure message as
 a plain-string longrepr), keeps those reports out of pytest's failure sections and short
 summary while the terminal summary is written (they are put back before pytest counts the
-outcomes), and prints them itself, in time linear in their number.
+outcomes), and prints them itself, in time linear in their number, after pytest's short
+summary and before the memeval summary, which comes last.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Generator, Iterable, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from ..records import Record, RunKey
+from .terminal import shorten
 
 #: the report attribute (it travels from xdist workers) holding a wrong answer's one line
 WRONG_ANSWER = "memeval_wrong_answer"
@@ -48,25 +51,25 @@ def is_wrong_answer(report: Any) -> bool:
 
 
 class WrongAnswerSummary:
-    """A controller plugin: holds the wrong answers out of pytest's failure sections while
-    the terminal summary is written, and writes them (`write`, called by the plugin's own
-    terminal summary)."""
+    """On the controller: holds the wrong answers out of pytest's failure sections and
+    short summary while the terminal summary is written (`held_out`), and writes them,
+    one line each (`write`)."""
 
     def __init__(self) -> None:
         self.held: list[Any] = []
 
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> Generator[None, Any, Any]:
-        failed = terminalreporter.stats.get("failed", [])
+    @contextmanager
+    def held_out(self, terminal: pytest.TerminalReporter) -> Generator[None, None, None]:
+        failed = terminal.stats.get("failed", [])
         self.held = [r for r in failed if is_wrong_answer(r)]
         if self.held:
-            terminalreporter.stats["failed"] = [r for r in failed if not is_wrong_answer(r)]
+            terminal.stats["failed"] = [r for r in failed if not is_wrong_answer(r)]
         try:
-            return (yield)
+            yield
         finally:
             if self.held:
                 # the final "N failed" line and the exit status count them as usual
-                terminalreporter.stats["failed"] = [*terminalreporter.stats.get("failed", []), *self.held]
+                terminal.stats["failed"] = [*terminal.stats.get("failed", []), *self.held]
 
     def write(self, terminal: pytest.TerminalReporter, records: Sequence[Record]) -> None:
         if not self.held:
@@ -114,10 +117,18 @@ def grouped_lines(records: Iterable[Record]) -> list[str]:
     return lines
 
 
+#: characters of an answer or a gold shown in a wrong answer's line, and of the judge's reason
+SHOWN_VALUE = 100
+SHOWN_REASON = 160
+
+
 def summary_line(outcome: Any) -> str:
     """A wrong answer in one line (the test id names the item): what was answered, what
-    was expected, and the judge's reason."""
+    was expected, and the judge's reason, each cut short (-v and the reports have them whole)."""
     answer = outcome.answer
-    line = f"answered {answer.label!r}, expected {outcome.item.gold!r}" + (" (abstained)" if answer.abstained else "")
+    line = (
+        f"answered {shorten(repr(answer.label), SHOWN_VALUE)}, expected {shorten(repr(outcome.item.gold), SHOWN_VALUE)}"
+    )
+    line += " (abstained)" if answer.abstained else ""
     reason = " ".join(str(outcome.verdict.reason).split())
-    return f"{line}; judge: {reason}" if reason else line
+    return f"{line}; judge: {shorten(reason, SHOWN_REASON)}" if reason else line

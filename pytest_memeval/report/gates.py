@@ -125,8 +125,23 @@ def _no_regression(gate: Gate, comparisons: Sequence[Comparison]) -> list[GateVe
         else:
             passed, bound = not high < -gate.margin, f"below -{gate.margin:g}"
         detail = (
-            f"{who}: {cell.difference:+.4f} [{low:+.4f}, {high:+.4f}] against the baseline "
+            f"{who}: {cell.difference:+.4f} [{low:+.4f}, {high:+.4f}] against the baseline{_other_run(comparison)} "
             f"over {comparison.n_paired} paired items; fails when the interval lies {bound}"
         )
         verdicts.append(GateVerdict(gate.expression, passed, detail, cell.mde))
     return verdicts
+
+
+def _other_run(comparison: Comparison) -> str:
+    """Where the baseline's run differs from the run (it was paired as the baseline's only
+    run of the suite): the verdict says which axes differ, so that a comparison of another
+    memory system, k, responder or judge is never taken for a regression check."""
+    a, b = comparison.a, comparison.b
+    differ = [
+        f"{axis} {getattr(b, axis)}"
+        for axis in ("memsystem", "responder", "judge", "k")
+        if getattr(a, axis) != getattr(b, axis)
+    ]
+    if not differ:
+        return ""
+    return f" (NOT the same run: the baseline's only {comparison.suite} run has {', '.join(differ)})"

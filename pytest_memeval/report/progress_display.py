@@ -6,8 +6,14 @@ theirs to files, see `pytest_memeval.progress`; without xdist it reads this proc
 tracker) and, at most every `--memeval-progress` seconds while some context is being
 filled or texts were embedded, writes a line through pytest's terminal reporter:
 
-    memeval progress 2m10s: 412/1296 items, ETA 4m45s; embedding 85 texts/s
-      gw0: 210 items, filling multisource gen20260321-stated_124 (session 3 of 5), 41 texts/s
+    memeval progress 2m10s: 412/1296 items, 31/88 contexts, ETA 4m45s; embedding 85 texts/s
+      gw0: 210 items, filling multisource gen20260321-stated_124 (session 3 of 5), 412 MB resident, 41 texts/s
+
+The ETA measures the run in contexts (the groups of items filled into a memory system
+together, which the scheduler keeps on one worker), since filling them is most of the
+work: the share done is the finished contexts' items and the sessions of the fills in
+progress, over all contexts. Counted in items alone, the first contexts' many quick items
+promised an end long before the slow fills of later ones.
 
 Under xdist the controller runs no test: pytest writes to the terminal from its main
 thread while reporting (log start, report, log finish); this plugin wraps those hooks and
@@ -22,13 +28,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections import Counter
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 import pytest
 
 from ..progress import Progress, read_progress
-from .terminal import _shorten, terminal_width
+from .terminal import shorten, terminal_width
 
 #: how often the thread looks at the workers' progress, at most
 POLL_S = 1.0
@@ -43,6 +50,7 @@ class ProgressDisplay:
         interval_s: float,
         read: Callable[[], Sequence[Progress]],
         threaded: bool = True,
+        groups: Callable[[], Mapping[str, str]] = dict,
     ) -> None:
         self.config = config
         self.threaded = threaded
@@ -51,6 +59,11 @@ class ProgressDisplay:
         self.read = read
         self.total = 0
         self.done = 0
+        #: parameter id of a memeval item -> its context group (see scheduling.groups_by_params)
+        self.groups = groups
+        self._table: Mapping[str, str] = {}
+        self.group_size: Counter[str] = Counter()
+        self.group_done: Counter[str] = Counter()
         self.lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -59,18 +72,42 @@ class ProgressDisplay:
         self._last_time = 0.0
 
     @classmethod
-    def from_directory(cls, config: pytest.Config, interval_s: float, directory: str) -> ProgressDisplay:
-        return cls(config, interval_s, lambda: read_progress(directory))
+    def from_directory(
+        cls, config: pytest.Config, interval_s: float, directory: str, groups: Callable[[], Mapping[str, str]] = dict
+    ) -> ProgressDisplay:
+        return cls(config, interval_s, lambda: read_progress(directory), groups=groups)
+
+    def collected(self, nodeids: Sequence[str]) -> None:
+        """The items the run will report, each counted in its context group (a test outside
+        every suite's index is a group of its own)."""
+        if self.total:
+            return
+        self.total = len(nodeids)
+        self._table = self.groups()
+        self.group_size = Counter(self.group_of(nodeid) for nodeid in nodeids)
+
+    def group_of(self, nodeid: str) -> str:
+        params = nodeid[nodeid.find("[") + 1 : -1] if nodeid.endswith("]") else ""
+        return self._table.get(params, nodeid)
+
+    def share_done(self, current: Mapping[str, Progress]) -> float:
+        """The share of the run's contexts done: each group's items done over its items,
+        plus the sessions stored so far of the fills in progress."""
+        if not self.group_size:
+            return self.done / self.total if self.total else 0.0
+        done = sum(min(self.group_done[g], n) / n for g, n in self.group_size.items())
+        filling = sum(p.sessions_done / p.sessions_total for p in current.values() if p.filling and p.sessions_total)
+        return min(1.0, (done + filling) / len(self.group_size))
 
     # --- pytest hooks (controller) -------------------------------------------------
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        self.total = self.total or len(session.items)
+        self.collected([item.nodeid for item in session.items])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
-        self.total = max(self.total, len(ids))
+        self.collected(ids)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
@@ -90,6 +127,7 @@ class ProgressDisplay:
         with self.lock:
             if report.when == "teardown":
                 self.done += 1
+                self.group_done[self.group_of(report.nodeid)] += 1
             return (yield)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -142,7 +180,7 @@ class ProgressDisplay:
         ]
         if busy:
             width = terminal_width(self.terminal)
-            lines = [_shorten(line, width - 1) for line in self.lines(current, busy, now)]
+            lines = [shorten(line, width - 1) for line in self.lines(current, busy, now)]
             with self.lock:
                 self.terminal.ensure_newline()  # after a file name and its dots
                 writer = self.config.get_terminal_writer()
@@ -160,8 +198,12 @@ class ProgressDisplay:
         seconds = max(now - self._last_time, 1e-6)
         texts = sum(p.texts - self._previous(p).texts for p in current.values())
         head = f"memeval progress {_duration(elapsed)}: {self.done}/{self.total} items"
-        if 0 < self.done < self.total:
-            head += f", ETA {_duration(elapsed / self.done * (self.total - self.done))}"
+        if self.group_size:
+            finished = sum(1 for g, n in self.group_size.items() if self.group_done[g] >= n)
+            head += f", {finished}/{len(self.group_size)} contexts"
+        share = self.share_done(current)
+        if 0 < share < 1:
+            head += f", ETA {_duration(elapsed * (1 - share) / share)}"
         if texts:
             new = sum(p.texts_new for p in current.values())
             head += f"; embedding {texts / seconds:,.0f} texts/s ({new:,} new so far)"
@@ -170,6 +212,8 @@ class ProgressDisplay:
             part = f"  {progress.worker}: {progress.items_done} items"
             if progress.filling:
                 part += f", filling {progress.filling} (session {progress.sessions_done} of {progress.sessions_total})"
+                if progress.resident_mb:
+                    part += f", {progress.resident_mb:,.0f} MB resident"
             else:
                 part += f", {progress.contexts_filled} contexts filled"
             rate = (progress.texts - self._previous(progress).texts) / seconds

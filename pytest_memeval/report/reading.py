@@ -18,6 +18,8 @@ def read_json(path: Path, option: str) -> Any:
         raise ConfigError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"{option}: {path} is not JSON: {first_line(exc)}") from None
+    except RecursionError:
+        raise ConfigError(f"{option}: {path} is nested too deeply to be a report") from None
 
 
 def read_report(path: Path, option: str) -> Report:

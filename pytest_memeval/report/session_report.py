@@ -26,7 +26,7 @@ from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .flakiness import flakiness
 from .gates import evaluate
 from .html import write_html
-from .terminal import write_summary
+from .terminal import Headline, headline_of, write_overview, write_summary
 from .usage_summary import run_usage
 
 SuiteLookup = Callable[[str], Suite]
@@ -41,6 +41,8 @@ class SessionReport:
     snapshot_changes: list[str] = field(default_factory=list)
     #: problems writing the report files, one line each (the run fails)
     write_errors: list[str] = field(default_factory=list)
+    #: the metric the terminal's closing overview names for each run
+    headlines: dict[RunKey, Headline | None] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -91,7 +93,11 @@ class SessionReport:
             tuple(protocol_notes),
             usage,
         )
-        return cls(settings, report, sorted(snapshot_changes))
+        headlines = {}
+        for run in runs:
+            suite_class = suite(refs[run.key])
+            headlines[run.key] = headline_of(run, suite_class.headline_metrics, suite_class.lower_is_better)
+        return cls(settings, report, sorted(snapshot_changes), headlines=headlines)
 
     @property
     def n_errors(self) -> int:
@@ -147,10 +153,13 @@ class SessionReport:
             )
         for error in self.write_errors:
             terminal.write_line(f"memeval: {error}: the run fails", red=True)
-        if self.settings.report is not None and not self.write_errors:
-            terminal.write_line(f"memeval report: {self.settings.report}")
-        if self.settings.html is not None and not self.write_errors:
-            terminal.write_line(f"memeval html: {self.settings.html}")
+        files = []
+        if not self.write_errors:
+            if self.settings.report is not None:
+                files.append(("memeval report", str(self.settings.report)))
+            if self.settings.html is not None:
+                files.append(("memeval html", str(self.settings.html)))
+        write_overview(terminal, self.report, self.headlines, files)
 
 
 def _summarize(

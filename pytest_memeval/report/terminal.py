@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -98,11 +99,11 @@ def breakdown_lines(runs: Sequence[RunSummary], labels: Sequence[str], width: in
         lines.append(f"  {title}")
         for chunk in _chunks(widths, max(width, MIN_WIDTH) - label_width - 4):
             lines.append(
-                _row("", [_shorten(names[i], widths[i]) for i in chunk], label_width, [widths[i] for i in chunk])
+                _row("", [shorten(names[i], widths[i]) for i in chunk], label_width, [widths[i] for i in chunk])
             )
             for label, row in zip(labels, values):
                 lines.append(
-                    _row(_shorten(label, label_width), [row[i] for i in chunk], label_width, [widths[i] for i in chunk])
+                    _row(shorten(label, label_width), [row[i] for i in chunk], label_width, [widths[i] for i in chunk])
                 )
     return lines
 
@@ -178,7 +179,7 @@ def table_lines(
         chosen_widths = [cell_widths[i] for i in chosen]
         lines.extend(_header(label_width, [labels[i] for i in chosen], chosen_widths))
         for row in rows:
-            label = _shorten(row.label, label_width)
+            label = shorten(row.label, label_width)
             if stacked:
                 lines.append(_line(label, [row.cells[i][0] for i in chosen], label_width, chosen_widths))
                 if any(row.cells[i][1] for i in chosen):
@@ -226,7 +227,7 @@ def _line(label: str, cells: Iterable[str], label_width: int, widths: Sequence[i
     return (f"  {label:<{label_width}}" + "".join(f"  {c:<{w}}" for c, w in zip(cells, widths))).rstrip()
 
 
-def _shorten(text: str, width: int) -> str:
+def shorten(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 
@@ -369,3 +370,79 @@ def fingerprint_lines(report: Report, width: int = WIDTH) -> list[str]:
     for note in report.protocol_notes:
         lines.extend(_wrap(note, "  ", "    ", width))
     return lines
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The metric the closing overview names for one run."""
+
+    metric: str
+    lower_is_better: bool = False
+
+
+def headline_of(run: RunSummary, preferred: Sequence[str], lower_is_better: Iterable[str] = ()) -> Headline | None:
+    """The first of `preferred` the run's summary holds, else its first metric (None: no metric)."""
+    name = next((m for m in preferred if m in run.metrics), next(iter(run.metrics), None))
+    return None if name is None else Headline(name, name in set(lower_is_better))
+
+
+def overview_lines(
+    report: Report, headlines: Mapping[RunKey, Headline | None], files: Sequence[tuple[str, str]], width: int = WIDTH
+) -> tuple[str, list[str]]:
+    """The closing overview, for a newcomer: the heading (items, suites, memory systems),
+    one line per run (items, wrong answers, errors, the headline metric with its interval),
+    what the wrong answers are, and where the reports are."""
+    systems = list(dict.fromkeys(run.key.memsystem for run in report.runs))
+    n_items = sum(run.n_items for run in report.runs)
+    suites = report.suites()
+    heading = (
+        f"memeval: {n_items:,} items, {len(suites)} suite{'s' if len(suites) != 1 else ''}, "
+        f"memory system{'s' if len(systems) != 1 else ''} {', '.join(systems)}"
+    )
+    wrong = Counter(r.key for r in report.records if r.is_scored and r.correct is False)
+    rows = []
+    for suite in suites:
+        runs = report.runs_of(suite)
+        keys = [run.key for run in runs]
+        for run in runs:
+            headline = headlines.get(run.key)
+            metric = run.metrics.get(headline.metric) if headline is not None else None
+            text = "" if headline is None or metric is None else f"{headline.metric} {format_estimate(metric)}"
+            if text and headline is not None and headline.lower_is_better:
+                text += " (lower is better)"
+            errors = run.n_errors + run.n_invalid
+            rows.append((suite, run.key.label(keys), f"{run.n_items:,}", f"{wrong[run.key]:,}", f"{errors:,}", text))
+    table = [("suite", "run", "items", "wrong", "errors", "headline metric [95% CI]"), *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    lines = []
+    for row in table:
+        cells = [
+            row[0].ljust(widths[0]),
+            row[1].ljust(widths[1]),
+            *(row[i].rjust(widths[i]) for i in (2, 3, 4)),
+            row[5],
+        ]
+        lines.append("  ".join(cells).rstrip())
+    n_wrong = sum(wrong.values())
+    if n_wrong:
+        text = (
+            f"{n_wrong:,} wrong answers are the benchmark's findings, not a broken run: each is a WRONG "
+            "line above, and a failed test to pytest."
+        )
+        lines.extend(_wrap(text, "", "", width))
+    lines.extend(f"{kind}: {path}" for kind, path in files)
+    return heading, lines
+
+
+def write_overview(
+    terminal: pytest.TerminalReporter,
+    report: Report,
+    headlines: Mapping[RunKey, Headline | None],
+    files: Sequence[tuple[str, str]],
+) -> None:
+    if not report.runs:
+        return
+    heading, lines = overview_lines(report, headlines, files, terminal_width(terminal))
+    terminal.write_sep("=", heading)
+    for line in lines:
+        terminal.write_line(line)

@@ -46,6 +46,8 @@ class BayesPrompt:
             "population": population_block(view, mapping),
             "evidence": evidence_block(view, memories),
             "question": view.question,
+            # the recommender's MCQs end with a format reminder (App. C.1); the coin's does not (B.1.5)
+            "reminder": "" if view.extra["env"] == COIN else f"\nRespond with only {_letters(letters)}.",
         }
         values["example"] = json.dumps({letter: round(1 / len(letters), 2) for letter in letters})
         template = self.template_for(view)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, DataError
+from ..data_files import read_text
 from .environments import (
     N_TYPES,
     RATINGS,
@@ -110,7 +111,7 @@ def load_release(root: Path) -> RecommenderModel:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

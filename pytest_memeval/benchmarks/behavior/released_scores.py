@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ..data_files import read_text, regular_files
 from .released import (
     GEMINI_JUDGES,
     HAMERTON,
@@ -120,7 +121,7 @@ def _subject_scores(subject: str, folder: Path) -> Iterator[Score]:
 def _per_judge_files(folder: Path) -> dict[str, dict[str, Path]]:
     """prefix -> judge -> file, for <prefix>_judgments_<judge>.json with a known judge."""
     found: dict[str, dict[str, Path]] = {}
-    for path in folder.glob("*_judgments_*.json"):
+    for path in regular_files(folder.glob("*_judgments_*.json")):
         match = _JUDGE_FILE.match(path.name)
         if match and match["judge"] in JUDGES:
             found.setdefault(match["prefix"], {})[match["judge"]] = path
@@ -129,7 +130,7 @@ def _per_judge_files(folder: Path) -> dict[str, dict[str, Path]]:
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -180,7 +181,7 @@ def _score(value: Any) -> int | None:
 
 def _read_responses(release: Release, subject: str, folder: Path, root: Path) -> None:
     names = [n for n in _RESPONSE_FILES if (folder / n).is_file()]
-    names += sorted(p.name for p in folder.glob("*_results.json"))
+    names += sorted(p.name for p in regular_files(folder.glob("*_results.json")))
     for name in names:
         for i, row in enumerate(_rows(folder / name)):
             responses = row.get("responses")
@@ -205,7 +206,7 @@ def _categories(root: Path, subject: str) -> dict[tuple[str, int], str]:
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
         questions = data["questions"]
         return {
             (subject, int(q["id"])): str(q.get("category", "")) for q in questions if isinstance(q, dict) and "id" in q
@@ -219,7 +220,7 @@ def _apply_backfills(release: Release, folder: Path, subjects: set[str]) -> None
     if not folder.is_dir():
         return
     index = {(s.subject, s.question, s.condition, s.system, s.judge): i for i, s in enumerate(release.scores)}
-    for path in sorted(folder.glob("*__*__*.json")):
+    for path in regular_files(sorted(folder.glob("*__*__*.json"))):
         subject = path.name.split("__")[0].removeprefix("global_")
         if subject not in subjects:
             continue

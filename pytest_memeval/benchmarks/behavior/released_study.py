@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ..data_files import read_text
 from .released import (
     HAMERTON,
     RESULTS_DIR,
@@ -105,7 +106,7 @@ class Study:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_text(path))
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -114,7 +115,7 @@ def _json(path: Path) -> Any:
 
 def _text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return read_text(path, encoding="utf-8-sig")
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

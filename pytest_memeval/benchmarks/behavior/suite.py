@@ -44,6 +44,8 @@ class BehaviorSuite(Suite):
     name = SUITE
     markers = marker_descriptions()
     metric_names = metric_names()
+    # the condition that reads the memory system: its top-k retrievals (C3 adds the spec)
+    headline_metrics = ("C1", "C1_native")
     reads_data_dir = True  # the authors' release, or specifications written by the LLM path (spec_llm)
 
     def __init__(self, options: SuiteOptions) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ...errors import ConfigError, DataError
 from ...types import Context, Item, ItemView, Message
+from ..data_files import read_text
 from .catalog import COHORT, ItemRef, SubjectRef, context_ref
 from .conditions import CONDITIONS
 from .episodes import heldout_half, training_half
@@ -67,7 +68,7 @@ def _offline_spec(seed: int, index: int) -> str:
 def _read_spec(directory: Path, subject_id: str) -> str:
     path = directory / f"{subject_id}.md"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"behavior specification {path}: {type(exc).__name__}: {exc}") from None
     if not text.strip():

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ..data_files import read_text, regular_files
 from .questions import Question
 from .released_golds import reference_text, released_gold
 from .stream import FIELDS, TIME_FORMAT, Unit
@@ -163,7 +164,7 @@ def _task_files(path: Path) -> list[tuple[str, Path, Path]]:
     question_dir, answer_dir = path / "question", path / "answer"
     if not question_dir.is_dir():
         raise DataError(f"{question_dir}: missing directory")
-    files = sorted(p for p in question_dir.glob("*.json") if p.name.endswith(_FILE_SUFFIXES["question"]))
+    files = regular_files(sorted(p for p in question_dir.glob("*.json") if p.name.endswith(_FILE_SUFFIXES["question"])))
     if not files:
         raise DataError(f"{question_dir}: no *_question.json or *_questions.json files")
     out = []
@@ -185,7 +186,7 @@ def stream_file(path: Path) -> Path:
     named = path / "input" / f"{path.name}.json"
     if named.is_file():
         return named
-    inputs = sorted((path / "input").glob("*.json")) if (path / "input").is_dir() else []
+    inputs = regular_files(sorted((path / "input").glob("*.json"))) if (path / "input").is_dir() else []
     if len(inputs) == 1:
         return inputs[0]
     if inputs:
@@ -199,7 +200,7 @@ def stream_file(path: Path) -> Path:
 
 def _read(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise DataError(f"{path}: missing file") from None
     except (OSError, UnicodeDecodeError) as exc:

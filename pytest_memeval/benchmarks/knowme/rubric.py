@@ -29,6 +29,7 @@ from ...models.judge import JudgePrompt, TemplateJudgePrompt, parse_score
 from ...models.strict_json import InvalidOutput
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, Item, Verdict
+from ..data_files import read_text
 from .released import task_of_name
 from .stream import format_duration
 
@@ -99,7 +100,7 @@ def our_rubric() -> Rubric:
 def release_rubric(path: Path) -> Rubric:
     """One prompt per `# type` section of the release's rubric file; every task needs one."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the judge rubric ({exc})") from None
     system, system_from = _system_line(path.parent / EVAL_SCRIPT.name)
@@ -140,7 +141,7 @@ def release_rubric(path: Path) -> Rubric:
 def _system_line(script: Path) -> tuple[str, str]:
     """The judge's system message as the release's script sends it, or ours."""
     try:
-        found = _SYSTEM_LINE.search(script.read_text(encoding="utf-8"))
+        found = _SYSTEM_LINE.search(read_text(script))
     except (OSError, UnicodeDecodeError):
         found = None
     if found:

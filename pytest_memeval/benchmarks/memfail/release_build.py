@@ -29,6 +29,8 @@ from .datasets import rows as rows_at_size
 from .model import DatasetBuild, Fact, Piece, Question
 from .release_rows import CoexistingRow, ConditionalRow, LongHopRow, PersonaRow, Release
 
+#: the stratum marking a Conditional-Facts row whose condition_met disagrees with its answer
+GOLD_DISAGREES = "condition_met_disagrees"
 RELEASED_DATASETS = ("cond_easy", "cond_hard", "coexisting", "persona", "longhop")
 #: the Long-Hop script's second stream (its fact shuffle), as in the release
 LONGHOP_FACT_STREAM = 0xF1AC
@@ -86,7 +88,11 @@ def _fact(label: str, texts: Sequence[str]) -> Fact:
 
 
 def _conditional(dataset: str, row: ConditionalRow) -> Question:
+    """The gold is what the row's ground_truth_answer says (the paper: condition_met describes
+    the question's context, the answer is ground_truth_answer); a row whose condition_met
+    disagrees is marked, and the run's summary names it."""
     met = "yes" if row.condition_met else "no"
+    gold = "yes" if row.answer_yes else "no"
     marks = (
         "conditional_easy" if dataset == "cond_easy" else "conditional_hard",
         "targets_summary",
@@ -99,6 +105,7 @@ def _conditional(dataset: str, row: ConditionalRow) -> Question:
         "condition_type": row.condition_type,
         "condition_met": met,
         "entity": row.category,
+        **({GOLD_DISAGREES: "yes"} if gold != met else {}),
     }
     rule = f"rule: {row.entity} {row.behavior}, {row.condition}"
     key = f"{row.number:03d}"
@@ -106,7 +113,7 @@ def _conditional(dataset: str, row: ConditionalRow) -> Question:
         row.number,
         key,
         row.question,
-        met,
+        gold,
         (_fact(rule, row.essays),),
         strata,
         marks,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ..data_files import open_text
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def read_table(path: Path, label: str, columns: Sequence[str]) -> list[Row]:
     """The data rows of a CSV file whose header names at least `columns` (extra columns are
     ignored). `label` is how messages name the file (its path inside the release)."""
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
+        with open_text(path, encoding="utf-8-sig", newline="") as handle:
             return _rows(csv.reader(handle, strict=True), label, columns)
     except UnicodeDecodeError as exc:
         raise DataError(f"memfail release: {label}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None

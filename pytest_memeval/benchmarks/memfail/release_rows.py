@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ..data_files import read_text
 from .release_csv import Row, read_table
 
 FILES = {
@@ -67,6 +68,8 @@ LONGHOP_COLUMNS = (
     "correct_choice",
 )
 PERSONA_QUESTION_KEYS = {"text", "is_misleading", "distractor", "ground_truth_answer"}
+#: a Conditional-Facts answer's verdict: "Yes — it is raining", "No, it is morning."
+_YES_OR_NO = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 _CHAIN_ID = re.compile(r"^[A-Za-z0-9_.]+(-[A-Za-z0-9_.]+)*$")
 
 
@@ -82,6 +85,9 @@ class ConditionalRow:
     question: str
     condition_met: bool
     answer: str
+    #: what `answer` (ground_truth_answer) says: yes (True) or no. This is the gold: the
+    #: release's condition_met disagrees with it in a few rows (Easy row 89)
+    answer_yes: bool
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,10 @@ def _conditional(row: Row) -> ConditionalRow:
     met = row.text("condition_met").lower()
     if met not in ("yes", "no"):
         raise row.error(f"condition_met must be yes or no, got {met!r}")
+    answer = row.text("ground_truth_answer")
+    says = _YES_OR_NO.match(answer)
+    if says is None:
+        raise row.error(f"ground_truth_answer must begin with Yes or No, got {answer[:40]!r}")
     return ConditionalRow(
         number=row.number,
         entity=row.text("entity"),
@@ -181,7 +191,8 @@ def _conditional(row: Row) -> ConditionalRow:
         essays=row.strings("entity_facts"),
         question=row.text("question"),
         condition_met=met == "yes",
-        answer=row.text("ground_truth_answer"),
+        answer=answer,
+        answer_yes=says.group(1).lower() == "yes",
     )
 
 
@@ -290,7 +301,7 @@ def _check_meta(root: Path, rows: tuple[LongHopRow, ...]) -> None:
     """The meta file's hop counts must describe the CSV beside it."""
     path = root / LONGHOP_META
     try:
-        meta = json.loads(path.read_text(encoding="utf-8-sig"))
+        meta = json.loads(read_text(path, encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"memfail release: {LONGHOP_META}: not readable JSON ({exc})") from None
     counted = {str(k): sum(row.hops == k for row in rows) for k in sorted({row.hops for row in rows})}

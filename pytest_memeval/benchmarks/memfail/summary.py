@@ -29,6 +29,7 @@ from ...stats import (
 )
 from .attribution import STAGES
 from .datasets import DATASETS
+from .release_build import GOLD_DISAGREES
 
 FAILURE_STAGES = tuple(s for s in STAGES if s != "correct")
 METRIC_NAMES = (
@@ -104,6 +105,7 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     return SuiteSummary(
         metrics=metrics,
         breakdown=breakdown,
+        note=_disagreement_note(records),
         extra={
             "stages": {name: _shares(group) for name, group in by_dataset.items()},
             "latency_ms": {
@@ -112,6 +114,14 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
             },
         },
     )
+
+
+def _disagreement_note(records: Sequence[Record]) -> str:
+    """The release rows graded by their ground_truth_answer where condition_met says otherwise."""
+    rows = sorted({r.id.split("-", 2)[-1] for r in records if r.strata.get(GOLD_DISAGREES) == "yes"})
+    if not rows:
+        return ""
+    return f"graded by ground_truth_answer where the release's condition_met disagrees: {', '.join(rows)}"
 
 
 def _group(records: Sequence[Record], key: str) -> dict[str, list[Record]]:

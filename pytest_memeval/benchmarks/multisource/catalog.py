@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ...errors import ConfigError, DataError
 from ..base import SuiteOptions
+from ..data_files import regular_files
 from . import released
 from .atoms import reachable, source_atoms
 from .generator import (
@@ -179,7 +180,7 @@ class Catalog:
             if self.data_dir is None:
                 continue
             seed_dir = next(d for d in seed_dirs if d.name == f"s{ref.seed}")
-            for path in sorted((seed_dir / ref.persona_id).rglob("*")):
+            for path in regular_files(sorted((seed_dir / ref.persona_id).rglob("*"))):
                 stat = path.stat()
                 digest.update(f"{path.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
         return digest.hexdigest()[:12]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
+from ..data_files import read_text
 from ._common import SOURCE_NAMES
 from .generator import Persona, index_of, is_generated, parse_persona_id, split_of
 from .questions import QUESTION_IDS
@@ -29,7 +30,7 @@ _EVENT_KEYS = ("date", "day_index", "sleep", "exercise", "diet", "work", "social
 
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         raise DataError(f"{path}: missing file") from None
     except OSError as exc:
@@ -99,7 +100,7 @@ def load_released_persona(persona_dir: Path | str, seed: int | None = None) -> P
         _require(gt[qid], ("answer",), gt_path, f" in {qid}")
 
     render_path = pdir.parent / "nl_renders" / f"{pid}.md"
-    render = render_path.read_text(encoding="utf-8") if render_path.exists() else None
+    render = read_text(render_path) if render_path.exists() else None
     return Persona(
         persona_id=pid,
         seed=seed,

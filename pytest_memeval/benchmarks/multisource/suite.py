@@ -42,6 +42,7 @@ class MultisourceSuite(Suite):
     name = "multisource"
     markers = marker_descriptions()
     metric_names = ("accuracy", "coverage", "selective_accuracy", "f05")
+    metric_bounds = {name: (0.0, 1.0) for name in metric_names}  # all four are rates
     splits = ("train", "dev", "calibration", "test", "all")
     reads_data_dir = True
     parameters: ClassVar[Mapping[str, str]] = {

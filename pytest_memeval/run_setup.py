@@ -1,0 +1,62 @@
+"""From the command line's options to a checked `RunState`, before anything runs.
+
+Every bad input (an option's value, a file of the wrong content, a gate, adapter settings,
+a baseline, a data directory) ends here as a `ConfigError` of one line, which the plugin
+reports as a usage error (exit status 4). Nothing here needs a pytest session, so the
+tests check each case in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ConfigError, DataError
+from .extras import check_extras
+from .options import OptionSource, read_settings
+from .registry import available_suites
+from .settings_checks import check_against_suites, check_before_run
+from .state import RunState
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    state: RunState
+    #: the suites this installation offers, name -> import target
+    suites: dict[str, str]
+    #: problems that do not stop the run, one line each (the plugin shows them as warnings)
+    warnings: tuple[str, ...] = ()
+
+
+def prepare_run(options: OptionSource, bundled_only: bool, controller: bool = True) -> PreparedRun:
+    """Settings read and checked against the suites they select; on the controller also the
+    files the run will use and the baseline. `bundled_only`: the run collects the bundled
+    suites alone, so every suite it runs is known now."""
+    suites = available_suites()
+    settings = read_settings(options, tuple(suites))
+    check_extras(settings)
+    state = RunState.from_settings(settings)
+    check_against_suites(settings, suites, bundled_only=bundled_only)
+    warnings = tuple(check_before_run(settings)) if settings.active and controller else ()
+    if settings.baseline is not None and controller:
+        from .report.baseline import load_baseline
+
+        state.baseline = load_baseline(settings.baseline)
+    if settings.active:
+        # Index the selected suites now: a broken data file is a usage error rather than a
+        # collection error, and under xdist the controller warms the on-disk caches before
+        # the workers start.
+        for name in settings.suites:
+            if not _index(state, name):
+                raise ConfigError(
+                    f"suite {name} has no items in this selection (size {settings.size}, split "
+                    f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
+                )
+    return PreparedRun(state, suites, warnings)
+
+
+def _index(state: RunState, name: str) -> object:
+    try:
+        return state.index(name)
+    except DataError as exc:
+        option = "--memeval-data: " if state.settings.data_dir is not None else ""
+        raise ConfigError(f"{option}{exc}") from None
