@@ -96,8 +96,8 @@ def pytest_configure(config: pytest.Config) -> None:
             _register_suite_markers(config, name, target)
         for warning in prepared.warnings:
             config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
-        if settings.shard_durations is not None:
-            config.stash[SHARD_SECONDS_KEY] = shards.durations(settings.shard_durations)
+        if prepared.shard_seconds is not None:
+            config.stash[SHARD_SECONDS_KEY] = prepared.shard_seconds
         if settings.active and controller:
             campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
         state.rebind(attach_local_model(config, settings))  # last: nothing after it can fail
