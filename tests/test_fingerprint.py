@@ -220,3 +220,18 @@ def test_locomo_fingerprints_locomo10_json_alone_and_its_prompts(tmp_path: Path)
     protocol = suite_protocol(suite, _settings(tmp_path, judges=("gpt-4o-mini",)))
     assert protocol.data == {"data/locomo10.json": sha256_of(release)}
     assert set(protocol.prompts) == {"locomo_answer", "locomo_judge_j"}
+
+
+def test_longmemeval_fingerprints_the_one_released_file_it_reads(tmp_path: Path) -> None:
+    from pytest_memeval.benchmarks.longmemeval.sample import write_sample
+    from pytest_memeval.benchmarks.longmemeval.suite import LongMemEvalSuite
+
+    release = tmp_path / "release"
+    write_sample(release)  # all three files, as the release ships them
+    options = SuiteOptions("smoke", None, None, 10, release, tmp_path / "cache", params={"file": "oracle"})
+    protocol = suite_protocol(LongMemEvalSuite(options), _settings(tmp_path))
+    oracle = release / "longmemeval_oracle.json"
+    assert protocol.data == {"longmemeval_oracle.json": sha256_of(oracle)}
+    assert protocol.params == {"file": "oracle"}
+    generated = suite_protocol(LongMemEvalSuite(replace(options, data_dir=None)), _settings(tmp_path))
+    assert generated.to_json()["data"] == "generated"

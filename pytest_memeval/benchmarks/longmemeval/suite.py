@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ...records import PairedMetric, Record, SuiteSummary
@@ -60,6 +61,10 @@ class LongMemEvalSuite(Suite):
 
     def item(self, item_id: str) -> Item:
         return self.catalog.item(item_id)
+
+    def data_files(self) -> Sequence[Path]:
+        """The one released file the run reads (--memeval-suite-option longmemeval.file)."""
+        return [] if self.catalog.sample else [self.catalog.path]
 
     def reader(self) -> LongMemEvalReader:
         return LongMemEvalReader()
