@@ -127,14 +127,15 @@ class Suite(ABC):
         file under --memeval-data (hidden ones aside) for a suite that reads it, none for
         generated data (the fingerprint then holds the size, split and seeds). A suite that
         reads a few files of a larger directory lists just those."""
+        from .data_files import regular_files
+
         root = self.options.data_dir
         if root is None or not self.reads_data_dir:
             return ()
-        return sorted(
-            path
-            for path in root.rglob("*")
-            if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+        visible = (
+            p for p in sorted(root.rglob("*")) if not any(part.startswith(".") for part in p.relative_to(root).parts)
         )
+        return regular_files(visible)
 
     def prompt_files(self) -> Sequence[Path]:
         """The prompt templates the suite's LLM responder and judges may use; their sha256 go
