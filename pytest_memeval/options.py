@@ -322,7 +322,11 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         shard=Shard.parse(opt("memeval_shard")) if opt("memeval_shard") is not None else None,
         shard_durations=_shard_durations(opt("memeval_shard_durations"), opt("memeval_shard")),
         prices=prices,
-        max_cost=_max_cost(opt("memeval_max_cost"), prices, (responder.removeprefix("openai:"), *(j.model for j in judges if j.model is not None))),
+        max_cost=_max_cost(
+            opt("memeval_max_cost"),
+            prices,
+            (responder.removeprefix("openai:"), *(j.model for j in judges if j.model is not None)),
+        ),
     )
 
 
