@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import Suite
 from .errors import MemevalError
+from .models.tally import tallying
 from .prefetch import Prefetcher
 from .protocols import Judge, MemorySystem, ResponseModel
 from .record_values import RecordedMemory
@@ -101,19 +102,27 @@ def evaluate_record(
     """The item's record whatever happens: an error record (one line) when any step fails,
     building the memory system or the item included; the outcome when it was answered."""
     item: Item | None = None
-    try:
-        parts = build()
-        item = parts.suite.item(item_id)
-        outcome = evaluate(parts, item, key, repeat)
-    except Exception as exc:  # every failure on the item's way is its error, in one line
-        message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
-        return replace(error_record(key, suite_ref, item_id, message, item), repeat=repeat), None
-    record = replace(outcome.record, repeat=repeat, memories=recorded(outcome.memories, parts.record_memories))
+    with tallying() as tally:
+        try:
+            parts = build()
+            item = parts.suite.item(item_id)
+            outcome = evaluate(parts, item, key, repeat)
+        except Exception as exc:  # every failure on the item's way is its error, in one line
+            message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
+            failed = error_record(key, suite_ref, item_id, message, item)
+            return replace(failed, repeat=repeat, llm_tokens=tally.tokens()), None
+    record = replace(
+        outcome.record,
+        repeat=repeat,
+        memories=recorded(outcome.memories, parts.record_memories),
+        llm_tokens=tally.tokens(),
+    )
     try:
         record_to_wire(record)  # what cannot travel as strict JSON ends this item, not the run
     except (TypeError, ValueError) as exc:
         message = f"{item_id}: its record cannot be written as JSON: {describe(exc)}"
-        return replace(error_record(key, suite_ref, item_id, message, item), repeat=repeat), None
+        failed = error_record(key, suite_ref, item_id, message, item)
+        return replace(failed, repeat=repeat, llm_tokens=record.llm_tokens), None
     return record, replace(outcome, record=record)
 
 

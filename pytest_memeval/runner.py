@@ -59,6 +59,8 @@ class BoundMemory:
         self.retrieve_seconds = 0.0
         self.memories_returned = 0
         self.tokens_returned = 0
+        #: milliseconds of each session stored through this binding (a fill it made)
+        self.ingest_ms: list[float] = []
 
     @property
     def system_name(self) -> str:
@@ -74,7 +76,9 @@ class BoundMemory:
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
 
     def ingest(self, session: Sequence[Message]) -> None:
+        started = time.perf_counter()
         self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
+        self.ingest_ms.append((time.perf_counter() - started) * 1000)
 
     def retrieve(self, query: str, k: int) -> list[Memory]:
         return self.retrieve_counted(query, k).memories
@@ -208,7 +212,9 @@ def conclude(
     judge: Judge,
 ) -> Outcome:
     """Judge a valid answer (an invalid one is never scored) and build the item's record."""
+    judge_ms = None
     if answer.valid:
+        started = time.perf_counter()
         try:
             trace = Trace(tuple(retrieval.memories), memory.dump, keeps_sources=memory.keeps_sources)
             verdict = judge.score(item, answer, trace)
@@ -216,6 +222,7 @@ def conclude(
             raise
         except Exception as exc:
             raise ResponseError(f"judge failed on {item.id}: {describe(exc)}") from exc
+        judge_ms = (time.perf_counter() - started) * 1000
     else:
         verdict = Verdict(correct=None, reason="invalid answer: not scored")
     record = Record(
@@ -245,6 +252,8 @@ def conclude(
         question=item.view.question,
         judge_reason=verdict.reason if answer.valid else "",
         ingest=memory.ingest_stats() or {},
+        ingest_ms=tuple(memory.ingest_ms),
+        judge_ms=judge_ms,
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
@@ -17,6 +17,10 @@ from .judge_specs import JudgeSpec
 from .local_model import DEFAULT_N_CTX, ModelSpec
 from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .models.settings import LLMSettings
+
+if TYPE_CHECKING:
+    from .prices import Price
+    from .shards import Shard
 
 
 def responder_model(responder: str) -> str | None:
@@ -69,6 +73,18 @@ class Settings:
     progress_s: float = 10.0
     #: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
     embedding_batch: int = DEFAULT_EMBEDDING_BATCH
+    #: compare with a baseline run under another protocol (the report names the difference)
+    any_protocol: bool = False
+    #: continue the run whose journal is beside --memeval-report
+    resume: bool = False
+    #: --memeval-shard I/N: this job's part of the contexts
+    shard: Shard | None = None
+    #: a previous report whose durations balance the shards
+    shard_durations: Path | None = None
+    #: --memeval-prices: per model, the price of a million input and output tokens
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    #: --memeval-max-cost: the run stops once what its LLM calls cost passes this
+    max_cost: float | None = None
 
     @property
     def uses_llm(self) -> bool:

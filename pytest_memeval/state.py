@@ -19,7 +19,7 @@ from .memory.resources import LazyEmbedder, Resources
 from .models.settings import LLMSettings
 from .progress import ProgressTracker, tracked_embedder
 from .protocols import Closes, Judge, MemorySystem, ResponseModel
-from .records import DETERMINISTIC, Record, RunKey
+from .records import DETERMINISTIC, RunKey
 from .registry import (
     Resolved,
     accepts_settings,
@@ -29,6 +29,7 @@ from .registry import (
     load_object,
     resolve_memsystem,
 )
+from .report.baseline import Baseline
 from .runner import ContextFiller
 from .settings import Settings, responder_model
 
@@ -85,8 +86,8 @@ class RunState:
     embedder: LazyEmbedder | None = None
     #: failures not tied to one item (a memory system failing in close), one line each
     session_errors: list[str] = field(default_factory=list)
-    #: records of --memeval-baseline, read on the controller only
-    baseline: list[Record] | None = None
+    #: --memeval-baseline's records and protocol, read on the controller only
+    baseline: Baseline | None = None
     #: this process's fills and embeddings, for the terminal's progress line
     progress: ProgressTracker = field(default_factory=ProgressTracker)
 
