@@ -86,7 +86,10 @@ def pytest_configure(config: pytest.Config) -> None:
                         f"suite {name} has no items in this selection (size {settings.size}, split "
                         f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
                     )
-        state.rebind(attach_local_model(config, settings))  # last: nothing after it can fail
+        state.rebind(attach_local_model(config, settings))
+        if settings.active and not config.option.collectonly and not (controller and scheduling.is_distributed(config)):
+            config.add_cleanup(state.stop_gateway)
+            state.start_gateway()  # one per process that runs items (each xdist worker has its own)
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
@@ -116,6 +119,24 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
         display = ProgressDisplay(config, interval, lambda: [state.progress.snapshot()], threaded=False)
         state.progress.listener = display.maybe_print
     config.pluginmanager.register(display, "memeval-progress")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Where the run's LLM calls go: the gateway, and each memory system whose own LLM it
+    cannot reach (one line each)."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is None or not state.settings.active:
+        return []
+    lines = [f"memeval: {line}" for line in state.outside_gateway()]
+    gateway = state.settings.gateway
+    if gateway is not None:
+        where = f", {gateway.cache_path}" if gateway.cache_path is not None else ""
+        lines.insert(
+            0,
+            "memeval: every LLM call goes through a loopback gateway in each process that runs items "
+            f"(cache {gateway.cache_mode}{where})",
+        )
+    return lines
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,6 +1,6 @@
 """Typed values a reviewer reads beside the metrics, and the JSON checks `records` shares:
-what a memory system returned for an item, how much of a suite a run covered, and which
-items flipped between two runs.
+what a memory system returned for an item, what its LLM cost to fill the item's context,
+how much of a suite a run covered, and which items flipped between two runs.
 
 Each value is frozen; `to_json`/`from_json` round-trip exactly; `from_json` raises
 `SchemaError` with one line naming the field.
@@ -48,6 +48,58 @@ class RecordedMemory:
             raise SchemaError(f"{where}: id must be a string or null, got {identifier!r}")
         return cls(
             string(data, "text", where), identifier, number(data, "score", where), integer(data, "length", where)
+        )
+
+
+@dataclass(frozen=True)
+class LLMUsage:
+    """LLM calls counted by the run's gateway (models/gateway.py) for one scope, e.g. what a
+    memory system's own LLM spent filling one context: `calls` made (`cached_calls` of them
+    answered from the recording, which reports the tokens recorded), the tokens the endpoint
+    reported (`prompt_tokens`, `completion_tokens`; 0 where it reported none) and `seconds`,
+    the wall time of the calls as the system waited for them (summed; calls in parallel
+    overlap)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cached_calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: LLMUsage) -> LLMUsage:
+        return LLMUsage(
+            self.calls + other.calls,
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.seconds + other.seconds,
+            self.cached_calls + other.cached_calls,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "seconds": self.seconds,
+            "cached_calls": self.cached_calls,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> LLMUsage | None:
+        if data is None:
+            return None
+        data = mapping(data, where)
+        seconds = number(data, "seconds", where)
+        return cls(
+            integer(data, "calls", where),
+            integer(data, "prompt_tokens", where),
+            integer(data, "completion_tokens", where),
+            0.0 if seconds is None else float(seconds),
+            integer(data, "cached_calls", where),
         )
 
 

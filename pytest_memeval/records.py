@@ -27,6 +27,7 @@ from typing import Any, Literal, TypeVar
 
 from .record_values import (
     FlippedItem,
+    LLMUsage,
     RecordedMemory,
     SchemaError,
     Subset,
@@ -148,6 +149,10 @@ class Record:
     repeat: int = 0
     #: what ingestion did to the item's namespace, from adapters that say (mem0: memories added)
     ingest: Mapping[str, Any] = field(default_factory=dict)
+    #: what the memory system's own LLM spent filling the item's context (namespace) since its
+    #: last reset, counted by the run's gateway; None when the system's LLM calls do not go
+    #: through the gateway (no LLM, or one it cannot be pointed at)
+    ingest_llm: LLMUsage | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -169,6 +174,7 @@ class Record:
             value = getattr(self, f.name)
             data[f.name] = dict(value) if isinstance(value, Mapping) else value
         data["memories"] = [m.to_json() for m in self.memories]
+        data["ingest_llm"] = None if self.ingest_llm is None else self.ingest_llm.to_json()
         return data
 
     @classmethod
@@ -186,6 +192,7 @@ class Record:
         for name in ("strata", "detail", "answer_detail", "ingest"):
             values[name] = _mapping(values.get(name, {}), f"{where}: {name}")
         values["memories"] = memories_from_json(values.get("memories", []), where)
+        values["ingest_llm"] = LLMUsage.from_json(values.get("ingest_llm"), f"{where}: ingest_llm")
         try:
             return cls(**values)
         except TypeError as exc:

@@ -20,8 +20,11 @@ from typing import Any
 from .adapter_guard import AdapterGuard, describe
 from .errors import AdapterError, MemevalError, ResponseError
 from .memory.tokens import count_tokens
+from .models.caller import ReplayMissError
+from .models.metering import Meter
 from .progress import ProgressTracker
 from .protocols import Judge, MemorySystem, ResponseModel
+from .record_values import LLMUsage
 from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
 
@@ -51,10 +54,15 @@ class Retrieval:
 
 class BoundMemory:
     """A memory system bound to one namespace; every call goes through its guard, and what
-    `retrieve` returns is checked (a list of at most k `Memory` with text)."""
+    `retrieve` returns is checked (a list of at most k `Memory` with text).
 
-    def __init__(self, guard: AdapterGuard, system: MemorySystem, namespace: str) -> None:
-        self.guard, self.system, self.namespace = guard, system, namespace
+    With a `meter` (the system's LLM goes through the run's gateway) every ingest is a
+    metering scope: the system's LLM calls meanwhile count for this namespace, and a replay
+    miss among them fails the ingest with the gateway's line, whatever the system made of it.
+    """
+
+    def __init__(self, guard: AdapterGuard, system: MemorySystem, namespace: str, meter: Meter | None = None) -> None:
+        self.guard, self.system, self.namespace, self.meter = guard, system, namespace, meter
         self.retrievals = 0
         self.retrieve_seconds = 0.0
         self.memories_returned = 0
@@ -66,9 +74,24 @@ class BoundMemory:
 
     def reset(self) -> None:
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
+        if self.meter is not None:
+            self.meter.forget(self.namespace)
 
     def ingest(self, session: Sequence[Message]) -> None:
-        self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
+        if self.meter is None:
+            self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
+            return
+        with self.meter.scope(self.namespace) as scope:
+            try:
+                self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
+            except AdapterError:
+                scope.raise_miss()  # the cause, where the adapter's own words would hide it
+                raise
+        scope.raise_miss()  # also when the system swallowed the failed call
+
+    def llm_usage(self) -> LLMUsage | None:
+        """What the system's LLM spent on this namespace since its last reset (None: not metered)."""
+        return None if self.meter is None else self.meter.usage(self.namespace)
 
     def retrieve(self, query: str, k: int) -> list[Memory]:
         return self.retrieve_counted(query, k).memories
@@ -139,9 +162,11 @@ class ContextFiller:
     ingest_seconds: float = 0.0
     #: told about each fill, session by session (the terminal's progress line)
     progress: ProgressTracker | None = None
+    #: the system's LLM usage, when its calls go through the run's gateway
+    meter: Meter | None = None
 
     def bind(self, namespace: str) -> BoundMemory:
-        return BoundMemory(self.guard, self.system, namespace)
+        return BoundMemory(self.guard, self.system, namespace, self.meter)
 
     def ensure(self, memory: BoundMemory, build_context: Callable[[], Context], label: str = "") -> bool:
         """Fill the memory's namespace unless it is filled; True when it was filled now.
@@ -158,7 +183,10 @@ class ContextFiller:
             self.progress.fill_started(label or context.id, len(context.sessions))
         memory.reset()
         for session in context.sessions:
-            memory.ingest(session)
+            try:
+                memory.ingest(session)
+            except ReplayMissError as exc:
+                raise ReplayMissError(f"{exc} (filling {label or context.id})") from None
             if self.progress is not None:
                 self.progress.session_ingested()
         if self.progress is not None:
@@ -182,6 +210,15 @@ class Outcome:
     record: Record
     #: a syrupy SnapshotAssertion when --memeval-snapshot is on
     snapshot: Any = None
+    #: the texts the memory system held for the item (sorted), kept for the snapshot of a
+    #: system whose memories its own LLM writes; None otherwise
+    stored: tuple[str, ...] | None = None
+
+
+def stored_texts(memory: BoundMemory) -> tuple[str, ...] | None:
+    """What the namespace holds, as sorted texts (None when the system cannot list it)."""
+    dumped = memory.dump()
+    return None if dumped is None else tuple(sorted(m.text for m in dumped))
 
 
 def retrieve(item: Item, memory: BoundMemory, k: int) -> Retrieval:
@@ -255,6 +292,7 @@ def conclude(
         question=item.view.question,
         judge_reason=verdict.reason if answer.valid else "",
         ingest=memory.ingest_stats() or {},
+        ingest_llm=memory.llm_usage(),
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
 
