@@ -20,6 +20,8 @@ from pytest_memeval.models.gateway import LLMGateway
 from pytest_memeval.models.settings import LLMSettings
 from pytest_memeval.record_values import LLMUsage
 
+pytestmark = pytest.mark.slow  # every test starts servers
+
 MODEL = "scripted"
 CALLER = "memsystem 'toy'"
 SECRET = "sk-gateway-NEVER-RECORD-0123456789"

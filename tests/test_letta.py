@@ -214,3 +214,23 @@ def test_the_stateful_agent_edits_its_human_block(server: LettaServer, tmp_path:
         finally:
             memory.close()
     assert agents_on(server) == []
+
+
+def test_a_server_command_relative_to_the_working_directory_is_found_from_the_servers_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = tmp_path / "venv" / "bin" / "letta"
+    command.parent.mkdir(parents=True)
+    command.write_text("#!/bin/sh\n")
+    command.chmod(command.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.chdir(tmp_path)
+    assert LettaServer("venv/bin/letta", tmp_path / "home").command == str(command)
+
+
+def test_the_agent_says_at_start_up_when_its_llm_bypasses_the_gateway() -> None:
+    assert LettaMemory.llm_outside_gateway({}) is None
+    assert LettaMemory.llm_outside_gateway({"mode": "agent", "base_url": "http://127.0.0.1:8283"}) is None
+    handle = LettaMemory.llm_outside_gateway({"llm_handle": "openai/gpt-4o-mini"})
+    assert handle is not None and "not recorded, replayed or counted" in handle
+    remote = LettaMemory.llm_outside_gateway({"mode": "agent", "base_url": "https://api.letta.com"})
+    assert remote is not None and "api.letta.com cannot reach the run's loopback LLM gateway" in remote
