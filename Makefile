@@ -101,16 +101,18 @@ local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_
 # The memory systems whose own LLM writes their memories, on one small context of every suite
 # (SYSTEM_SELECT_<suite>), recorded into the same cache: their calls go through the run's LLM
 # gateway, and their snapshots hold the memories they stored beside the verdicts. Each system's
-# settings are fixtures/local-systems/<system>.toml; letta-agent is Letta's agent mode, named by
-# import path so that its snapshots stay apart from the archival mode's. Letta's server comes
-# from `make letta-venv`. Record one system or suite with e.g.
-# `make record-local LOCAL_SUITES=memfail LOCAL_SYSTEMS=mem0`.
-LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta letta-agent
+# settings are fixtures/local-systems/<system>.toml. Letta's server comes from `make letta-venv`.
+# letta-agent (Letta's agent mode, named by import path so that its snapshots stay apart from
+# the archival mode's) is not in the default list: SmolLM2 answers Letta's tool-calling steps
+# without a tool call, which Letta refuses (docs/memory-systems.md); with a model that calls
+# tools, `make record-local LOCAL_SYSTEMS=letta-agent`. Record one system or suite with e.g.
+# `make record-local LOCAL_SUITES=memfail LOCAL_SYSTEMS=mem0 RECORD_CHROMA=no`.
+LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta
 SYSTEM_SELECT_multisource ?= stable_121-A1
 SYSTEM_SELECT_memfail ?= cond_easy-000
 SYSTEM_SELECT_knowme ?= life00-T1-00
 SYSTEM_SELECT_behavior ?= p01-q01-C1_native
-SYSTEM_SELECT_bayes ?= coin-single_turn-unknown_bias-theta50
+SYSTEM_SELECT_bayes ?= coin-passive_b10-identical-unknown_bias-theta50
 MEMSYSTEM_mem0 = mem0
 MEMSYSTEM_amem = amem
 MEMSYSTEM_langmem = langmem

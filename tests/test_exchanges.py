@@ -41,9 +41,9 @@ def test_a_replay_on_another_day_has_the_recordings_key() -> None:
 
 
 def test_random_ids_are_renamed_in_order_of_appearance() -> None:
-    a, b = str(uuid.uuid4()), uuid.uuid4().hex
-    renamed, ids = rename_ids(f"update {a} then {b}, not {a}")
-    assert (renamed, ids) == ("update <id-1> then <id-2>, not <id-1>", [a, b])
+    a, b, cut = str(uuid.uuid4()), uuid.uuid4().hex, str(uuid.uuid4())[:29]
+    renamed, ids = rename_ids(f"update {a} then {b}, not {a}; call {cut}")
+    assert (renamed, ids) == ("update <id-1> then <id-2>, not <id-1>; call <id-3>", [a, b, cut])
     assert exchange_key("chat/completions", body(f"memory {a}")) == exchange_key(
         "chat/completions", body(f"memory {uuid.uuid4()}")
     )

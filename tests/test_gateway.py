@@ -214,7 +214,7 @@ def test_identical_calls_in_flight_ask_the_endpoint_once(gateway: LLMGateway) ->
         assert server.count == 1
 
 
-def test_llama_cpps_null_content_rule_is_met_for_that_endpoint(gateway: LLMGateway) -> None:
+def test_llama_cpps_rules_are_met_for_that_endpoint(gateway: LLMGateway) -> None:
     history = [
         {"role": "user", "content": "remember tea"},
         {
@@ -224,15 +224,26 @@ def test_llama_cpps_null_content_rule_is_met_for_that_endpoint(gateway: LLMGatew
         },
         {"role": "tool", "tool_call_id": "call_0", "content": "done"},
     ]
+    tools = [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}} for name in ("f", "g")]
     with LLMServer(lambda request: "noted", refuse_null_content=True) as server:
         openai_client = client(gateway.route(CALLER, server.base_url))
-        first = openai_client.chat.completions.create(model=MODEL, messages=history)  # type: ignore[arg-type]
+        first = openai_client.chat.completions.create(
+            model=MODEL,
+            messages=history,  # type: ignore[arg-type]
+            tools=tools,  # type: ignore[arg-type]
+            tool_choice="required",
+        )
         second = openai_client.chat.completions.create(
-            model=MODEL, messages=[*history, {"role": "user", "content": "more"}]
-        )  # type: ignore[arg-type,list-item]
-        sent = [r.messages[1]["content"] for r in server.requests]
+            model=MODEL,
+            messages=[*history, {"role": "user", "content": "more"}],  # type: ignore[list-item]
+            tools=tools[:1],  # type: ignore[arg-type]
+            tool_choice="required",
+        )
+        sent = [(r.messages[1]["content"], r.body.get("tool_choice")) for r in server.requests]
     assert (first.choices[0].message.content, second.choices[0].message.content) == ("noted", "noted")
-    assert sent == [None, "", ""], "refused once; sent as an empty string again and then at once"
+    # refused once, sent again in llama-cpp-python's form, and from then on in that form at once
+    named = {"type": "function", "function": {"name": "f"}}
+    assert sent == [(None, "required"), ("", "auto"), ("", named)]
 
 
 def test_a_null_content_is_left_alone_where_the_endpoint_takes_it(gateway: LLMGateway) -> None:

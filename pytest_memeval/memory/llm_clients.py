@@ -27,6 +27,8 @@ from typing import Any
 
 import httpx
 
+from ..models.llama_cpp import with_tool_choice
+
 #: what llama-cpp-python answers when it is sent a response_format it does not know
 _REFUSED_FORMAT = b"response_format"
 
@@ -57,14 +59,7 @@ class SchemaFormat:
                 out[key] = min(out[key], self.max_tokens)
         if "max_tokens" not in out and "max_completion_tokens" not in out:
             out["max_tokens"] = self.max_tokens
-        tools = out.get("tools")
-        if tools and out.get("tool_choice") is None:
-            out["tool_choice"] = "auto"  # OpenAI's default with tools; llama.cpp's handler drops the tools without it
-        elif tools and out.get("tool_choice") in ("required", "any"):
-            if len(tools) == 1:
-                out["tool_choice"] = {"type": "function", "function": {"name": tools[0]["function"]["name"]}}
-            else:
-                out["tool_choice"] = "auto"  # the nearest llama.cpp's handler takes: the model may also answer in text
+        out = with_tool_choice(out)
         fmt = out.get("response_format")
         if self.as_json_object and isinstance(fmt, dict) and fmt.get("type") == "json_schema":
             schema = (fmt.get("json_schema") or {}).get("schema")

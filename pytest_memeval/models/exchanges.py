@@ -16,8 +16,9 @@ asked, and would make every replay a miss; the canonical form masks them:
   written, graphiti the time of an episode without a timestamp. A date or time whose
   calendar day lies within `NOW_DAYS` of the day the key is made becomes `<now>`; dates
   from the benchmark's data (other days) stay as they are.
-- Identifiers the system draws at random (UUIDs, with or without dashes): LangMem shows
-  its LLM the keys of existing memories, Letta its agent's id. Each distinct identifier
+- Identifiers the system draws at random (UUIDs, with or without dashes, or cut short):
+  LangMem shows its LLM the keys of existing memories, Letta its agent's id and the ids of
+  the tool calls it makes up. Each distinct identifier
   becomes `<id-N>`, numbered by first appearance, so two requests that differ only in
   which random ids they carry have one key. A replayed response gets the current run's
   identifiers back (`restore_ids`), so a model that answered "update memory <id>" names
@@ -48,8 +49,9 @@ _TIMESTAMP = re.compile(
     rf"|(?P<named>(?P<month>{_MONTHS}) (?P<day>\d{{1,2}}), (?P<year>\d{{4}}))"
     r"|(?<!\d)(?P<compact>(?P<cy>20\d{2})(?P<cm>\d{2})(?P<cd>\d{2})\d{4})(?!\d)"
 )
+#: a UUID, also cut short in its last group (Letta's tool-call ids), or its 32 hex digits
 _ID = re.compile(
-    r"(?<![0-9A-Fa-f])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-f]{32})"
+    r"(?<![0-9A-Fa-f])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{1,12}|[0-9a-f]{32})"
     r"(?![0-9A-Fa-f])"
 )
 

@@ -40,11 +40,13 @@ timeout) wait for the first instead of asking the endpoint twice.
 A streamed request (`stream: true`) is forwarded whole and told to the client as
 server-sent events (streams.py), so a recording holds answers, never streams.
 
-llama.cpp's servers refuse an assistant message with `tool_calls` and `content: null`
-(which OpenAI allows, and Letta sends): llama-cpp-python answers HTTP 500 "Input should be
-a valid string". When an endpoint refuses a request that way, the gateway sends it again
-with `content: ""` on those messages, and from then on sends that endpoint's requests so
-at once. Only what is forwarded changes; the key is the body the client sent.
+llama-cpp-python's server refuses an assistant message with `tool_calls` and `content:
+null` (which OpenAI allows, and Letta sends at every step): HTTP 500 "Input should be a
+valid string". When an endpoint refuses a request that way, the gateway knows it for
+llama-cpp-python's and sends that request again, and every later one to it at once, in
+the form it takes (llama_cpp.py): `content: ""` on those messages, and a `tool_choice` of
+"required" as the one tool by name, or "auto" among several (its handler knows no
+"required"). Only what is forwarded changes; the key is the body the client sent.
 
 One gateway per pytest process (each xdist worker has its own; the cache file is shared
 safely through SQLite). It runs on daemon threads and binds 127.0.0.1 only.
@@ -67,6 +69,7 @@ import httpx
 
 from ..errors import ConfigError
 from ..record_values import LLMUsage
+from . import llama_cpp as llama_cpp_rules
 from .budget import BYTES_PER_TOKEN
 from .cache import CallCache
 from .exchanges import canonical, exchange_key, restore_ids
@@ -81,8 +84,6 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 EXCHANGE_ROUTES = ("chat/completions", "completions", "embeddings")
 #: the largest request body taken (a client's prompt), in bytes
 MAX_BODY = 64 * 1024 * 1024
-#: what llama-cpp-python 0.3 answers (HTTP 500) to an assistant message with tool_calls and null content
-_NULL_CONTENT_REFUSAL = ("'ChatCompletionRequestAssistantMessage', 'content')", "Input should be a valid string")
 
 
 @dataclass(frozen=True)
@@ -116,8 +117,8 @@ class LLMGateway:
         self._routes: dict[int, Route] = {}
         self._meters: dict[str, Meter] = {}
         self._secrets: dict[str, Secret | str] = {}
-        #: endpoints that refused a null content beside tool calls (llama.cpp): sent "" at once
-        self._empty_content: set[str] = set()
+        #: endpoints that refused a null content beside tool calls: llama-cpp-python's servers
+        self._llama_cpp: set[str] = set()
         self._inflight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._http = httpx.Client(timeout=settings.timeout_s)
@@ -281,17 +282,20 @@ class LLMGateway:
         if not isinstance(secret, Secret):
             return _error(401, secret)
         sent = {name: value for name, value in body.items() if name not in ("stream", "stream_options")}
-        if route.upstream in self._empty_content:
-            sent = _with_empty_content(sent)
+        with self._lock:
+            llama_cpp = route.upstream in self._llama_cpp
         url = f"{route.upstream}/{endpoint}"
-        answer = self._send(url, "POST", json.dumps(sent).encode(), secret, self._deadline(body))
-        if answer.status >= 400 and _refuses_null_content(sent, answer):
+        deadline = self._deadline(body)
+        answer = self._send(
+            url, "POST", json.dumps(_llama_cpp_form(sent) if llama_cpp else sent).encode(), secret, deadline
+        )
+        if not llama_cpp and llama_cpp_rules.refuses_null_content(
+            sent, answer.status, answer.body.decode(errors="replace")
+        ):
             with self._lock:
-                self._empty_content.add(route.upstream)
-            log.info("%s refuses null content beside tool_calls; sending it as an empty string", route.upstream)
-            answer = self._send(
-                url, "POST", json.dumps(_with_empty_content(sent)).encode(), secret, self._deadline(body)
-            )
+                self._llama_cpp.add(route.upstream)
+            log.info("%s is llama-cpp-python's server: tool-calling requests go in the form it takes", route.upstream)
+            answer = self._send(url, "POST", json.dumps(_llama_cpp_form(sent)).encode(), secret, deadline)
         if answer.status == 200 and _json_object(answer.body) is None:
             return _error(502, f"the endpoint at {_where(route.upstream)} answered 200 without a JSON object")
         return answer
@@ -425,23 +429,8 @@ def _miss_message(route: Route, endpoint: str, body: Mapping[str, Any], key: str
     )
 
 
-def _refuses_null_content(sent: Mapping[str, Any], answer: _Answer) -> bool:
-    text = answer.body.decode(errors="replace")
-    return _with_empty_content(sent) != sent and all(part in text for part in _NULL_CONTENT_REFUSAL)
-
-
-def _with_empty_content(body: Mapping[str, Any]) -> dict[str, Any]:
-    """`body` with `content: ""` on each assistant message that carries tool calls and a null content."""
-    messages = body.get("messages")
-    if not isinstance(messages, list):
-        return dict(body)
-    fixed = [
-        {**m, "content": ""}
-        if isinstance(m, dict) and m.get("role") == "assistant" and m.get("tool_calls") and m.get("content") is None
-        else m
-        for m in messages
-    ]
-    return {**body, "messages": fixed}
+def _llama_cpp_form(body: Mapping[str, Any]) -> dict[str, Any]:
+    return llama_cpp_rules.with_tool_choice(llama_cpp_rules.with_empty_tool_call_content(body))
 
 
 def _root(upstream: str) -> str:
