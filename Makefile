@@ -108,6 +108,12 @@ local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_
 # tools, `make record-local LOCAL_SYSTEMS=letta-agent`. Record one system or suite with e.g.
 # `make record-local LOCAL_SUITES=memfail LOCAL_SYSTEMS=mem0 RECORD_CHROMA=no`.
 LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta
+# the systems recorded on each suite (those of LOCAL_SYSTEMS among them)
+SYSTEMS_multisource ?= $(LOCAL_SYSTEMS)
+SYSTEMS_memfail ?= $(LOCAL_SYSTEMS)
+SYSTEMS_knowme ?= $(LOCAL_SYSTEMS)
+SYSTEMS_behavior ?= $(LOCAL_SYSTEMS)
+SYSTEMS_bayes ?= $(LOCAL_SYSTEMS)
 SYSTEM_SELECT_multisource ?= stable_121-A1
 SYSTEM_SELECT_memfail ?= cond_easy-000
 SYSTEM_SELECT_knowme ?= life00-T1-00
@@ -128,9 +134,9 @@ RECORD_CHROMA ?= yes
 .PHONY: record-local replay-local
 record-local: setup-test letta-venv
 	$(if $(filter yes,$(RECORD_CHROMA)),$(foreach suite,$(LOCAL_SUITES),$(call local_run,$(suite),--snapshot-update $(LOCAL_MODELS)) &&)) true
-	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(LOCAL_SYSTEMS),$(call system_run,$(suite),$(system),--snapshot-update $(LOCAL_MODELS)) &&)) true
+	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(call system_run,$(suite),$(system),--snapshot-update $(LOCAL_MODELS)) &&)) true
 	$(BIN)/python -c "import sqlite3; sqlite3.connect('$(LOCAL_CACHE)').execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall()"
 
 replay-local: setup-test letta-venv
 	$(foreach suite,$(LOCAL_SUITES),$(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(suite) -k "$(LOCAL_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&) true
-	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(LOCAL_SYSTEMS),$(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(system)) --memsystem-config=fixtures/local-systems/$(system).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(suite) -k "$(SYSTEM_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&)) true
+	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(system)) --memsystem-config=fixtures/local-systems/$(system).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(suite) -k "$(SYSTEM_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&)) true

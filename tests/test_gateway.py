@@ -246,6 +246,26 @@ def test_llama_cpps_rules_are_met_for_that_endpoint(gateway: LLMGateway) -> None
     assert sent == [(None, "required"), ("", "auto"), ("", named)]
 
 
+def test_a_schema_the_endpoint_refuses_in_openais_form_goes_in_its_own_and_replays(
+    gateway: LLMGateway, tmp_path: Path
+) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    openai_form = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    with LLMServer(lambda request: '{"a": "x"}', refuse_json_schema=True) as server:
+        url = gateway.route(CALLER, server.base_url)
+        assert ask(url, "first", response_format=openai_form) == '{"a": "x"}'
+        assert ask(url, "second", response_format=openai_form) == '{"a": "x"}'
+        forms = [r.body["response_format"] for r in server.requests]
+    # refused once, then in llama-cpp-python's form: the client never saw the refusal
+    assert forms == [openai_form, {"type": "json_object", "schema": schema}, {"type": "json_object", "schema": schema}]
+    gateway.stop()
+    again = replayed(tmp_path)
+    try:  # recorded under what the client sent, so the replay (which forwards nothing) finds it
+        assert ask(again.route(CALLER), "second", response_format=openai_form) == '{"a": "x"}'
+    finally:
+        again.stop()
+
+
 def test_a_null_content_is_left_alone_where_the_endpoint_takes_it(gateway: LLMGateway) -> None:
     history = [
         {

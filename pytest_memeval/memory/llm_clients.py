@@ -27,10 +27,7 @@ from typing import Any
 
 import httpx
 
-from ..models.llama_cpp import with_tool_choice
-
-#: what llama-cpp-python answers when it is sent a response_format it does not know
-_REFUSED_FORMAT = b"response_format"
+from ..models.llama_cpp import refuses_json_schema, with_json_object_schema, with_tool_choice
 
 
 class SchemaFormat:
@@ -60,17 +57,11 @@ class SchemaFormat:
         if "max_tokens" not in out and "max_completion_tokens" not in out:
             out["max_tokens"] = self.max_tokens
         out = with_tool_choice(out)
-        fmt = out.get("response_format")
-        if self.as_json_object and isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-            schema = (fmt.get("json_schema") or {}).get("schema")
-            out["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
-        return out
+        return with_json_object_schema(out) if self.as_json_object else out
 
     def refused(self, sent: dict[str, Any], status: int, content: bytes) -> bool:
         """True when the server refused a json_schema format it could take as json_object."""
-        fmt = sent.get("response_format")
-        wanted_schema = isinstance(fmt, dict) and fmt.get("type") == "json_schema"
-        return wanted_schema and status >= 400 and _REFUSED_FORMAT in content and not self.as_json_object
+        return not self.as_json_object and refuses_json_schema(sent, status, content.decode(errors="replace"))
 
 
 class _Transport(httpx.HTTPTransport):

@@ -40,13 +40,15 @@ timeout) wait for the first instead of asking the endpoint twice.
 A streamed request (`stream: true`) is forwarded whole and told to the client as
 server-sent events (streams.py), so a recording holds answers, never streams.
 
-llama-cpp-python's server refuses an assistant message with `tool_calls` and `content:
-null` (which OpenAI allows, and Letta sends at every step): HTTP 500 "Input should be a
-valid string". When an endpoint refuses a request that way, the gateway knows it for
-llama-cpp-python's and sends that request again, and every later one to it at once, in
-the form it takes (llama_cpp.py): `content: ""` on those messages, and a `tool_choice` of
-"required" as the one tool by name, or "auto" among several (its handler knows no
-"required"). Only what is forwarded changes; the key is the body the client sent.
+llama-cpp-python's server (the local model's) refuses three things the OpenAI API takes
+(llama_cpp.py): a `response_format` of type json_schema, an assistant message with
+`tool_calls` and `content: null` (Letta sends one at every step) and `tool_choice:
+"required"`. When an endpoint refuses the first or the second (its HTTP error says so), the
+gateway sends that request again, and every later one to that endpoint at once, in the form
+it takes: the schema as `{"type": "json_object", "schema": ...}`; `content: ""` on those
+messages and "required" as the one tool by name, or "auto" among several. Only what is
+forwarded changes: the key is the body the client sent, so a replay, which forwards
+nothing, meets the same keys.
 
 One gateway per pytest process (each xdist worker has its own; the cache file is shared
 safely through SQLite). It runs on daemon threads and binds 127.0.0.1 only.
@@ -59,7 +61,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -117,8 +119,8 @@ class LLMGateway:
         self._routes: dict[int, Route] = {}
         self._meters: dict[str, Meter] = {}
         self._secrets: dict[str, Secret | str] = {}
-        #: endpoints that refused a null content beside tool calls: llama-cpp-python's servers
-        self._llama_cpp: set[str] = set()
+        #: per endpoint, the forms of _FORMS it was found to need (llama-cpp-python's server)
+        self._forms: dict[str, set[str]] = {}
         self._inflight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._http = httpx.Client(timeout=settings.timeout_s)
@@ -282,20 +284,23 @@ class LLMGateway:
         if not isinstance(secret, Secret):
             return _error(401, secret)
         sent = {name: value for name, value in body.items() if name not in ("stream", "stream_options")}
+        url, deadline = f"{route.upstream}/{endpoint}", self._deadline(body)
         with self._lock:
-            llama_cpp = route.upstream in self._llama_cpp
-        url = f"{route.upstream}/{endpoint}"
-        deadline = self._deadline(body)
-        answer = self._send(
-            url, "POST", json.dumps(_llama_cpp_form(sent) if llama_cpp else sent).encode(), secret, deadline
-        )
-        if not llama_cpp and llama_cpp_rules.refuses_null_content(
-            sent, answer.status, answer.body.decode(errors="replace")
-        ):
+            learnt = set(self._forms.get(route.upstream, ()))
+        for _ in range(len(_FORMS) + 1):  # each rule is learnt once
+            answer = self._send(url, "POST", json.dumps(_in_forms(sent, learnt)).encode(), secret, deadline)
+            text = answer.body.decode(errors="replace") if answer.status >= 400 else ""
+            new = {
+                name
+                for name, (refuses, _) in _FORMS.items()
+                if name not in learnt and refuses(sent, answer.status, text)
+            }
+            if not new:
+                break
+            learnt |= new
             with self._lock:
-                self._llama_cpp.add(route.upstream)
-            log.info("%s is llama-cpp-python's server: tool-calling requests go in the form it takes", route.upstream)
-            answer = self._send(url, "POST", json.dumps(_llama_cpp_form(sent)).encode(), secret, deadline)
+                self._forms.setdefault(route.upstream, set()).update(new)
+            log.info("%s refuses OpenAI's %s: sending what it takes", route.upstream, " and ".join(sorted(new)))
         if answer.status == 200 and _json_object(answer.body) is None:
             return _error(502, f"the endpoint at {_where(route.upstream)} answered 200 without a JSON object")
         return answer
@@ -429,8 +434,24 @@ def _miss_message(route: Route, endpoint: str, body: Mapping[str, Any], key: str
     )
 
 
-def _llama_cpp_form(body: Mapping[str, Any]) -> dict[str, Any]:
+def _tool_calls_form(body: Mapping[str, Any]) -> dict[str, Any]:
     return llama_cpp_rules.with_tool_choice(llama_cpp_rules.with_empty_tool_call_content(body))
+
+
+#: what an endpoint may refuse that OpenAI takes: how to tell, and the form it takes instead
+_FORMS: dict[
+    str, tuple[Callable[[Mapping[str, Any], int, str], bool], Callable[[Mapping[str, Any]], dict[str, Any]]]
+] = {
+    "json_schema response_format": (llama_cpp_rules.refuses_json_schema, llama_cpp_rules.with_json_object_schema),
+    "tool-call history": (llama_cpp_rules.refuses_null_content, _tool_calls_form),
+}
+
+
+def _in_forms(body: Mapping[str, Any], names: set[str]) -> dict[str, Any]:
+    out = dict(body)
+    for name in sorted(names):
+        out = _FORMS[name][1](out)
+    return out
 
 
 def _root(upstream: str) -> str:

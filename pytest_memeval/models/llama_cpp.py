@@ -1,6 +1,8 @@
-"""What llama-cpp-python's server (the local model's) refuses in a tool-calling chat request
-that the OpenAI API takes, and the nearest request it takes.
+"""What llama-cpp-python's server (the local model's) refuses in a chat request that the
+OpenAI API takes, and the nearest request it takes.
 
+- A `response_format` of OpenAI's form, `{"type": "json_schema", "json_schema": {...}}`:
+  HTTP 500 naming response_format. Its own form: `{"type": "json_object", "schema": ...}`.
 - An assistant message that carries `tool_calls` with `content: null` (how an agent's history
   records a call without words; Letta sends one at every step): HTTP 500 "Input should be a
   valid string". The nearest: `content: ""`.
@@ -15,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .structured import JSON_OBJECT, JSON_SCHEMA, refuses_schema_form
+
 #: what the server answers (HTTP 500) to an assistant message with tool_calls and null content
 NULL_CONTENT_REFUSAL = ("'ChatCompletionRequestAssistantMessage', 'content')", "Input should be a valid string")
 
@@ -22,6 +26,24 @@ NULL_CONTENT_REFUSAL = ("'ChatCompletionRequestAssistantMessage', 'content')", "
 def refuses_null_content(sent: Mapping[str, Any], status: int, answer: str) -> bool:
     """Whether the server refused `sent` for a null content beside tool calls."""
     return status >= 400 and has_null_tool_call_content(sent) and all(part in answer for part in NULL_CONTENT_REFUSAL)
+
+
+def refuses_json_schema(sent: Mapping[str, Any], status: int, answer: str) -> bool:
+    """Whether the server refused `sent`'s json_schema response_format (it may take json_object)."""
+    return asks_json_schema(sent) and refuses_schema_form(status, answer)
+
+
+def asks_json_schema(body: Mapping[str, Any]) -> bool:
+    form = body.get("response_format")
+    return isinstance(form, dict) and form.get("type") == JSON_SCHEMA
+
+
+def with_json_object_schema(body: Mapping[str, Any]) -> dict[str, Any]:
+    """`body` with a json_schema response_format in the server's own json_object form."""
+    if not asks_json_schema(body):
+        return dict(body)
+    schema = (body["response_format"].get("json_schema") or {}).get("schema")
+    return {**body, "response_format": {"type": JSON_OBJECT, **({"schema": schema} if schema else {})}}
 
 
 def has_null_tool_call_content(body: Mapping[str, Any]) -> bool:
