@@ -30,6 +30,7 @@ from .benchmarks.base import Suite
 from .collection import item_key
 from .memory.tokens import count_tokens
 from .models.responder import ResponsePrompt
+from .protocols import honours_k as declares_honours_k
 from .settings import responder_model
 from .state import RunState
 from .types import Answer, Item, Memory
@@ -70,7 +71,7 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
             continue
         item = suite.item(item_id)
-        honours_k = bool(getattr(state.memsystems[system].load(), "honours_k", True))
+        honours_k = declares_honours_k(state.memsystems[system].load())
         context = (suite_ref, item.context_id, honours_k, k)
         if context not in memories:
             memories[context] = _memories(suite, item.context_id, k if honours_k else None)

@@ -18,6 +18,7 @@ from .gate_syntax import Gate, parse_gate
 from .judge_specs import DEFAULT, parse_judge
 from .llm_options import add_llm_options, llm_settings, local_model_specs
 from .memory.embedders import DEFAULT_EMBEDDING_BATCH
+from .models.settings import LLMSettings
 from .option_values import (
     cache_dir,
     choice,
@@ -287,6 +288,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         # a `default` judge's model is known once the suites are: run_setup puts it in
         model = responder_model(responder) or judges[0].model or DEFAULT
         llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
+    memsystem_config = _memsystem_config(opt("memsystem_config"), memsystems)
     return Settings(
         memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
@@ -301,12 +303,13 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         embedding_batch=integer("--memeval-embedding-batch", opt("memeval_embedding_batch"), 1),
         cache_dir=cache,
         bootstrap=integer("--memeval-bootstrap", opt("memeval_bootstrap"), 1),
-        memsystem_config=_memsystem_config(opt("memsystem_config"), memsystems),
+        memsystem_config=memsystem_config,
         baseline=readable_file("--memeval-baseline", opt("memeval_baseline")),
         gates=_gates(opt("memeval_gate"), opt("memeval_baseline")),
         max_errors=integer("--memeval-max-errors", opt("memeval_max_errors"), 0),
         html=writable_file("--memeval-html", opt("memeval_html")),
         llm=llm,
+        gateway=llm or _adapters_llm(opt, memsystem_config, cache),
         judges=judges,
         snapshot=bool(opt("memeval_snapshot")),
         suite_params=_suite_params(opt("memeval_suite_option")),
@@ -352,6 +355,13 @@ def _shard_durations(raw: str | None, shard: str | None) -> Path | None:
     if raw is not None and shard is None:
         raise ConfigError("--memeval-shard-durations: balances --memeval-shard, which is not given")
     return readable_file("--memeval-shard-durations", raw)
+
+
+def _adapters_llm(opt: Any, memsystem_config: dict[str, dict[str, Any]], cache: Path) -> LLMSettings | None:
+    """The gateway's call settings when no response model or judge is an LLM but a memory
+    system's own config names one (`llm_model`); None when nothing of the run calls an LLM."""
+    models = [config["llm_model"] for config in memsystem_config.values() if config.get("llm_model")]
+    return llm_settings(opt, str(models[0]), cache) if models else None
 
 
 def _repeats(raw: str, snapshot: bool) -> int:

@@ -106,7 +106,10 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[SHARD_SECONDS_KEY] = prepared.shard_seconds
         if settings.active and controller:
             campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
-        state.rebind(attach_local_model(config, settings))  # last: nothing after it can fail
+        state.rebind(attach_local_model(config, settings))
+        if settings.active and not config.option.collectonly and not (controller and scheduling.is_distributed(config)):
+            config.add_cleanup(state.stop_gateway)
+            state.start_gateway()  # one per process that runs items (each xdist worker has its own)
     except MemevalError as exc:
         if campaign is not None:
             campaign.abandon()
@@ -157,6 +160,24 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
         display = ProgressDisplay(config, interval, lambda: [state.progress.snapshot()], threaded=False, groups=groups)
         state.progress.listener = display.maybe_print
     config.pluginmanager.register(display, "memeval-progress")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Where the run's LLM calls go: the gateway, and each memory system whose own LLM it
+    cannot reach (one line each)."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is None or not state.settings.active:
+        return []
+    lines = [f"memeval: {line}" for line in state.outside_gateway()]
+    gateway = state.settings.gateway
+    if gateway is not None:
+        where = f", {gateway.cache_path}" if gateway.cache_path is not None else ""
+        lines.insert(
+            0,
+            "memeval: every LLM call goes through a loopback gateway in each process that runs items "
+            f"(cache {gateway.cache_mode}{where})",
+        )
+    return lines
 
 
 @pytest.hookimpl(trylast=True)

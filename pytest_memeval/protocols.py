@@ -14,6 +14,7 @@ module is the one place that asks a third-party object whether it has one:
 | adapter class | `from_memeval(config, resources)` | `BuildsFromMemeval` | `Class(**config)` |
 | adapter class | `check_settings(settings)` | `ChecksSettings` | the signature's types only |
 | adapter | `ingest_stats(namespace)` | `ReportsIngest` | no statistics |
+| adapter class | `llm_outside_gateway(settings)` | `ExplainsLLMOutsideGateway` | its LLM calls go through the gateway |
 | adapter | `keeps_sources` | class attribute | False: memories name no source messages |
 | adapter | `honours_k` | class (or instance) attribute | True: at most k memories |
 | adapter | `stores_nothing` | class attribute | False (the conformance kit's floor) |
@@ -88,6 +89,14 @@ class ChecksSettings(Protocol):
     test runs, raising ValueError with one line."""
 
     def check_settings(self, settings: Mapping[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class ExplainsLLMOutsideGateway(Protocol):
+    """An adapter class whose own LLM calls cannot go through the run's LLM gateway with some
+    settings: one line saying why for these settings, None when they can."""
+
+    def llm_outside_gateway(self, settings: Mapping[str, Any]) -> str | None: ...
 
 
 @runtime_checkable

@@ -53,6 +53,10 @@ class Settings:
     html: Path | None = None
     #: LLM call settings shared by responder and judges (None when no LLM is used)
     llm: LLMSettings | None = None
+    #: the call settings of the LLM gateway (cache mode and file, endpoint, timeouts): `llm`,
+    #: or the same options when only a memory system's config names a model; None when
+    #: nothing of the run calls an LLM
+    gateway: LLMSettings | None = None
     #: --memeval-judge: each judge's model (None: the suite protocol's) and prompt name
     judges: tuple[JudgeSpec, ...] = ()
     snapshot: bool = False

@@ -3,7 +3,10 @@
 With --memeval-snapshot every item compares what its judge decided (answer label,
 abstention, validity, correctness, score and the judge's detail: failure stage, rubric scores)
 with a JSON file under <rootdir>/snapshots/<test module>/, one file per item, so a change
-of judge, prompt or memory system shows up as a reviewable diff. Nothing that varies
+of judge, prompt or memory system shows up as a reviewable diff. For a memory system whose
+own LLM writes its memories (its calls go through the run's gateway) the file also holds
+`stored`: the texts the system held for the item, sorted, so a changed extraction shows
+as a diff of memories. Nothing that varies
 between identical runs (latencies, cache hits, timestamps) and none of the responder's
 internals (atoms, margins, raw text) is stored. syrupy merges the
 reports of xdist workers and locks its files, so comparing and recording work under -n.
@@ -87,7 +90,7 @@ def normalised_verdict(outcome: Outcome) -> dict[str, Any]:
     judged = dict(verdict.detail)
     if verdict.stage:  # a judge's failure stage, where it attributes one (memfail)
         judged["stage"] = verdict.stage
-    return {
+    normalised: dict[str, Any] = {
         "answer": answer.label,
         "abstained": answer.abstained,
         "valid": answer.valid,
@@ -95,3 +98,6 @@ def normalised_verdict(outcome: Outcome) -> dict[str, Any]:
         "score": verdict.score,
         "judge": judged,
     }
+    if outcome.stored is not None:
+        normalised["stored"] = list(outcome.stored)
+    return normalised

@@ -33,9 +33,12 @@ class Tally:
         call = Tokens.of_call(
             int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)), completion.cached
         )
+        self.add_tokens(phase, model, call)
+
+    def add_tokens(self, phase: str, model: str, tokens: Tokens) -> None:
         with self._lock:
             models = self._tokens.setdefault(phase, {})
-            models[model] = models.get(model, Tokens()) + call
+            models[model] = models.get(model, Tokens()) + tokens
 
     def tokens(self) -> dict[str, dict[str, Tokens]]:
         with self._lock:
@@ -57,3 +60,11 @@ def count(phase: str, model: str, completion: Completion) -> None:
     tally = _CURRENT.get()
     if tally is not None:
         tally.add(phase, model, completion)
+
+
+def count_tokens(phase: str, model: str, tokens: Tokens) -> None:
+    """Count calls made outside the plugin's client for the item being evaluated: a memory
+    system's own LLM calls, metered by the run's gateway (nothing outside an item)."""
+    tally = _CURRENT.get()
+    if tally is not None:
+        tally.add_tokens(phase, model, tokens)
