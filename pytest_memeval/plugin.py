@@ -501,7 +501,7 @@ def warm_shared_caches(state: RunState) -> None:
 
 
 def _splits_by_k(state: RunState) -> scheduling.SplitsByK:
-    return lambda suite_ref: bool(getattr(state.suite(suite_ref), "splits_by_k", True))
+    return lambda suite_ref: state.suite(suite_ref).splits_by_k
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:

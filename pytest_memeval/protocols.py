@@ -21,6 +21,7 @@ module is the one place that asks a third-party object whether it has one:
 | response model | `answer_item(item_id, view, memories)` | `NamesItems` | `answer(view, memories)` |
 | response model | `prefetch(requests)` | `Prefetches` | each answer asked when its test runs |
 | response model, judge | `close()` | `Closes` | nothing to release |
+| response model | `position_invariant` | class attribute | False: bayes asks every rotation of the options |
 | LLM prompt | `schema(view or item)` | `DeclaresSchema` | no structured-output constraint |
 
 `MemorySystemBase` declares the three attributes with their defaults for an adapter that
@@ -169,6 +170,12 @@ def stores_nothing(system: object) -> bool:
 def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:
     """`prompt.schema(subject)` when the prompt declares schemas, else None."""
     return prompt.schema(subject) if isinstance(prompt, DeclaresSchema) else None
+
+
+def position_invariant(responder: object) -> bool:
+    """Whether a response model declares that its answer does not depend on the order of
+    the options (`position_invariant = True`): bayes then asks one rotation, not all."""
+    return _declared(responder, "position_invariant", default=False)
 
 
 def _declared(obj: object, name: str, *, default: bool) -> bool:

@@ -133,7 +133,7 @@ CAPABILITIES = (
     *("from_memeval", "check_settings", "honours_k", "ingest_stats", "stores_nothing", "keeps_sources"),
     "llm_outside_gateway",
 )
-RESPONDER_CAPABILITIES = ("prefetch", "close", "schema", "answer_item")
+RESPONDER_CAPABILITIES = ("prefetch", "close", "schema", "answer_item", "position_invariant", "prompt")
 
 
 def test_no_capability_is_probed_outside_protocols_py() -> None:

@@ -20,7 +20,9 @@ import numpy as np
 
 from ...errors import ConfigError, ResponseError
 from ...models.calls import ChatRequest
+from ...models.responder import LLMResponder
 from ...models.tally import count
+from ...protocols import position_invariant
 from ...types import Memory
 from .probes import Probe
 from .prompt import LOGPROBS, VERBALISED, BayesPrompt
@@ -55,7 +57,7 @@ class DirectAsker:
 
     def __init__(self, responder: Any, label: str) -> None:
         self.responder, self.label = responder, label
-        self.rotations_per_probe = 1 if getattr(responder, "position_invariant", False) else None
+        self.rotations_per_probe = 1 if position_invariant(responder) else None
         self.unreadable_answers = 0
 
     def ask(self, probes: Sequence[Probe], memories: Sequence[Memory]) -> list[Belief]:
@@ -88,8 +90,8 @@ class DirectAsker:
 class LLMAsker:
     unreadable_answers = 0  # an LLM reads whatever memory returns
 
-    def __init__(self, responder: Any, label: str) -> None:
-        prompt = getattr(responder, "prompt", None)
+    def __init__(self, responder: LLMResponder, label: str) -> None:
+        prompt = responder.prompt
         if not isinstance(prompt, BayesPrompt):
             raise ConfigError(f"bayes: the LLM responder must use the bayes prompt, not {type(prompt).__name__}")
         self.prompt: BayesPrompt = prompt
@@ -143,8 +145,6 @@ class LLMAsker:
 
 
 def asker_for(responder: Any, label: str) -> Asker:
-    from ...models import LLMResponder
-
     if isinstance(responder, LLMResponder):
         return LLMAsker(responder, label)
     return DirectAsker(responder, label)
