@@ -110,8 +110,9 @@ LOCAL_SELECT_memfail ?= cond_easy and (000 or 001 or 002)
 LOCAL_SELECT_knowme ?= life00
 LOCAL_SELECT_behavior ?= p01 and C5 and (q01 or q02 or q03 or q04)
 LOCAL_SELECT_bayes ?= coin-single_turn
-LOCAL_RUN = $(BIN)/pytest -p no:cacheprovider --memsystem=chroma --memeval-k=3 --memeval-snapshot \
+LOCAL_BASE = $(BIN)/pytest -p no:cacheprovider --memeval-k=3 --memeval-snapshot \
 	--memeval-cache-file=$(LOCAL_CACHE) --memeval-max-errors=100000
+LOCAL_RUN = $(LOCAL_BASE) --memsystem=chroma
 SMOL = --memeval-responder=openai:smollm2-135m
 LOCAL_ARGS_multisource = $(SMOL)
 LOCAL_ARGS_memfail = $(SMOL) --memeval-judge=openai:smollm2-135m
@@ -120,13 +121,50 @@ LOCAL_ARGS_behavior = $(SMOL) --memeval-judge=openai:smollm2-135m,openai:gemma3-
 LOCAL_ARGS_bayes = --memeval-responder=openai:gemma3-270m --memeval-api=completions --memeval-suite-option=bayes.probe_every=25
 LOCAL_SUITES = multisource memfail knowme behavior bayes
 # exit status 1 (wrong answers, changed snapshots on record) is a finding, not a failed step
-LOCAL_MODELS = --memeval-local-model=smollm2-135m,gemma3-270m
+LOCAL_MODELS = --memeval-local-model=smollm2-135m,smollm2-135m-tools,gemma3-270m
 local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(2) || [ $$? -eq 1 ]
 
+# The memory systems whose own LLM writes their memories, on one small context of every suite
+# (SYSTEM_SELECT_<suite>), recorded into the same cache: their calls go through the run's LLM
+# gateway, and their snapshots hold the memories they stored beside the verdicts. Each system's
+# settings are fixtures/local-systems/<system>.toml. Letta's server comes from `make letta-venv`.
+# letta-agent (Letta's agent mode, named by import path so that its snapshots stay apart from
+# the archival mode's) is not in the default list: SmolLM2 answers Letta's tool-calling steps
+# without a tool call, which Letta refuses (docs/memory-systems.md); with a model that calls
+# tools, `make record-local LOCAL_SYSTEMS=letta-agent`. Record one system or suite with e.g.
+# `make record-local LOCAL_SUITES=memfail LOCAL_SYSTEMS=mem0 RECORD_CHROMA=no`.
+LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta
+# the systems recorded on each suite (those of LOCAL_SYSTEMS among them): what the committed
+# recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
+# minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
+SYSTEMS_multisource ?=
+SYSTEMS_memfail ?= mem0 amem langmem letta
+SYSTEMS_knowme ?=
+SYSTEMS_behavior ?=
+SYSTEMS_bayes ?= mem0 langmem
+SYSTEM_SELECT_multisource ?= stable_121-A1
+SYSTEM_SELECT_memfail ?= cond_easy-000
+SYSTEM_SELECT_knowme ?= life00-T1-00
+SYSTEM_SELECT_behavior ?= p01-q01-C1_native
+SYSTEM_SELECT_bayes ?= coin-passive_b10-identical-unknown_bias-theta50
+MEMSYSTEM_mem0 = mem0
+MEMSYSTEM_amem = amem
+MEMSYSTEM_langmem = langmem
+MEMSYSTEM_graphiti = graphiti
+MEMSYSTEM_letta = letta
+MEMSYSTEM_letta-agent = pytest_memeval.memory.letta:LettaMemory
+# a 135M model on two cores: an episode or a note can take many minutes
+SYSTEM_TIMEOUT = --memeval-adapter-timeout=7200
+system_run = $(LOCAL_BASE) --memsystem=$(MEMSYSTEM_$(2)) --memsystem-config=fixtures/local-systems/$(2).toml \
+	$(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(3) || [ $$? -eq 1 ]
+RECORD_CHROMA ?= yes
+
 .PHONY: record-local replay-local
-record-local: setup-test
-	$(foreach suite,$(LOCAL_SUITES),$(call local_run,$(suite),--snapshot-update $(LOCAL_MODELS)) &&) true
+record-local: setup-test letta-venv
+	$(if $(filter yes,$(RECORD_CHROMA)),$(foreach suite,$(LOCAL_SUITES),$(call local_run,$(suite),--snapshot-update $(LOCAL_MODELS)) &&)) true
+	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(call system_run,$(suite),$(system),--snapshot-update $(LOCAL_MODELS)) &&)) true
 	$(BIN)/python -c "import sqlite3; sqlite3.connect('$(LOCAL_CACHE)').execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall()"
 
-replay-local: setup-test
+replay-local: setup-test letta-venv
 	$(foreach suite,$(LOCAL_SUITES),$(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(suite) -k "$(LOCAL_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&) true
+	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(system)) --memsystem-config=fixtures/local-systems/$(system).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(suite) -k "$(SYSTEM_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&)) true

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from .benchmarks.base import IndexEntry
+from .records import ItemKey
 
 ITEM_ARG = "memeval_item_id"
 SYSTEM_ARG = "memeval_memsystem"
@@ -70,3 +71,29 @@ def parametrize(
         metafunc.parametrize(K_ARG, list(ks), ids=[f"k{k}" for k in ks])
     if repeats > 1:
         metafunc.parametrize(REPEAT_ARG, list(range(repeats)), ids=[f"r{r}" for r in range(repeats)])
+
+
+def context_of(item: pytest.Item) -> tuple[str, str] | None:
+    """(suite as the test names it, context id) of a memeval item; None for any other test."""
+    suite = item.get_closest_marker("memeval")
+    context = item.get_closest_marker(CONTEXT_MARK)
+    if suite is None or context is None or not suite.args or not context.args:
+        return None
+    return suite.args[0], context.args[0]
+
+
+def item_key(item: pytest.Item, default_system: str, default_k: int) -> ItemKey | None:
+    """(suite as the test names it, memory system, k, item id, repeat) of a memeval item, as
+    its record will carry them; None for any other test."""
+    suite = item.get_closest_marker("memeval")
+    callspec = getattr(item, "callspec", None)
+    if suite is None or not suite.args or callspec is None or ITEM_ARG not in callspec.params:
+        return None
+    params = callspec.params
+    return (
+        suite.args[0],
+        params.get(SYSTEM_ARG, default_system),
+        params.get(K_ARG, default_k),
+        params[ITEM_ARG],
+        params.get(REPEAT_ARG, 0),
+    )

@@ -11,13 +11,24 @@ from dataclasses import dataclass, replace
 from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import Suite
 from .errors import MemevalError
+from .models.tally import tallying
 from .prefetch import Prefetcher
 from .protocols import Judge, MemorySystem, ResponseModel
 from .record_values import RecordedMemory
 from .records import Record, RunKey
 from .repetition import repeat_scope
 from .report.collector import record_to_wire
-from .runner import ContextFiller, Outcome, answer_error, conclude, error_record, namespace_for, retrieve, run_item
+from .runner import (
+    ContextFiller,
+    Outcome,
+    answer_error,
+    conclude,
+    error_record,
+    namespace_for,
+    retrieve,
+    run_item,
+    stored_texts,
+)
 from .state import RunState
 from .types import Item, Memory
 
@@ -37,6 +48,8 @@ class Components:
     prefetcher: Prefetcher
     #: how many retrieved memories each record keeps (0: none)
     record_memories: int = DEFAULT_RECORDED_MEMORIES
+    #: keep what the memory system holds for each item (`Outcome.stored`, for its snapshot)
+    keep_stored: bool = False
 
     @classmethod
     def of_state(cls, state: RunState, prefetcher: Prefetcher, suite_ref: str, system_name: str) -> Components:
@@ -49,6 +62,8 @@ class Components:
             state.judge(suite),
             prefetcher,
             state.settings.record_memories,
+            # the memories a system's own LLM wrote go into the snapshot beside the verdict
+            keep_stored=state.settings.snapshot and state.meter(system_name) is not None,
         )
 
     @classmethod
@@ -81,6 +96,8 @@ def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Out
         seconds = time.perf_counter() - started - memory.retrieve_seconds
         with repeat_scope(repeat):
             outcome = conclude(key, parts.suite_ref, item, answer, seconds, memory.totals(), memory, parts.judge)
+        if parts.keep_stored:
+            outcome = replace(outcome, stored=stored_texts(memory))
         memory.reset()
         return outcome
     memory = filler.bind(namespace_for(suite.name, item.context_id))
@@ -88,7 +105,8 @@ def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Out
         parts.prefetcher.start((parts.suite_ref, item.context_id), suite.item, memory, parts.responder, key.k)
     with repeat_scope(repeat):
         retrieval = parts.prefetcher.take(key.memsystem, key.k, item.id, repeat) or retrieve(item, memory, key.k)
-        return run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
+        outcome = run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
+    return replace(outcome, stored=stored_texts(memory)) if parts.keep_stored else outcome
 
 
 def evaluate_record(
@@ -101,19 +119,27 @@ def evaluate_record(
     """The item's record whatever happens: an error record (one line) when any step fails,
     building the memory system or the item included; the outcome when it was answered."""
     item: Item | None = None
-    try:
-        parts = build()
-        item = parts.suite.item(item_id)
-        outcome = evaluate(parts, item, key, repeat)
-    except Exception as exc:  # every failure on the item's way is its error, in one line
-        message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
-        return replace(error_record(key, suite_ref, item_id, message, item), repeat=repeat), None
-    record = replace(outcome.record, repeat=repeat, memories=recorded(outcome.memories, parts.record_memories))
+    with tallying() as tally:
+        try:
+            parts = build()
+            item = parts.suite.item(item_id)
+            outcome = evaluate(parts, item, key, repeat)
+        except Exception as exc:  # every failure on the item's way is its error, in one line
+            message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
+            failed = error_record(key, suite_ref, item_id, message, item)
+            return replace(failed, repeat=repeat, llm_tokens=tally.tokens()), None
+    record = replace(
+        outcome.record,
+        repeat=repeat,
+        memories=recorded(outcome.memories, parts.record_memories),
+        llm_tokens=tally.tokens(),
+    )
     try:
         record_to_wire(record)  # what cannot travel as strict JSON ends this item, not the run
     except (TypeError, ValueError) as exc:
         message = f"{item_id}: its record cannot be written as JSON: {describe(exc)}"
-        return replace(error_record(key, suite_ref, item_id, message, item), repeat=repeat), None
+        failed = error_record(key, suite_ref, item_id, message, item)
+        return replace(failed, repeat=repeat, llm_tokens=record.llm_tokens), None
     return record, replace(outcome, record=record)
 
 

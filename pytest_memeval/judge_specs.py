@@ -103,7 +103,9 @@ def with_protocol_model(settings: Settings, prompts_of: Mapping[str, Mapping[str
     for suite, prompts in prompts_of.items():
         if prompts:
             (member, *_) = panel_members(settings.judges[:1], prompts, suite)
-            return replace(settings, llm=replace(llm, model=member.model))
+            resolved = replace(llm, model=member.model)
+            gateway = resolved if settings.gateway == llm else settings.gateway
+            return replace(settings, llm=resolved, gateway=gateway)
     return settings
 
 

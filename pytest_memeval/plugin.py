@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-from . import arguments, collection, crashes, scheduling
+from . import arguments, collection, crashes, scheduling, shards
 from .adapter_guard import describe
+from .campaign import PLUGIN_NAME as CAMPAIGN_NAME
+from .campaign import Campaign, done_on_worker, stop_on_worker
 from .errors import MemevalError
 from .exit_watch import thread_idents, watch_exit
 from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
@@ -59,6 +61,8 @@ SESSION_KEY = pytest.StashKey[pytest.Session]()
 COLLECTION_KEY = pytest.StashKey[arguments.Collection]()
 #: the workerinput key carrying the bundled selections of pasted ids to xdist workers
 SELECTIONS = "memeval_bundled_selections"
+SHARD_SECONDS_KEY = pytest.StashKey[dict[shards.Unit, float]]()
+ESTIMATE_KEY = pytest.StashKey[list[str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -89,15 +93,26 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "memeval(suite): run this test once per item of the named memeval suite")
     config.addinivalue_line("markers", f"{collection.CONTEXT_MARK}(context): the memeval context of an item")
     controller = not hasattr(config, "workerinput")
+    campaign: Campaign | None = None
     try:
-        prepared = prepare_run(config, _collection(config).bundled_only, controller)
+        bundled = _collection(config).bundled_only
+        prepared = prepare_run(config, bundled, controller)
         state, settings = prepared.state, prepared.state.settings
         for name, target in prepared.suites.items():
             _register_suite_markers(config, name, target)
         for warning in prepared.warnings:
             config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
-        state.rebind(attach_local_model(config, settings))  # last: nothing after it can fail
+        if prepared.shard_seconds is not None:
+            config.stash[SHARD_SECONDS_KEY] = prepared.shard_seconds
+        if settings.active and controller:
+            campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
+        state.rebind(attach_local_model(config, settings))
+        if settings.active and not config.option.collectonly and not (controller and scheduling.is_distributed(config)):
+            config.add_cleanup(state.stop_gateway)
+            state.start_gateway()  # one per process that runs items (each xdist worker has its own)
     except MemevalError as exc:
+        if campaign is not None:
+            campaign.abandon()
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
     if settings.active:
@@ -106,7 +121,11 @@ def pytest_configure(config: pytest.Config) -> None:
         warm_shared_caches(state)
         config.stash[ITEMS_DIR_KEY] = crashes.make_items_dir()
     if controller:
-        config.pluginmanager.register(RecordCollector(), COLLECTOR_NAME)
+        collector = RecordCollector()
+        if campaign is not None:
+            collector.earlier, collector.listener = campaign.resumed, campaign.record_arrived
+            config.pluginmanager.register(campaign, CAMPAIGN_NAME)
+        config.pluginmanager.register(collector, COLLECTOR_NAME)
         config.stash[WRONG_ANSWERS_KEY] = WrongAnswerSummary()
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
@@ -143,6 +162,24 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
     config.pluginmanager.register(display, "memeval-progress")
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Where the run's LLM calls go: the gateway, and each memory system whose own LLM it
+    cannot reach (one line each)."""
+    state = config.stash.get(STATE_KEY, None)
+    if state is None or not state.settings.active:
+        return []
+    lines = [f"memeval: {line}" for line in state.outside_gateway()]
+    gateway = state.settings.gateway
+    if gateway is not None:
+        where = f", {gateway.cache_path}" if gateway.cache_path is not None else ""
+        lines.insert(
+            0,
+            "memeval: every LLM call goes through a loopback gateway in each process that runs items "
+            f"(cache {gateway.cache_mode}{where})",
+        )
+    return lines
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     if GROUPS_DIR_KEY in config.stash:
@@ -173,10 +210,32 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keep, of the bundled modules, only the items that pasted ids name."""
+    """After -k and -m: of the bundled modules, only the items that pasted ids name; then
+    this shard's contexts (--memeval-shard); then, in a resumed run, the items the journal
+    holds are left out (their records come from it)."""
+    kept, dropped = _pasted(config, items)
+    state: RunState | None = config.stash.get(STATE_KEY, None)
+    if state is not None and state.settings.active:
+        settings = state.settings
+        if settings.shard is not None:
+            kept, other_shards = shards.split(kept, settings.shard, config.stash.get(SHARD_SECONDS_KEY, None))
+            dropped += other_shards
+        campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
+        done = campaign.done if campaign is not None else done_on_worker(config)
+        if done:
+            keys = [collection.item_key(item, settings.memsystems[0], settings.k) for item in kept]
+            dropped += [item for item, key in zip(kept, keys) if key in done]
+            kept = [item for item, key in zip(kept, keys) if key not in done]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+def _pasted(config: pytest.Config, items: list[pytest.Item]) -> tuple[list[pytest.Item], list[pytest.Item]]:
+    """(kept, dropped): of the bundled modules, only the items that pasted ids name."""
     resolved = _collection(config)
     if not resolved.selections:
-        return
+        return list(items), []
     bundled = collection.bundled_suites_dir()
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
@@ -184,9 +243,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         within = item.nodeid.partition(arguments.SEP)[2]
         outside = item.path.parent != bundled
         (kept if outside or resolved.selects(item.path.name, within) else dropped).append(item)
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    return kept, dropped
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -254,6 +311,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if crashes.ITEMS_DIR in config.workerinput:
             directory = config.workerinput[crashes.ITEMS_DIR]
             crashes.write_items(directory, session.items, state.settings.memsystems[0], state.settings.k)
+    elif config.option.collectonly and STATE_KEY in config.stash and config.stash[STATE_KEY].settings.uses_llm:
+        config.stash[ESTIMATE_KEY] = _estimate(config.stash[STATE_KEY], session.items)
+
+
+def _estimate(state: RunState, items: list[pytest.Item]) -> list[str]:
+    """--collect-only with an LLM: the calls and tokens the run would make, per phase."""
+    from .estimate import estimate, estimate_lines
+
+    try:
+        return estimate_lines(*estimate(state, items))
+    except Exception as exc:  # an estimate is advice: its failure must not fail the collection
+        return [f"memeval estimate: not available ({describe(exc)})"]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -272,6 +341,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.user_properties = properties
     mark_wrong_answer(report, call)
     return report
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    stop_on_worker(item)
 
 
 def _fallback_record(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -326,7 +399,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         workeroutput[SESSION_ERRORS] = list(state.session_errors)
         return
     collector: RecordCollector | None = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-    if collector is None:
+    campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
+    if collector is None or campaign is None:
         return
     collector.records.extend(_crash_records(state, collector, config.stash.get(ITEMS_DIR_KEY, None)))
     try:
@@ -334,18 +408,39 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             state.settings,
             state.suite,
             collector.by_run(),
-            state.baseline,
-            [*collector.session_errors, *collector.crash_errors(), *state.session_errors],
+            campaign.baseline_records(state.baseline),
+            [*collector.session_errors, *collector.crash_errors(), *state.session_errors, *campaign.errors],
             collector.snapshot_changes,
             lambda suite_ref: _suite_size(state, suite_ref),
+            campaign.fingerprint,
+            campaign.protocol_notes,
+            _selection(config),
         )
         report.write_files(state.suite)
     except MemevalError as exc:
         config.stash[REPORT_ERROR_KEY] = str(exc)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        campaign.finish(complete=False)
         return
     config.stash[REPORT_KEY] = report
-    session.exitstatus = report.exit_status(session.exitstatus)
+    campaign.finish(complete=_complete(session, collector) and not report.write_errors)
+    session.exitstatus = report.exit_status(campaign.status_with_resumed(session.exitstatus, report.report.records))
+
+
+def _complete(session: pytest.Session, collector: RecordCollector) -> bool:
+    """Whether every selected item ran: not interrupted, not stopped, no worker died."""
+    finished = session.exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.TESTS_FAILED,
+        pytest.ExitCode.NO_TESTS_COLLECTED,
+    )
+    return finished and not session.shouldstop and not session.shouldfail and not collector.crashes
+
+
+def _selection(config: pytest.Config) -> dict[str, str]:
+    """pytest's own selection of items, as the report records it (not part of the fingerprint)."""
+    chosen = {"-k": config.option.keyword, "-m": config.option.markexpr}
+    return {flag: expression for flag, expression in chosen.items() if expression}
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -367,6 +462,8 @@ def pytest_terminal_summary(
         _write_lingering(terminalreporter, config)
         if REPORT_KEY in config.stash:
             config.stash[REPORT_KEY].write_terminal(terminalreporter)
+        for line in config.stash.get(ESTIMATE_KEY, []):
+            terminalreporter.write_line(line)
     return result
 
 

@@ -1,6 +1,6 @@
 """Typed values a reviewer reads beside the metrics, and the JSON checks `records` shares:
-what a memory system returned for an item, how much of a suite a run covered, and which
-items flipped between two runs.
+what a memory system returned for an item, what its LLM cost to fill the item's context,
+how much of a suite a run covered, and which items flipped between two runs.
 
 Each value is frozen; `to_json`/`from_json` round-trip exactly; `from_json` raises
 `SchemaError` with one line naming the field.

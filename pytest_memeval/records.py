@@ -11,7 +11,7 @@
     Comparison    two runs of a suite (or a run and its baseline), item by item, with
                   the items whose verdict flipped
     GateVerdict   one CI gate on one run
-    Report        all of the above: the JSON report, schema memeval-report/2
+    Report        all of the above, with the run's protocol fingerprint (fingerprint.py): the JSON report, schema memeval-report/2
 
 Every value is frozen; `to_json` and `from_json` round-trip exactly (floats unrounded, so
 that gates compare what was measured). `from_json` raises `SchemaError` with one line
@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar
 
+from .fingerprint import Fingerprint, FingerprintError
 from .record_values import (
     FlippedItem,
     RecordedMemory,
@@ -40,12 +41,15 @@ from .record_values import mapping as _mapping
 from .record_values import number as _number
 from .record_values import string as _str
 from .terminal_text import printable
+from .usage import PhaseTokens, RunUsage, tokens_from_json, tokens_to_json
 
 SCHEMA = "memeval-report/2"
 Status = Literal["scored", "invalid", "error"]
 STATUSES: tuple[Status, ...] = ("scored", "invalid", "error")
 Source = Literal["run", "baseline"]
 DETERMINISTIC = "deterministic"
+#: suite as the test names it, memory system, k, item id, repeat
+ItemKey = tuple[str, str, int, str, int]
 
 T = TypeVar("T")
 
@@ -170,6 +174,11 @@ class Record:
     repeat: int = 0
     #: what ingestion did to the item's namespace, from adapters that say (mem0: memories added)
     ingest: Mapping[str, Any] = field(default_factory=dict)
+    #: LLM tokens the item cost, per phase ("ingest", "answer", "judge") and model (usage.py)
+    llm_tokens: PhaseTokens = field(default_factory=dict)
+    #: milliseconds of each session stored when this item filled its context (none when filled before)
+    ingest_ms: tuple[float, ...] = ()
+    judge_ms: float | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -186,12 +195,19 @@ class Record:
     def is_scored(self) -> bool:
         return self.status == "scored"
 
+    @property
+    def item_key(self) -> ItemKey:
+        """What names this record's item within one protocol (journal, shards, merge)."""
+        return (self.suite_ref, self.key.memsystem, self.key.k, self.id, self.repeat)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "key": self.key.to_json()}
         for f in fields(self)[2:]:
             value = getattr(self, f.name)
             data[f.name] = dict(value) if isinstance(value, Mapping) else value
         data["memories"] = [m.to_json() for m in self.memories]
+        data["llm_tokens"] = tokens_to_json(self.llm_tokens)
+        data["ingest_ms"] = list(self.ingest_ms)
         return data
 
     @classmethod
@@ -212,6 +228,8 @@ class Record:
         for name in ("strata", "detail", "answer_detail", "ingest"):
             values[name] = _mapping(values.get(name, {}), f"{where}: {name}")
         values["memories"] = memories_from_json(values.get("memories", []), where)
+        values["llm_tokens"] = tokens_from_json(values.get("llm_tokens"), f"{where}: llm_tokens")
+        values["ingest_ms"] = _milliseconds(values.get("ingest_ms", []), f"{where}: ingest_ms")
         try:
             return cls(**values)
         except TypeError as exc:
@@ -714,6 +732,12 @@ class Report:
     #: failures not tied to one item (a memory system failing in close), one line each
     session_errors: tuple[str, ...] = ()
     plugin_version: str = "unknown"
+    #: the run's protocol (None in reports written before fingerprints)
+    fingerprint: Fingerprint | None = None
+    #: comparisons made across protocols (--memeval-any-protocol), one line each
+    protocol_notes: tuple[str, ...] = ()
+    #: each run's tokens, latency and cost (apart from `runs`: timings differ between runs)
+    usage: Mapping[RunKey, RunUsage] = field(default_factory=dict)
 
     def suites(self) -> list[str]:
         """Suite names in the order their first run or comparison appears."""
@@ -737,6 +761,11 @@ class Report:
             "comparisons": [c.to_json() for c in self.comparisons],
             "gates": [g.to_json() for g in self.gates],
             "session_errors": list(self.session_errors),
+            "fingerprint": self.fingerprint.to_json() if self.fingerprint is not None else None,
+            "protocol_notes": list(self.protocol_notes),
+            "usage": [
+                {"key": key.to_json(), "label": key.label(), **usage.to_json()} for key, usage in self.usage.items()
+            ],
             "records": [r.to_json() for r in self.records],
         }
 
@@ -755,6 +784,9 @@ class Report:
             gates=tuple(GateVerdict.from_json(g, f"gates[{i}]") for i, g in enumerate(_list(data, "gates"))),
             session_errors=tuple(str(e) for e in _list(data, "session_errors")),
             plugin_version=str(data.get("plugin_version", "unknown")),
+            fingerprint=_fingerprint(data.get("fingerprint")),
+            protocol_notes=tuple(str(n) for n in _list(data, "protocol_notes")),
+            usage=_usage(_list(data, "usage")),
         )
 
 
@@ -781,6 +813,30 @@ def finite(value: Any) -> float | None:
         return None
     number = float(value)
     return number if math.isfinite(number) else None
+
+
+def _usage(entries: list[Any]) -> dict[RunKey, RunUsage]:
+    usage = {}
+    for index, entry in enumerate(entries):
+        where = f"usage[{index}]"
+        key = RunKey.from_json(_mapping(entry, where).get("key"), f"{where}: key")
+        parsed = RunUsage.from_json(entry, where)
+        if parsed is not None:
+            usage[key] = parsed
+    return usage
+
+
+def _milliseconds(value: Any, where: str) -> tuple[float, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+        raise SchemaError(f"{where}: must be a list of numbers")
+    return tuple(float(v) for v in value)
+
+
+def _fingerprint(data: Any) -> Fingerprint | None:
+    try:
+        return Fingerprint.from_json(data) if data is not None else None
+    except FingerprintError as exc:
+        raise SchemaError(str(exc)) from None
 
 
 def _list(data: Mapping[str, Any], name: str) -> list[Any]:

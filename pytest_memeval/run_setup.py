@@ -16,6 +16,7 @@ from .judge_specs import with_protocol_model
 from .options import OptionSource, read_settings
 from .registry import available_suites
 from .settings_checks import check_against_suites, check_before_run, judged_suites
+from .shards import Unit, durations
 from .state import RunState
 
 
@@ -26,6 +27,8 @@ class PreparedRun:
     suites: dict[str, str]
     #: problems that do not stop the run, one line each (the plugin shows them as warnings)
     warnings: tuple[str, ...] = ()
+    #: seconds per context in --memeval-shard-durations' report (None: shards balance item counts)
+    shard_seconds: dict[Unit, float] | None = None
 
 
 def prepare_run(options: OptionSource, bundled_only: bool, controller: bool = True) -> PreparedRun:
@@ -54,7 +57,8 @@ def prepare_run(options: OptionSource, bundled_only: bool, controller: bool = Tr
                     f"suite {name} has no items in this selection (size {settings.size}, split "
                     f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
                 )
-    return PreparedRun(state, suites, warnings)
+    seconds = durations(settings.shard_durations) if settings.shard_durations is not None else None
+    return PreparedRun(state, suites, warnings, seconds)
 
 
 def _index(state: RunState, name: str) -> object:

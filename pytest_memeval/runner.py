@@ -19,8 +19,11 @@ from typing import Any
 
 from .adapter_guard import AdapterGuard, describe
 from .adapter_values import checked_memories, checked_stats
-from .errors import MemevalError, ResponseError
+from .errors import AdapterError, MemevalError, ResponseError
 from .memory.tokens import TokenCounter
+from .models.caller import ReplayMissError
+from .models.metering import Meter
+from .models.tally import count_tokens
 from .progress import ProgressTracker
 from .protocols import Judge, MemorySystem, ResponseModel, keeps_sources
 from .record_values import RAW_CHARS, kept_text
@@ -53,14 +56,21 @@ class Retrieval:
 
 class BoundMemory:
     """A memory system bound to one namespace; every call goes through its guard, and what
-    `retrieve` returns is checked (a list of at most k `Memory` with text)."""
+    `retrieve` returns is checked (a list of at most k `Memory` with text).
 
-    def __init__(self, guard: AdapterGuard, system: MemorySystem, namespace: str) -> None:
-        self.guard, self.system, self.namespace = guard, system, namespace
+    With a `meter` (the system's LLM goes through the run's gateway) every ingest is a
+    metering scope: the system's LLM calls meanwhile count for this namespace, and a replay
+    miss among them fails the ingest with the gateway's line, whatever the system made of it.
+    """
+
+    def __init__(self, guard: AdapterGuard, system: MemorySystem, namespace: str, meter: Meter | None = None) -> None:
+        self.guard, self.system, self.namespace, self.meter = guard, system, namespace, meter
         self.retrievals = 0
         self.retrieve_seconds = 0.0
         self.memories_returned = 0
         self.tokens_returned = 0
+        #: milliseconds of each session stored through this binding (a fill it made)
+        self.ingest_ms: list[float] = []
 
     @property
     def system_name(self) -> str:
@@ -74,9 +84,24 @@ class BoundMemory:
 
     def reset(self) -> None:
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
+        if self.meter is not None:
+            self.meter.forget(self.namespace)
 
     def ingest(self, session: Sequence[Message]) -> None:
-        self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
+        started = time.perf_counter()
+        if self.meter is None:
+            self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
+        else:
+            with self.meter.scope(self.namespace) as scope:
+                try:
+                    self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
+                except AdapterError:
+                    scope.raise_miss()  # the cause, where the adapter's own words would hide it
+                    raise
+            scope.raise_miss()  # also when the system swallowed the failed call
+            for model, tokens in scope.tokens.items():  # the item filling the context pays its fill
+                count_tokens("ingest", model, tokens)
+        self.ingest_ms.append((time.perf_counter() - started) * 1000)
 
     def retrieve(self, query: str, k: int) -> list[Memory]:
         return self.retrieve_counted(query, k).memories
@@ -126,9 +151,11 @@ class ContextFiller:
     ingest_seconds: float = 0.0
     #: told about each fill, session by session (the terminal's progress line)
     progress: ProgressTracker | None = None
+    #: the system's LLM usage, when its calls go through the run's gateway
+    meter: Meter | None = None
 
     def bind(self, namespace: str) -> BoundMemory:
-        return BoundMemory(self.guard, self.system, namespace)
+        return BoundMemory(self.guard, self.system, namespace, self.meter)
 
     def ensure(self, memory: BoundMemory, build_context: Callable[[], Context], label: str = "") -> bool:
         """Fill the memory's namespace unless it is filled; True when it was filled now.
@@ -145,7 +172,10 @@ class ContextFiller:
             self.progress.fill_started(label or context.id, len(context.sessions))
         memory.reset()
         for session in context.sessions:
-            memory.ingest(session)
+            try:
+                memory.ingest(session)
+            except ReplayMissError as exc:
+                raise ReplayMissError(f"{exc} (filling {label or context.id})") from None
             if self.progress is not None:
                 self.progress.session_ingested()
         if self.progress is not None:
@@ -169,6 +199,15 @@ class Outcome:
     record: Record
     #: a syrupy SnapshotAssertion when --memeval-snapshot is on
     snapshot: Any = None
+    #: the texts the memory system held for the item (sorted), kept for the snapshot of a
+    #: system whose memories its own LLM writes; None otherwise
+    stored: tuple[str, ...] | None = None
+
+
+def stored_texts(memory: BoundMemory) -> tuple[str, ...] | None:
+    """What the namespace holds, as sorted texts (None when the system cannot list it)."""
+    dumped = memory.dump()
+    return None if dumped is None else tuple(sorted(m.text for m in dumped))
 
 
 def retrieve(item: Item, memory: BoundMemory, k: int) -> Retrieval:
@@ -208,7 +247,9 @@ def conclude(
     judge: Judge,
 ) -> Outcome:
     """Judge a valid answer (an invalid one is never scored) and build the item's record."""
+    judge_ms = None
     if answer.valid:
+        started = time.perf_counter()
         try:
             trace = Trace(tuple(retrieval.memories), memory.dump, keeps_sources=memory.keeps_sources)
             verdict = judge.score(item, answer, trace)
@@ -216,6 +257,7 @@ def conclude(
             raise
         except Exception as exc:
             raise ResponseError(f"judge failed on {item.id}: {describe(exc)}") from exc
+        judge_ms = (time.perf_counter() - started) * 1000
     else:
         verdict = Verdict(correct=None, reason="invalid answer: not scored")
     record = Record(
@@ -243,6 +285,8 @@ def conclude(
         question=item.view.question,
         judge_reason=verdict.reason if answer.valid else "",
         ingest=memory.ingest_stats() or {},
+        ingest_ms=tuple(memory.ingest_ms),
+        judge_ms=judge_ms,
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
 

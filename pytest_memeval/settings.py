@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
@@ -17,6 +17,10 @@ from .judge_specs import JudgeSpec
 from .local_model import DEFAULT_N_CTX, ModelSpec
 from .memory.embedders import DEFAULT_EMBEDDING_BATCH
 from .models.settings import LLMSettings
+
+if TYPE_CHECKING:
+    from .prices import Price
+    from .shards import Shard
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,10 @@ class Settings:
     html: Path | None = None
     #: LLM call settings shared by responder and judges (None when no LLM is used)
     llm: LLMSettings | None = None
+    #: the call settings of the LLM gateway (cache mode and file, endpoint, timeouts): `llm`,
+    #: or the same options when only a memory system's config names a model; None when
+    #: nothing of the run calls an LLM
+    gateway: LLMSettings | None = None
     #: --memeval-judge: each judge's model (None: the suite protocol's) and prompt name
     judges: tuple[JudgeSpec, ...] = ()
     snapshot: bool = False
@@ -64,6 +72,18 @@ class Settings:
     progress_s: float = 10.0
     #: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
     embedding_batch: int = DEFAULT_EMBEDDING_BATCH
+    #: compare with a baseline run under another protocol (the report names the difference)
+    any_protocol: bool = False
+    #: continue the run whose journal is beside --memeval-report
+    resume: bool = False
+    #: --memeval-shard I/N: this job's part of the contexts
+    shard: Shard | None = None
+    #: a previous report whose durations balance the shards
+    shard_durations: Path | None = None
+    #: --memeval-prices: per model, the price of a million input and output tokens
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    #: --memeval-max-cost: the run stops once what its LLM calls cost passes this
+    max_cost: float | None = None
 
     @property
     def uses_llm(self) -> bool:

@@ -3,7 +3,10 @@
 With --memeval-snapshot every item compares what its judge decided (answer label,
 abstention, validity, correctness, score and the judge's detail: failure stage, rubric scores)
 with a JSON file under <rootdir>/snapshots/<test module>/, one file per item, so a change
-of judge, prompt or memory system shows up as a reviewable diff. Nothing that varies
+of judge, prompt or memory system shows up as a reviewable diff. For a memory system whose
+own LLM writes its memories (its calls go through the run's gateway) the file also holds
+`stored`: the texts the system held for the item, sorted, so a changed extraction shows
+as a diff of memories. Nothing that varies
 between identical runs (latencies, cache hits, timestamps) and none of the responder's
 internals (atoms, margins, raw text) is stored. syrupy merges the
 reports of xdist workers and locks its files, so comparing and recording work under -n.
@@ -84,7 +87,7 @@ class VerdictSnapshot:
 
 def normalised_verdict(outcome: Outcome) -> dict[str, Any]:
     answer, verdict = outcome.answer, outcome.verdict
-    return {
+    normalised: dict[str, Any] = {
         "answer": answer.label,
         "abstained": answer.abstained,
         "valid": answer.valid,
@@ -92,3 +95,6 @@ def normalised_verdict(outcome: Outcome) -> dict[str, Any]:
         "score": verdict.score,
         "judge": dict(verdict.detail),
     }
+    if outcome.stored is not None:
+        normalised["stored"] = list(outcome.stored)
+    return normalised

@@ -16,10 +16,12 @@ from .benchmarks.base import IndexEntry, Suite, SuiteOptions
 from .errors import ConfigError
 from .judge_specs import panel_members
 from .memory.resources import LazyEmbedder, Resources
+from .models.gateway import LLMGateway
+from .models.metering import Meter
 from .models.settings import LLMSettings
 from .progress import ProgressTracker, tracked_embedder
 from .protocols import Judge, MemorySystem, ResponseModel
-from .records import DETERMINISTIC, Record, RunKey
+from .records import DETERMINISTIC, RunKey
 from .registry import (
     Resolved,
     accepts_settings,
@@ -29,11 +31,14 @@ from .registry import (
     load_object,
     resolve_memsystem,
 )
+from .report.baseline import Baseline
 from .runner import ContextFiller
 from .settings import Settings
 
 
-def suite_options(settings: Settings, suite: str) -> SuiteOptions:
+def suite_options(settings: Settings, suite: str, llm: LLMSettings | None = None) -> SuiteOptions:
+    """`llm`: the responder's call settings as the suite's own calls use them (default:
+    `responder_llm(settings)`)."""
     return SuiteOptions(
         size=settings.size,
         split=settings.split,
@@ -43,7 +48,7 @@ def suite_options(settings: Settings, suite: str) -> SuiteOptions:
         cache_dir=settings.cache_dir,
         bootstrap=settings.bootstrap,
         params=dict(settings.suite_params.get(suite, {})),
-        responder_llm=responder_llm(settings),
+        responder_llm=llm or responder_llm(settings),
     )
 
 
@@ -56,6 +61,11 @@ def responder_llm(settings: Settings) -> LLMSettings | None:
 
 #: constructor settings through which an adapter takes the run's LLM endpoint
 LLM_ADAPTER_SETTINGS = ("llm_model", "llm_base_url", "llm_timeout", "llm_max_retries")
+
+
+def memsystem_caller(system_name: str) -> str:
+    """How the gateway names a memory system's calls (in replay misses and recorded rows)."""
+    return f"memsystem {system_name!r}"
 
 
 def suite_target(name: str) -> str:
@@ -80,14 +90,18 @@ class RunState:
     _judge_names: dict[str, str] = field(default_factory=dict)
     _indexes: dict[str, Sequence[IndexEntry]] = field(default_factory=dict)
     _guards: dict[str, AdapterGuard] = field(default_factory=dict)
+    #: memory systems whose own LLM calls go through the gateway
+    _routed: set[str] = field(default_factory=set)
     workdir: Path | None = None
     embedder: LazyEmbedder | None = None
     #: failures not tied to one item (a memory system failing in close), one line each
     session_errors: list[str] = field(default_factory=list)
-    #: records of --memeval-baseline, read on the controller only
-    baseline: list[Record] | None = None
+    #: --memeval-baseline's records and protocol, read on the controller only
+    baseline: Baseline | None = None
     #: this process's fills and embeddings, for the terminal's progress line
     progress: ProgressTracker = field(default_factory=ProgressTracker)
+    #: this process's LLM gateway (`start_gateway`), through which every LLM call of it goes
+    gateway: LLMGateway | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RunState:
@@ -100,7 +114,11 @@ class RunState:
     def suite(self, name: str) -> Suite:
         if name not in self._suites:
             suite_class: Callable[[SuiteOptions], Suite] = load_object(suite_target(name))
-            self._suites[name] = suite_class(suite_options(self.settings, getattr(suite_class, "name", name)))
+            llm = responder_llm(self.settings)
+            options = suite_options(
+                self.settings, getattr(suite_class, "name", name), llm and self._through_gateway(llm, "responder")
+            )
+            self._suites[name] = suite_class(options)
         return self._suites[name]
 
     def index(self, name: str) -> Sequence[IndexEntry]:
@@ -114,6 +132,26 @@ class RunState:
         is up): suites built so far are rebuilt on next use; their item indexes stay."""
         self.settings = settings
         self._suites.clear()
+
+    def start_gateway(self) -> None:
+        """Start this process's LLM gateway when the run calls an LLM (suites built before
+        it are rebuilt on next use, on its routes). Stopped by `stop_gateway`."""
+        if self.settings.gateway is None or self.gateway is not None:
+            return
+        self.gateway = LLMGateway(self.settings.gateway).start()
+        self._suites.clear()
+
+    def stop_gateway(self) -> None:
+        gateway, self.gateway = self.gateway, None
+        if gateway is not None:
+            gateway.stop()
+
+    def _through_gateway(self, llm: LLMSettings, caller: str) -> LLMSettings:
+        """The plugin's own model calls (`caller`: responder, judge) forwarded by the gateway,
+        which counts them; ModelCaller records them."""
+        if self.gateway is None:
+            return llm
+        return replace(llm, base_url=self.gateway.route(caller, llm.base_url, record=False))
 
     def use_workdir(self, workdir: Path) -> None:
         self.workdir = workdir
@@ -138,8 +176,27 @@ class RunState:
             resolved = self.memsystems[system_name]
             system = guard.construct(lambda: build_memsystem(resolved, settings, resources))
             self._systems[system_name] = system
-            self._fillers[system_name] = ContextFiller(guard, system, progress=self.progress)
+            self._fillers[system_name] = ContextFiller(
+                guard, system, progress=self.progress, meter=self.meter(system_name)
+            )
         return self._fillers[system_name]
+
+    def outside_gateway(self) -> list[str]:
+        """One line per memory system whose own LLM calls cannot go through the gateway, as
+        its optional `llm_outside_gateway(settings)` classmethod says (for these settings)."""
+        lines = []
+        for name, resolved in self.memsystems.items():
+            explain = getattr(resolved.load(), "llm_outside_gateway", None)
+            line = explain(self.settings.memsystem_config.get(name, {})) if callable(explain) else None
+            if line:
+                lines.append(str(line))
+        return lines
+
+    def meter(self, system_name: str) -> Meter | None:
+        """The usage of the memory system's own LLM, when its calls go through the gateway."""
+        if self.gateway is None or system_name not in self._routed:
+            return None
+        return self.gateway.meter(memsystem_caller(system_name))
 
     def run_key(self, suite: Suite, system_name: str, k: int) -> RunKey:
         return RunKey(suite.name, system_name, self.settings.responder, self.judge_name(suite), k)
@@ -151,14 +208,25 @@ class RunState:
 
     def adapter_settings(self, system_name: str) -> dict[str, Any]:
         """--memsystem-config settings, plus the run's LLM endpoint for an adapter that can
-        use one (mem0 extracts facts with it); the user's own settings win."""
+        use one (LLM_ADAPTER_SETTINGS: mem0 extracts facts with it); the user's own settings
+        win, except that the endpoint (theirs or the run's) is reached through this process's
+        gateway: `llm_base_url` is the system's own route on 127.0.0.1, which records,
+        replays and counts its calls. An adapter whose system runs its LLM through an
+        OpenAI-compatible client (or server) needs nothing else: point that client's base
+        URL at `llm_base_url`, with any API key (the gateway sends the real one)."""
         settings = dict(self.settings.memsystem_config.get(system_name, {}))
+        if not accepts_settings(self.memsystems[system_name], LLM_ADAPTER_SETTINGS):
+            return settings
         llm = self.settings.llm
-        if llm is not None and accepts_settings(self.memsystems[system_name], LLM_ADAPTER_SETTINGS):
+        if llm is not None:
             settings.setdefault("llm_model", llm.model)
             settings.setdefault("llm_base_url", llm.base_url)
             settings.setdefault("llm_timeout", llm.timeout_s)
             settings.setdefault("llm_max_retries", llm.max_attempts - 1)
+        if self.gateway is not None and settings.get("llm_model"):
+            caller = memsystem_caller(system_name)
+            settings["llm_base_url"] = self.gateway.route(caller, settings.get("llm_base_url"))
+            self._routed.add(system_name)
         return settings
 
     def responder(self, suite: Suite) -> ResponseModel:
@@ -175,7 +243,7 @@ class RunState:
         if prompt is None or self.settings.llm is None:
             raise ConfigError(f"--memeval-responder: suite {suite.name!r} has no LLM prompt; use reader")
         llm = replace(self.settings.llm, model=self.settings.responder.removeprefix("openai:"))
-        return LLMResponder(prompt, llm, name=self.settings.responder)
+        return LLMResponder(prompt, self._through_gateway(llm, "responder"), name=self.settings.responder)
 
     def judge(self, suite: Suite) -> Judge:
         if suite.name not in self._judges:
@@ -188,7 +256,7 @@ class RunState:
 
             # each judge's model and prompt for this suite (a suite may name its judge prompts)
             members = panel_members(self.settings.judges, suite.judge_prompts, suite.name)
-            panel = PanelFactory(self.settings.llm, members)
+            panel = PanelFactory(self._through_gateway(self.settings.llm, "judge"), members)
             judged = suite.llm_judge(panel)
             if judged is not None:
                 self._judge_names[suite.name] = ",".join(panel.names)

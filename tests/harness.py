@@ -1,8 +1,10 @@
 """Constants and builders shared by the plugin's tests."""
 
+from pathlib import Path
 from typing import Any
 
 from pytest_memeval.records import Record, RunKey
+from pytest_memeval.settings import Settings
 
 #: the API key every pytester run gets; tests that look for leaks grep their outputs for it
 TEST_API_KEY = "sk-test-NEVER-WRITE-ME-0123456789abcdef"
@@ -21,3 +23,23 @@ def make_record(
     values: dict[str, Any] = {"suite_ref": suite, "context": "c", "cluster": "c", "task": "t", "status": "scored"}
     values.update(fields)
     return Record(id=id, key=RunKey(suite, memsystem, responder, k=k), **values)
+
+
+def make_settings(*systems: str, **changes: Any) -> Settings:
+    """A run's settings with defaults for what a test does not care about."""
+    values: dict[str, Any] = dict(
+        memsystems=systems,
+        suites=("multisource",),
+        size="smoke",
+        split=None,
+        seeds=None,
+        ks=(10,),
+        responder="reader",
+        report=None,
+        data_dir=None,
+        embedder="minilm",
+        cache_dir=Path("."),
+        bootstrap=10,
+    )
+    values.update(changes)
+    return Settings(**values)

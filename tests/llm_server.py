@@ -27,7 +27,9 @@ Endpoints:
                                 route; the reply lists that many token ids).
 
 Servers as the real ones differ: `refuse_json_schema=True` answers a `response_format` of type
-json_schema as llama-cpp-python does (HTTP 500 naming response_format); `window=N` makes a
+json_schema as llama-cpp-python does (HTTP 500 naming response_format);
+`refuse_null_content=True` answers an assistant message with `tool_calls` and `content: null`
+as llama-cpp-python does (HTTP 500 "Input should be a valid string"); `window=N` makes a
 chat call whose prompt has more than N words (+ max_tokens) fail as llama-cpp-python does
 (HTTP 400 "maximum context length"). GET requests and tokenize calls are probes: they are
 recorded in `server.probes`, not in `server.requests`.
@@ -163,6 +165,7 @@ class LLMServer:
         supports_logprobs: bool = True,
         embed: Callable[[str], Sequence[float]] | None = None,
         refuse_json_schema: bool = False,
+        refuse_null_content: bool = False,
         window: int | None = None,
         tokenize: Callable[[str], int] | None = None,
         models: Sequence[str] = (),
@@ -172,6 +175,7 @@ class LLMServer:
         self.supports_logprobs = supports_logprobs
         self.embed = embed
         self.refuse_json_schema = refuse_json_schema
+        self.refuse_null_content = refuse_null_content
         self.window = window
         self.tokenize = tokenize
         self.models = tuple(models)
@@ -406,6 +410,14 @@ def _refusal(owner: LLMServer, request: Request) -> tuple[int, bytes] | None:
             "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
         )
         return 500, json.dumps({"error": {"message": message, "type": "internal_server_error"}}).encode()
+    for index, message in enumerate(request.messages):
+        if owner.refuse_null_content and message.get("tool_calls") and message.get("content") is None:
+            error = (
+                f"1 validation error: {{'type': 'string_type', 'loc': ('body', 'messages', {index}, "
+                "'ChatCompletionRequestAssistantMessage', 'content'), 'msg': 'Input should be a valid string', "
+                "'input': None}"
+            )
+            return 500, json.dumps({"error": {"message": error, "type": "internal_server_error"}}).encode()
     if owner.window is not None:
         needed = len(request.text.split()) + int(request.body.get("max_tokens") or 0)
         if needed > owner.window:

@@ -192,6 +192,43 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     ),
     (["--memsystem=context", "--memeval-baseline={schema2_empty}"], "has no per-item records to pair with"),
     (["--memsystem=context", "--memeval-baseline={schema2_lacking_key}"], "records[0] (id x): lacks 'key'"),
+    # campaigns: resume, shards, prices and budgets
+    (["--memsystem=context", "--memeval-prices=/nonexistent/p.toml"], "--memeval-prices: cannot read"),
+    (["--memsystem=context", "--memeval-prices={bad_toml}"], "--memeval-prices: * is not valid TOML"),
+    (["--memsystem=context", "--memeval-prices={binary}"], "--memeval-prices: * is not a UTF-8 text file"),
+    (
+        ["--memsystem=context", "--memeval-prices={prices_lacking_output}"],
+        "[m] must hold exactly input and output (per million tokens)",
+    ),
+    (["--memsystem=context", "--memeval-max-cost=1"], "--memeval-max-cost: needs --memeval-prices"),
+    (
+        ["--memsystem=context", "--memeval-prices={prices_other}", "--memeval-max-cost=-1"],
+        "--memeval-max-cost: must be a positive finite number",
+    ),
+    (
+        [
+            "--memsystem=context",
+            "--memeval-responder=openai:m",
+            "--memeval-prices={prices_other}",
+            "--memeval-max-cost=1",
+        ],
+        "--memeval-max-cost: --memeval-prices has no price for model 'm'",
+    ),
+    (["--memsystem=context", "--memeval-resume"], "--memeval-resume: needs --memeval-report"),
+    (["--memsystem=context", "--memeval-shard=3/2"], "--memeval-shard: '3/2' is not I/N with 1 <= I <= N"),
+    (["--memsystem=context", "--memeval-shard=one"], "--memeval-shard: 'one' is not I/N"),
+    (
+        ["--memsystem=context", "--memeval-shard-durations={schema2_empty}"],
+        "--memeval-shard-durations: balances --memeval-shard, which is not given",
+    ),
+    (
+        ["--memsystem=context", "--memeval-shard=1/2", "--memeval-shard-durations={text}"],
+        "--memeval-shard-durations: * is not JSON",
+    ),
+    (
+        ["--memsystem=context", "--memeval-shard=1/2", "--memeval-shard-durations={schema0}"],
+        "--memeval-shard-durations: * is not a memeval-report/2 report",
+    ),
     # gates
     (["--memsystem=context", "--memeval-gate=accuracy is good"], "--memeval-gate: cannot read 'accuracy is good'"),
     (["--memsystem=context", "--memeval-gate=multisorce.accuracy>=0.5"], "unknown suite 'multisorce'"),
@@ -411,6 +448,8 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "bool_for_int": write("bool.toml", "[chroma]\nchunk_tokens = true\n"),
         "negative_chunks": write("negative.toml", "[chroma]\nchunk_tokens = -5\n"),
         "bad_port": write("port.toml", "[chroma]\nport = 70000\n"),
+        "prices_other": write("prices-other.toml", "[other]\ninput = 1\noutput = 2\n"),
+        "prices_lacking_output": write("prices-lacking.toml", "[m]\ninput = 1\n"),
     }
 
 

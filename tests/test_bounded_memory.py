@@ -59,6 +59,8 @@ class _Judge:
 
 
 class _Memory:
+    ingest_ms: tuple[float, ...] = ()
+
     def ingest_stats(self) -> None:
         return None
 

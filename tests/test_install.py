@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from harness import make_settings
 
 from pytest_memeval import extras
 from pytest_memeval.errors import ConfigError
@@ -18,20 +19,7 @@ HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "mem0")
 
 
 def settings(*systems: str, embedder: str = "minilm") -> Settings:
-    return Settings(
-        memsystems=systems,
-        suites=("multisource",),
-        size="smoke",
-        split=None,
-        seeds=None,
-        ks=(10,),
-        responder="reader",
-        report=None,
-        data_dir=None,
-        embedder=embedder,
-        cache_dir=Path("."),
-        bootstrap=10,
-    )
+    return make_settings(*systems, embedder=embedder)
 
 
 @pytest.mark.slow

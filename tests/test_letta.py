@@ -26,9 +26,14 @@ from pytest_memeval.memory.embedding_endpoint import EmbeddingEndpoint
 from pytest_memeval.memory.letta import LettaMemory, _split_words
 from pytest_memeval.memory.letta_server import LettaServer
 from pytest_memeval.memory.tokens import count_tokens
+from pytest_memeval.models.gateway import LLMGateway
+from pytest_memeval.models.metering import Meter
+from pytest_memeval.models.settings import LLMSettings
 from pytest_memeval.types import Message
 
-pytest.importorskip("letta_client", reason='the [letta] extra is not installed (pip install "pytest-memeval[letta]")')
+letta_client = pytest.importorskip(
+    "letta_client", reason='the [letta] extra is not installed (pip install "pytest-memeval[letta]")'
+)
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER_COMMAND = os.environ.get("MEMEVAL_LETTA_SERVER") or str(REPO / ".letta-venv" / "bin" / "letta")
@@ -217,3 +222,68 @@ def test_the_stateful_agent_edits_its_human_block(server: LettaServer, tmp_path:
         finally:
             memory.close()
     assert agents_on(server) == []
+
+
+@needs_server
+@pytest.mark.slow
+def test_the_stateful_agent_runs_through_the_gateway_on_llama_cpps_rules_and_replays(
+    server: LettaServer, tmp_path: Path
+) -> None:
+    caller = "memsystem 'letta'"
+
+    def agent(llm_base_url: str) -> LettaMemory:
+        return LettaMemory(
+            mode="agent",
+            base_url=server.base_url,
+            embedder=HashingEmbedder(),
+            llm_model="scripted",
+            llm_base_url=llm_base_url,
+        )
+
+    def human_block(llm_base_url: str, meter: Meter) -> str:
+        memory = agent(llm_base_url)
+        try:
+            with meter.scope("ada") as scope:
+                memory.ingest("ada", [Message("user", "My favourite colour is red.")])
+            scope.raise_miss()
+            (block,) = memory.retrieve("ada", "anything", 1)
+            return block.text
+        finally:
+            memory.close()
+
+    cache = tmp_path / "llm.sqlite"
+    with LLMServer(memory_tool_script, refuse_null_content=True) as llm:
+        direct = agent(llm.base_url)
+        try:  # Letta's history holds a tool call with content null: llama-cpp-python refuses it
+            with pytest.raises(letta_client.InternalServerError):
+                direct.ingest("ada", [Message("user", "My favourite colour is red.")])
+        finally:
+            direct.close()
+        with LLMGateway(LLMSettings(model="scripted", cache_mode="readwrite", cache_path=cache)) as gateway:
+            recorded = human_block(gateway.route(caller, llm.base_url), gateway.meter(caller))
+            usage = gateway.meter(caller).usage("ada")
+    assert "My favourite colour is red." in recorded
+    assert usage.calls >= 2 and usage.prompt_tokens > 0
+    with LLMGateway(LLMSettings(model="scripted", cache_mode="replay", cache_path=cache)) as gateway:
+        assert human_block(gateway.route(caller), gateway.meter(caller)) == recorded  # no LLM server now
+    assert agents_on(server) == []
+
+
+def test_a_server_command_relative_to_the_working_directory_is_found_from_the_servers_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = tmp_path / "venv" / "bin" / "letta"
+    command.parent.mkdir(parents=True)
+    command.write_text("#!/bin/sh\n")
+    command.chmod(command.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.chdir(tmp_path)
+    assert LettaServer("venv/bin/letta", tmp_path / "home").command == str(command)
+
+
+def test_the_agent_says_at_start_up_when_its_llm_bypasses_the_gateway() -> None:
+    assert LettaMemory.llm_outside_gateway({}) is None
+    assert LettaMemory.llm_outside_gateway({"mode": "agent", "base_url": "http://127.0.0.1:8283"}) is None
+    handle = LettaMemory.llm_outside_gateway({"llm_handle": "openai/gpt-4o-mini"})
+    assert handle is not None and "not recorded, replayed or counted" in handle
+    remote = LettaMemory.llm_outside_gateway({"mode": "agent", "base_url": "https://api.letta.com"})
+    assert remote is not None and "api.letta.com cannot reach the run's loopback LLM gateway" in remote

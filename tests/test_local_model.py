@@ -43,6 +43,14 @@ def test_model_names_paths_and_aliases(tmp_path: Path) -> None:
             parse_specs("--m", raw)
 
 
+def test_the_tool_calling_smollm2_is_the_same_gguf_served_with_function_calling(tmp_path: Path) -> None:
+    (plain, tools) = parse_specs("--m", "smollm2-135m,smollm2-135m-tools")
+    assert tools.alias == "smollm2-135m-tools"
+    assert tools.known is not None and plain.known is not None
+    assert (tools.known.package, tools.known.file) == (plain.known.package, plain.known.file)
+    assert (plain.known.chat_format, tools.known.chat_format) == (None, "chatml-function-calling")
+
+
 @pytest.mark.slow
 def test_a_missing_extra_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(local_model.importlib.util, "find_spec", lambda name: None)

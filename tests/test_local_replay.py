@@ -1,12 +1,15 @@
 """The committed real-model recording (`make record-local`): replayed offline it gives the
 committed verdicts (no server, no network, no [llm-local] extra); a prompt or schema change
-shows as a replay cache miss and, re-recorded against the real model, as a snapshot diff."""
+shows as a replay cache miss and, re-recorded against the real model, as a snapshot diff.
+The LLM-driven memory systems replay from the same file through the run's gateway: the same
+memories stored (in their snapshots) and the same verdicts, each record counting its ingest."""
 
 from __future__ import annotations
 
 import json
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -19,13 +22,21 @@ CACHE = ROOT / "fixtures" / "llm-local.sqlite"
 SNAPSHOTS = ROOT / "snapshots"
 
 
+def _makefile_variables() -> dict[str, str]:
+    text = (ROOT / "Makefile").read_text()
+    return dict(re.findall(r"^([\w-]+) \??= (.*)$", text, re.M))
+
+
+def _expand(variables: dict[str, str], value: str) -> str:
+    return re.sub(r"\$\(([\w-]+)\)", lambda m: _expand(variables, variables.get(m.group(1), "")), value)
+
+
 def _makefile_runs() -> dict[str, tuple[str, list[str]]]:
     """Each suite's -k selection and arguments, read from the Makefile that records them."""
-    text = (ROOT / "Makefile").read_text()
-    variables = dict(re.findall(r"^(\w+) \??= (.*)$", text, re.M))
+    variables = _makefile_variables()
 
     def expand(value: str) -> str:
-        return re.sub(r"\$\((\w+)\)", lambda m: expand(variables.get(m.group(1), "")), value)
+        return _expand(variables, value)
 
     runs = {}
     for suite in expand(variables["LOCAL_SUITES"]).split():
@@ -129,3 +140,89 @@ def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suit
     assert changed.ret == pytest.ExitCode.TESTS_FAILED, output[-3000:]
     assert "the verdict differs from its snapshot" in output, output[-3000:]
     assert '+   "answer": "20_or_more",' in output  # A1's last label, where the snapshot has another
+
+
+def _snapshot_dir(suite: str, memsystem: str) -> Path:
+    run_dir = "".join(c if c.isalnum() or c in "._-" else "_" for c in f"{memsystem}-k3")
+    return SNAPSHOTS / f"test_{suite}" / run_dir
+
+
+def _recorded_systems() -> list[tuple[str, str]]:
+    """(suite, system) of every run of an LLM-driven memory system the Makefile records
+    (SYSTEMS_<suite>, by default LOCAL_SYSTEMS): each must replay without a miss."""
+    if not CACHE.is_file():
+        return []
+    variables = _makefile_variables()
+    return [
+        (suite, system)
+        for suite in _makefile_runs()
+        for system in _expand(variables, variables.get(f"SYSTEMS_{suite}", "$(LOCAL_SYSTEMS)")).split()
+    ]
+
+
+def _config_for(system: str, into: Path) -> Path:
+    """The system's recording settings, its server command made absolute (pytester runs elsewhere)."""
+    tables = tomllib.loads((ROOT / "fixtures" / "local-systems" / f"{system}.toml").read_text())
+    lines = []
+    for name, table in tables.items():
+        lines.append(f"[{json.dumps(name)}]")
+        for key, value in table.items():
+            if key == "server_command":
+                value = str(ROOT / value)
+            lines.append(f"{key} = {json.dumps(value)}")
+    into.write_text("\n".join(lines) + "\n")
+    return into
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "suite, system",
+    _recorded_systems()
+    or [
+        pytest.param("none", "none", marks=pytest.mark.skip(reason="no system recording committed: make record-local"))
+    ],
+)
+def test_each_recorded_memory_system_replays_offline_storing_the_same_memories(
+    suite: str, system: str, suite_pytester: pytest.Pytester
+) -> None:
+    variables = _makefile_variables()
+    memsystem = variables[f"MEMSYSTEM_{system}"]
+    if system.startswith("letta") and not (ROOT / ".letta-venv" / "bin" / "letta").exists():
+        pytest.skip("Letta's server is not installed: make letta-venv")
+    _, args = _makefile_runs()[suite]
+    shutil.copytree(SNAPSHOTS / f"test_{suite}", suite_pytester.path / "snapshots" / f"test_{suite}")
+    report = suite_pytester.path / "report.json"
+    result = suite_pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        f"--memsystem={memsystem}",
+        f"--memsystem-config={_config_for(system, suite_pytester.path / 'systems.toml')}",
+        "--memeval-k=3",
+        "--memeval-snapshot",
+        f"--memeval-cache-file={CACHE}",
+        "--memeval-cache=replay",
+        "--memeval-max-errors=100000",
+        "--memeval-adapter-timeout=1800",
+        f"--memeval-suite={suite}",
+        "-k",
+        variables[f"SYSTEM_SELECT_{suite}"],
+        f"--memeval-report={report}",
+        "--snapshot-no-colors",
+        "--memeval-base-url=http://127.0.0.1:9/v1",  # nothing listens there: replay must not call
+        *[a for a in args if not a.startswith("--memeval-local-model")],
+        timeout=1800,
+    )
+    output = result.stdout.str()
+    records = json.loads(report.read_text())["records"]
+    assert records, output[-3000:]
+    snapshots = list(_snapshot_dir(suite, memsystem).glob("*.json"))
+    assert len(snapshots) == sum(r["status"] != "error" for r in records), "a recorded item has no snapshot"
+    misses = [r["reason"] for r in records if "replay cache miss" in r["reason"]]
+    assert misses == [], f"not recorded (re-record with make record-local): {misses[:1]}"
+    assert "differs from its snapshot" not in output, output[-3000:]
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # wrong answers are findings
+    # the item that filled a context carries what the system's LLM spent on it, all from the recording
+    fills = [tokens for r in records for tokens in r["llm_tokens"].get("ingest", {}).values()]
+    assert all(t["cached_calls"] == t["calls"] for t in fills)
+    if system != "letta":  # Letta's archival mode writes without an LLM
+        assert sum(t["calls"] for t in fills) > 0 and sum(t["prompt_tokens"] for t in fills) > 0

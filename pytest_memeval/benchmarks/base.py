@@ -87,6 +87,10 @@ class Suite(ABC):
     #: the judge prompts an LLM judge may name (`openai:MODEL@NAME`), the default first; a
     #: suite without names gives its panel one prompt (`llm_judge`)
     judge_prompts: ClassVar[Mapping[str, JudgeOption]] = {}
+    #: the suite's protocol version, part of every report's fingerprint: bump it when items,
+    #: gold, scoring or metrics change, so that numbers of the old protocol are not compared
+    #: with the new one's
+    protocol_version: ClassVar[str] = "1"
 
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
@@ -130,6 +134,29 @@ class Suite(ABC):
         `judge_prompts` calls `panel.named({name: ProtocolPrompt, ...})` instead, and each
         judge grades with the prompt it names); None when the suite is scored deterministically."""
         return None
+
+    def data_files(self) -> Sequence[Path]:
+        """The data files this run reads; their sha256 go into the fingerprint. Default: every
+        file under --memeval-data (hidden ones aside) for a suite that reads it, none for
+        generated data (the fingerprint then holds the size, split and seeds). A suite that
+        reads a few files of a larger directory lists just those."""
+        from .data_files import regular_files
+
+        root = self.options.data_dir
+        if root is None or not self.reads_data_dir:
+            return ()
+        visible = (
+            p for p in sorted(root.rglob("*")) if not any(part.startswith(".") for part in p.relative_to(root).parts)
+        )
+        return regular_files(visible)
+
+    def prompt_files(self) -> Sequence[Path]:
+        """The prompt templates the suite's LLM responder and judges may use; their sha256 go
+        into the fingerprint of a run with an LLM. Default: the bundled templates named
+        `<suite name>_*.toml` (pytest_memeval/prompts/)."""
+        from ..models.templates import prompts_dir
+
+        return sorted(prompts_dir().glob(f"{self.name}_*.toml"))
 
     @abstractmethod
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:

@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import threading
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -99,8 +98,9 @@ class AMemMemory:
             if not text.strip():
                 continue
             notes += 1
-            # ids in insertion order, so dump lists notes as they were written
-            note_id = f"{system.retriever.count():08d}-{uuid.uuid4().hex[:12]}"
+            # ids in insertion order, so dump lists notes as they were written; no random part:
+            # A-MEM shows its LLM the ids of a note's neighbours, and a replay must see the same
+            note_id = f"{system.retriever.count():08d}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
             failures = self._llm.failures_so_far()
             if self.evolve:
                 system.add_note(text, id=note_id)

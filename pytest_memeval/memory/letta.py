@@ -32,6 +32,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..types import Memory, Message
@@ -51,6 +52,7 @@ _PAGE = 100
 #: (an embedder reads far less: MiniLM stops at 256 word pieces)
 QUERY_CHARS = 4000
 _LABEL = re.compile(r"^[A-Za-z0-9_-]+$")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: start-up failures of this process, by command: a server that did not start is not retried per item
 _FAILED_STARTS: dict[str, str] = {}
 
@@ -118,6 +120,23 @@ class LettaMemory:
         except BaseException:
             self.close()
             raise
+
+    @classmethod
+    def llm_outside_gateway(cls, settings: Mapping[str, Any]) -> str | None:
+        """Why the agent's LLM calls cannot go through the run's gateway with these settings
+        (None: they can, through `llm_base_url`)."""
+        if settings.get("llm_handle"):
+            return (
+                f"letta: llm_handle {settings['llm_handle']!r} is a model of the Letta server's own providers; "
+                "its calls bypass the run's LLM gateway (not recorded, replayed or counted)"
+            )
+        base_url = settings.get("base_url")
+        if base_url and settings.get("mode") == "agent" and urlsplit(str(base_url)).hostname not in _LOOPBACK:
+            return (
+                f"letta: the Letta server at {urlsplit(str(base_url)).hostname} cannot reach the run's loopback LLM "
+                "gateway; give it llm_handle (its calls are then not recorded, replayed or counted)"
+            )
+        return None
 
     @classmethod
     def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> LettaMemory:

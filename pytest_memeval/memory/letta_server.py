@@ -78,7 +78,7 @@ def find_command(command: str) -> str:
             "'letta[sqlite,server]==0.11.7' asyncpg), then set server_command = 'letta-venv/bin/letta', "
             "or set base_url to a running server"
         )
-    return found
+    return os.path.abspath(found)  # the server runs in its home directory: a relative path would miss
 
 
 class LettaServer:

@@ -27,8 +27,7 @@ from typing import Any
 
 import httpx
 
-#: what llama-cpp-python answers when it is sent a response_format it does not know
-_REFUSED_FORMAT = b"response_format"
+from ..models.llama_cpp import refuses_json_schema, with_json_object_schema, with_tool_choice
 
 
 class SchemaFormat:
@@ -57,25 +56,12 @@ class SchemaFormat:
                 out[key] = min(out[key], self.max_tokens)
         if "max_tokens" not in out and "max_completion_tokens" not in out:
             out["max_tokens"] = self.max_tokens
-        tools = out.get("tools")
-        if tools and out.get("tool_choice") is None:
-            out["tool_choice"] = "auto"  # OpenAI's default with tools; llama.cpp's handler drops the tools without it
-        elif tools and out.get("tool_choice") in ("required", "any"):
-            if len(tools) == 1:
-                out["tool_choice"] = {"type": "function", "function": {"name": tools[0]["function"]["name"]}}
-            else:
-                out["tool_choice"] = "auto"  # the nearest llama.cpp's handler takes: the model may also answer in text
-        fmt = out.get("response_format")
-        if self.as_json_object and isinstance(fmt, dict) and fmt.get("type") == "json_schema":
-            schema = (fmt.get("json_schema") or {}).get("schema")
-            out["response_format"] = {"type": "json_object", **({"schema": schema} if schema else {})}
-        return out
+        out = with_tool_choice(out)
+        return with_json_object_schema(out) if self.as_json_object else out
 
     def refused(self, sent: dict[str, Any], status: int, content: bytes) -> bool:
         """True when the server refused a json_schema format it could take as json_object."""
-        fmt = sent.get("response_format")
-        wanted_schema = isinstance(fmt, dict) and fmt.get("type") == "json_schema"
-        return wanted_schema and status >= 400 and _REFUSED_FORMAT in content and not self.as_json_object
+        return not self.as_json_object and refuses_json_schema(sent, status, content.decode(errors="replace"))
 
 
 class _Transport(httpx.HTTPTransport):

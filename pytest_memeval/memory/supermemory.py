@@ -22,7 +22,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
@@ -38,6 +38,11 @@ _DOCUMENT_TOKENS = 1_000_000
 
 
 class SupermemoryMemory:
+    @classmethod
+    def llm_outside_gateway(cls, settings: Mapping[str, Any]) -> str:
+        """The service runs its own LLM: nothing of it can be pointed at the run's gateway."""
+        return "supermemory: the service runs its own LLM, out of the run's LLM gateway's reach (not recorded, replayed or counted)"
+
     def __init__(
         self,
         api_key: str | None = None,

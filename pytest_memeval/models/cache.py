@@ -2,7 +2,9 @@
 
 One row per request key (see `ChatRequest.key`), holding the request as JSON (for review
 in a diff of a committed cache; it never contains the API key, which is not part of a
-request) and the completion as JSON. WAL mode lets workers read while one writes; every
+request) and the completion as JSON. The gateway's exchanges (a memory system's own
+calls, see exchanges.py) are rows of the same table: the request body as the system sent
+it, under its own key, and the endpoint's whole response. WAL mode lets workers read while one writes; every
 entry is its own transaction, so a run killed with SIGKILL keeps every entry it finished
 and leaves a valid file. synchronous=NORMAL is enough for that: in WAL mode a committed
 transaction is in the OS's hands once `put` returns; only a power cut could lose the last
@@ -114,6 +116,21 @@ class CallCache:
         )
         with self._lock, self._transaction():
             self._db.execute(f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO calls VALUES (?, ?, ?, ?, ?)", row)
+
+    def get_exchange(self, key: str) -> tuple[str, str] | None:
+        """(request, response) of a recorded gateway exchange, both as the JSON text stored."""
+        with self._lock:
+            row = self._db.execute("SELECT request, completion FROM calls WHERE key = ?", (key,)).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def put_exchange(self, key: str, model: str, label: str, request: str, response: str) -> None:
+        """Store one gateway exchange (JSON texts); the first writer of a key wins."""
+        if self.readonly:
+            raise RuntimeError("this LLM cache was opened read-only (replay)")
+        with self._lock, self._transaction():
+            self._db.execute(
+                "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?)", (key, model, label, request, response)
+            )
 
     def __contains__(self, key: object) -> bool:
         with self._lock:

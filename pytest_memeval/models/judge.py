@@ -25,6 +25,7 @@ from .calls import ChatRequest, Completion
 from .responder import answer_schema
 from .settings import LLMSettings
 from .strict_json import InvalidOutput, read_object
+from .tally import count
 from .templates import PromptTemplate
 
 
@@ -130,6 +131,7 @@ class LLMJudge:
         schema = answer_schema(self.prompt, item)
         request = ChatRequest.build(self.settings, self.prompt.messages(item, answer), self.prompt.template.id, schema)
         completion = self.caller.call(request, label=label)
+        count("judge", self.settings.model, completion)
         try:
             verdict = self.prompt.parse(completion, item)
         except InvalidOutput as exc:

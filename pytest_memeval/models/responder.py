@@ -19,6 +19,7 @@ from ..types import Answer, ItemView, Memory
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
 from .settings import LLMSettings
+from .tally import count
 from .templates import PromptTemplate
 
 #: (label naming the item in messages, public view, retrieved memories)
@@ -120,6 +121,7 @@ class LLMResponder:
             completion = entry.future.result()
         else:
             completion = self.caller.call(request, label=label or (entry.label if entry else None))
+        count("answer", self.settings.model, completion)
         if self.settings.logprobs:
             available = completion.logprobs is not None
             with self._lock:

@@ -7,32 +7,40 @@ Every problem is one line naming the file and the field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..fingerprint import Fingerprint
 from ..record_values import check_types
 from ..records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError
+from .reading import read_json
 
 OLD_SCHEMA = "memeval-report/1"
+ANY_PROTOCOL = "--memeval-any-protocol"
 
 
-def load_baseline(path: Path) -> list[Record]:
-    """The per-item records of a saved report."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"--memeval-baseline: cannot read {path}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"--memeval-baseline: {path} is not JSON: {_first_line(exc)}") from None
-    except RecursionError:
-        raise ConfigError(f"--memeval-baseline: {path} is nested too deeply to be a report") from None
+@dataclass(frozen=True)
+class Baseline:
+    """A saved report's per-item records and the protocol they were run under."""
+
+    path: Path
+    records: tuple[Record, ...]
+    #: None for a report written before fingerprints
+    fingerprint: Fingerprint | None = None
+
+
+def load_baseline(path: Path) -> Baseline:
+    """The per-item records of a saved report, and its fingerprint."""
+    data = read_json(path, "--memeval-baseline")
     schema = data.get("schema") if isinstance(data, dict) else None
+    fingerprint = None
     try:
         if schema == SCHEMA:
-            records = list(Report.from_json(data).records)
+            report = Report.from_json(data)
+            records, fingerprint = list(report.records), report.fingerprint
         elif schema == OLD_SCHEMA:
             records = [_from_schema_1(r, i) for i, r in enumerate(data.get("records") or [])]
         else:
@@ -42,7 +50,26 @@ def load_baseline(path: Path) -> list[Record]:
         raise ConfigError(f"--memeval-baseline: {path}: {exc}") from None
     if not records:
         raise ConfigError(f"--memeval-baseline: {path} has no per-item records to pair with")
-    return records
+    return Baseline(path, tuple(records), fingerprint)
+
+
+def protocol_note(baseline: Baseline, fingerprint: Fingerprint, any_protocol: bool) -> str | None:
+    """None when the baseline was run under this run's protocol (on the suites both ran);
+    otherwise, with `any_protocol`, the one line the report keeps; without it a ConfigError
+    naming the first difference. A report without a fingerprint is compared, and says so."""
+    name = baseline.path.name
+    if baseline.fingerprint is None:
+        return f"--memeval-baseline: {name} has no protocol fingerprint (written before fingerprints): not checked"
+    difference = fingerprint.protocol_difference(
+        baseline.fingerprint, ("in this run", f"in {name}"), shared_suites_only=True
+    )
+    if difference is None:
+        return None
+    if not any_protocol:
+        raise ConfigError(
+            f"--memeval-baseline: {name} was run under another protocol: {difference} ({ANY_PROTOCOL} compares anyway)"
+        )
+    return f"--memeval-baseline: compared across protocols ({ANY_PROTOCOL}): {difference}"
 
 
 #: the JSON kind of each field of a memeval-report/1 record (record_values.check_types)
@@ -112,7 +139,3 @@ def baseline_for(records: Sequence[Record], key: RunKey) -> tuple[RunKey, list[R
     if len(runs) == 1:
         return next(iter(runs.items()))
     return None
-
-
-def _first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

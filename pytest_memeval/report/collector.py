@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
 from functools import lru_cache
 from typing import Any
@@ -31,6 +32,10 @@ class RecordCollector:
         #: node ids whose xdist worker died while running them, and the worker (see `crashes`)
         self.crashes: list[tuple[str, str]] = []
         self._recorded: set[str] = set()
+        #: records of an earlier run this one resumes; a record of the same item received now wins
+        self.earlier: tuple[Record, ...] = ()
+        #: told about each record as it arrives (the campaign's journal)
+        self.listener: Callable[[Record], None] | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if is_crash(report):
@@ -40,8 +45,11 @@ class RecordCollector:
             return
         for name, value in report.user_properties:
             if name == RECORD_PROPERTY:
-                self.records.append(record_from_wire(str(value)))
+                record = record_from_wire(str(value))
+                self.records.append(record)
                 self._recorded.add(report.nodeid)
+                if self.listener is not None:
+                    self.listener(record)
             elif name == SNAPSHOT_CHANGED:
                 self.snapshot_changes.append(str(value))
 
@@ -65,10 +73,16 @@ class RecordCollector:
         Sorting makes every aggregate independent of the order in which xdist workers
         finished, so -n 2 and -n 0 give the same numbers to the last digit.
         """
-        groups: dict[RunKey, list[Record]] = defaultdict(list)
-        for record in self.records:
-            groups[record.key].append(record)
-        return {key: sorted(groups[key], key=lambda r: r.id) for key in sorted(groups)}
+        fresh = {record.item_key for record in self.records}
+        return group_by_run([*(r for r in self.earlier if r.item_key not in fresh), *self.records])
+
+
+def group_by_run(records: Iterable[Record]) -> dict[RunKey, list[Record]]:
+    """Records grouped per run key (keys in order), each group sorted by item id."""
+    groups: dict[RunKey, list[Record]] = defaultdict(list)
+    for record in records:
+        groups[record.key].append(record)
+    return {key: sorted(groups[key], key=lambda r: r.id) for key in sorted(groups)}
 
 
 def record_to_wire(record: Record) -> str:
@@ -87,10 +101,6 @@ def record_from_wire(text: str) -> Record:
 @lru_cache(maxsize=1)
 def _record_defaults() -> dict[str, Any]:
     """Each optional field of Record and its default, as `to_json` writes it."""
-    defaults: dict[str, Any] = {}
-    for f in fields(Record):
-        if f.default is not MISSING:
-            defaults[f.name] = f.default
-        elif f.default_factory is not MISSING:
-            defaults[f.name] = f.default_factory()
-    return defaults
+    bare = Record("", RunKey("", ""), "", "", "", "", "scored").to_json()
+    optional = (f.name for f in fields(Record) if f.default is not MISSING or f.default_factory is not MISSING)
+    return {name: bare[name] for name in optional}

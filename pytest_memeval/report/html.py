@@ -13,6 +13,7 @@ thousands of items draws its first screen as fast as a small one (see `explorer`
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 
@@ -29,6 +30,7 @@ from .html_tables import (
     judge_tables,
     runs_table,
     settings_table,
+    usage_table,
 )
 from .report_figures import breakdown_figures, comparison_figure
 from .svg import render_svg
@@ -172,7 +174,10 @@ def _header(report: Report) -> str:
     subsets = sum(1 for run in runs if run.subset)
     if subsets:
         facts.append(f"{subsets} run{'s' if subsets != 1 else ''} on a subset of the suite")
-    return f"<header><h1>memeval report</h1><p>{e(' · '.join(facts))}</p></header>"
+    if report.fingerprint is not None:
+        facts.append(report.fingerprint.short())
+    notes = "".join(f"<p>{e(note)}</p>" for note in report.protocol_notes)
+    return f"<header><h1>memeval report</h1><p>{e(' · '.join(facts))}</p>{notes}</header>"
 
 
 def _navigation(report: Report, extra: bool) -> str:
@@ -199,7 +204,11 @@ def _settings_section(report: Report) -> str:
     rows = settings_table(report)
     if not rows:
         return ""
-    return f'<details class="section" id="settings"><summary><h2>Settings</h2></summary>{rows}</details>'
+    fingerprint = ""
+    if report.fingerprint is not None:
+        text = json.dumps(report.fingerprint.to_json(), indent=1, sort_keys=True)
+        fingerprint = f"<h3>Protocol fingerprint</h3><pre>{e(text)}</pre>"
+    return f'<details class="section" id="settings"><summary><h2>Settings</h2></summary>{rows}{fingerprint}</details>'
 
 
 def _gates_section(report: Report) -> str:
@@ -226,6 +235,7 @@ def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Fi
     parts = [
         f'<details class="section suite" id="{_anchor(report, suite)}" open><summary><h2>{e(title)}</h2></summary>',
         runs_table(report, suite),
+        usage_table(report, suite),
     ]
     judges = judge_tables(report, suite)
     if judges:

@@ -24,6 +24,7 @@ from .clusters import cluster_note
 from .figures import Estimate, format_number
 from .report_figures import format_p, run_labels
 from .terminal import Headline
+from .usage_rows import usage_rows
 
 DASH = "\u2014"
 FAIL_BADGE = '<span class="badge fail">FAIL</span>'
@@ -106,6 +107,20 @@ def runs_table(report: Report, suite: str) -> str:
     )
     caption = "".join(f'<p class="note">{e(note)}</p>' for note in notes)
     return table(head + "".join(rows)) + caption
+
+
+def usage_table(report: Report, suite: str) -> str:
+    """Tokens, latency and cost of the suite's runs, runs as columns; empty when none was measured."""
+    runs = report.runs_of(suite)
+    rows = usage_rows(report, runs)
+    if not rows:
+        return ""
+    head = "<tr><th></th>" + "".join(f'<th scope="col">{e(label)}</th>' for label in run_labels(runs)) + "</tr>"
+    body = "".join(
+        f"<tr><th>{e(label)}</th>" + "".join(f'<td class="num">{e(cell)}</td>' for cell in cells) + "</tr>"
+        for label, cells in rows
+    )
+    return table(head + body, "tokens, latency and cost")
 
 
 def _items(run: RunSummary) -> str:

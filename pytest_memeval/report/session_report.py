@@ -7,7 +7,7 @@ summary, the JSON report, the HTML page and the exit status all read this one ob
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -18,6 +18,7 @@ from ..adapter_guard import describe
 from ..atomic_file import write_atomic
 from ..benchmarks.base import Suite
 from ..benchmarks.unreadable import count_unreadable, unreadable_note
+from ..fingerprint import Fingerprint
 from ..record_values import Subset
 from ..records import Comparison, Record, Report, RunKey, RunSummary
 from ..settings import Settings
@@ -30,6 +31,7 @@ from .gates import evaluate
 from .html import write_html
 from .judge_sensitivity import judge_sensitivity
 from .terminal import Headline, headline_of, write_overview, write_summary
+from .usage_summary import run_usage
 
 SuiteLookup = Callable[[str], Suite]
 #: how many items a suite (as the test names it) has in this run's size, split and seeds
@@ -56,7 +58,12 @@ class SessionReport:
         session_errors: Sequence[str] = (),
         snapshot_changes: Sequence[str] = (),
         suite_size: SuiteSize | None = None,
+        fingerprint: Fingerprint | None = None,
+        protocol_notes: Sequence[str] = (),
+        selection: Mapping[str, str] | None = None,
     ) -> SessionReport:
+        """`selection` records what picked the items (-k, -m, the shard): it is not part of
+        the fingerprint."""
         grouped = {key: sorted(records, key=lambda r: (r.id, r.repeat)) for key, records in grouped.items()}
         refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
         errors = list(session_errors)
@@ -66,6 +73,7 @@ class SessionReport:
             )
             for key, records in grouped.items()
         )
+        usage = {key: u for key, records in grouped.items() if (u := run_usage(records, settings.prices)) is not None}
         records = tuple(r for group in grouped.values() for r in group)
         try:
             comparisons = tuple(_comparisons(settings, suite, grouped, refs, baseline))
@@ -77,7 +85,18 @@ class SessionReport:
             for gate in settings.gates
             for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse")
         )
-        report = Report(settings_json(settings), runs, records, comparisons, gates, tuple(errors), _plugin_version())
+        report = Report(
+            dict(settings_json(settings), selection=dict(selection or {})),
+            runs,
+            records,
+            comparisons,
+            gates,
+            tuple(errors),
+            _plugin_version(),
+            fingerprint,
+            tuple(protocol_notes),
+            usage,
+        )
         headlines = {}
         for run in runs:
             suite_class = suite(refs[run.key])
@@ -249,6 +268,12 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "repeat": settings.repeats,
         "record_memories": settings.record_memories,
         "gate_subset": settings.gate_subset,
+        "any_protocol": settings.any_protocol,
+        "resume": settings.resume,
+        "shard": str(settings.shard) if settings.shard else None,
+        "suite_params": {suite: dict(params) for suite, params in settings.suite_params.items()},
+        "prices": {model: price.to_json() for model, price in settings.prices.items()},
+        "max_cost": settings.max_cost,
     }
 
 

@@ -20,6 +20,7 @@ from ..records import Cell, Comparison, GateVerdict, JudgeSensitivity, Metric, R
 from ..terminal_text import printable, write_line
 from .clusters import cluster_note, estimable
 from .figures import format_number
+from .usage_rows import usage_rows
 
 #: the width used when there is no terminal to ask (and the narrowest a table is laid out for)
 WIDTH = 100
@@ -244,6 +245,9 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
     subsets = {f"{run.subset.n} of {run.subset.of}" for run in runs if run.subset}
     heading = suite + (f"  (subset: {', '.join(sorted(subsets))} items)" if subsets else "")
     lines = [heading, *table_lines(labels, suite_rows(runs), width), *breakdown_lines(runs, labels, width)]
+    usage = [Row(label, tuple((cell, "") for cell in cells)) for label, cells in usage_rows(report, runs)]
+    if usage:
+        lines += ["  tokens, latency and cost", *table_lines(labels, usage, width)]
     lines += _notes("note", {label: run.note for run, label in zip(runs, labels)}, width)
     lines += _notes("note", {label: cluster_note(run.n_clusters) for run, label in zip(runs, labels)}, width)
     lines += _notes("not gated", {label: run.gate_blocker for run, label in zip(runs, labels)}, width)
@@ -396,6 +400,19 @@ def write_summary(terminal: pytest.TerminalReporter, report: Report) -> None:
         for gate in report.gates:
             for line in gate_lines(gate, width):
                 write_line(terminal, line, green=gate.passed, red=not gate.passed)
+    for line in fingerprint_lines(report, width):
+        write_line(terminal, line)
+
+
+def fingerprint_lines(report: Report, width: int = WIDTH) -> list[str]:
+    """The protocol's short form (what a published number names), and any comparison made
+    across protocols."""
+    if report.fingerprint is None:
+        return []
+    lines = [f"memeval fingerprint: {report.fingerprint.short()}"]
+    for note in report.protocol_notes:
+        lines.extend(_wrap(note, "  ", "    ", width))
+    return lines
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...errors import ConfigError, ResponseError
 from ...models.calls import ChatRequest
+from ...models.tally import count
 from ...types import Memory
 from ..unreadable import KEY as UNREADABLE
 from .probes import Probe
@@ -114,6 +115,8 @@ class LLMAsker:
             for view in views
         ]
         completions = list(self._pool.map(lambda request: self.caller.call(request, label=self.label), requests))
+        for request, completion in zip(requests, completions):
+            count("answer", request.model, completion)
         answers = [self.prompt.parse(completion, view) for completion, view in zip(completions, views)]
         if self.readout == LOGPROBS and any(a.detail.get("readout") == "unavailable" for a in answers):
             self.readout = VERBALISED

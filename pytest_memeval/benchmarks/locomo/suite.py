@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from ...errors import ConfigError
 from ...judge_specs import off_protocol
@@ -25,6 +26,7 @@ from .categories import marker, marker_descriptions, parse_categories, parse_rea
 from .judge import DEFAULT_PASS_F1, LocomoJudge, LocomoLLMJudge
 from .llm import MEM0_J, MEM0_J_OPTION, LocomoPrompt, j_protocol
 from .reader import LocomoReader
+from .released import find_file
 from .summary import METRICS, compare, summarize
 
 
@@ -61,6 +63,10 @@ class LocomoSuite(Suite):
 
     def item(self, item_id: str) -> Item:
         return self.catalog.item(item_id)
+
+    def data_files(self) -> Sequence[Path]:
+        """locomo10.json alone: the rest of a clone of the repository is not the protocol."""
+        return [find_file(self.options.data_dir)] if self.options.data_dir is not None else []
 
     def reader(self) -> LocomoReader:
         return LocomoReader()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from ...judge_specs import off_protocol
 from ...models.judge import PanelFactory
@@ -64,6 +65,10 @@ class LongMemEvalSuite(Suite):
 
     def item(self, item_id: str) -> Item:
         return self.catalog.item(item_id)
+
+    def data_files(self) -> Sequence[Path]:
+        """The one released file the run reads (--memeval-suite-option longmemeval.file)."""
+        return [] if self.catalog.sample else [self.catalog.path]
 
     def reader(self) -> LongMemEvalReader:
         return LongMemEvalReader()

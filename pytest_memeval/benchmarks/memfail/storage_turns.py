@@ -10,12 +10,14 @@ so with it a session holds the user turns only (the record's detail says which).
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from ...models.caller import ModelCaller
 from ...models.calls import ChatRequest
 from ...models.settings import LLMSettings
+from ...models.tally import count
 from ...models.templates import PromptTemplate, load_template
 from ...types import Message
 
@@ -39,7 +41,16 @@ def converse(
     pool = ThreadPoolExecutor(settings.concurrency, thread_name_prefix="memeval-storage")
     try:
         futures = [
-            pool.submit(_session, caller, template, settings, session, f"{context_id} storage conversation {i + 1}")
+            # in a copy of the item's context: the turns count for the item whose fill needs them
+            pool.submit(
+                contextvars.copy_context().run,
+                _session,
+                caller,
+                template,
+                settings,
+                session,
+                f"{context_id} storage conversation {i + 1}",
+            )
             for i, session in enumerate(sessions)
         ]
         return tuple(future.result() for future in futures)
@@ -62,5 +73,6 @@ def _session(
     for text in texts:
         request = ChatRequest.build(settings, storage_prompt(template, turns, text), template.id)
         completion = caller.call(request, label=label)
+        count("ingest", settings.model, completion)
         turns.append((text, (completion.content or "").strip()))
     return tuple(message for user, reply in turns for message in (Message("user", user), Message("assistant", reply)))

@@ -1,0 +1,256 @@
+"""The protocol fingerprint of a run: what must be equal for two numbers to be comparable.
+
+A `Fingerprint` has two parts:
+
+- the **protocol**: per suite, its protocol version, the sha256 of every data file it
+  read (or, for generated data, the generator's size, split and seeds), its settings
+  (--memeval-suite-option) and the sha256 of every prompt template its LLM path may use;
+  then the answer model, the judge models, the LLM output parameters (temperature,
+  max_tokens, ...) and the retrieval depths k;
+- the **systems**: each memory system's import target and its --memsystem-config
+  settings (secrets excluded), and the embedder of the built-in stores.
+
+A baseline comparison needs equal protocols on the suites both reports ran (the memory
+systems are what is being compared); a merge of shards and a resumed journal need equal
+fingerprints, systems included. pytest's own selection (-k, -m, --lf, --deselect) and
+--memeval-shard are not part of it: they pick items of one protocol, and the report's
+`subset` says how many. `short()` names both parts in a dozen characters each.
+
+Plain values only: this module imports nothing of the plugin, so records.py can hold it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+FORMAT = "memeval-fingerprint/1"
+#: hex digits of a digest in the short form
+SHORT = 12
+#: settings whose name says they hold a secret never enter a fingerprint
+_SECRET_NAME = re.compile(r"key|token|secret|passw|credential|auth|cookie", re.IGNORECASE)
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+#: how a difference names its two sides, e.g. ("in this run", "in base.json")
+Names = tuple[str, str]
+
+
+class FingerprintError(ValueError):
+    """A fingerprint's JSON does not fit; one line naming the field."""
+
+
+@dataclass(frozen=True)
+class SuiteProtocol:
+    """What one suite contributes to the fingerprint (see `Suite.protocol_version`,
+    `Suite.data_files` and `Suite.prompt_files`)."""
+
+    suite: str
+    version: str
+    size: str
+    split: str | None = None
+    seeds: tuple[int, ...] | None = None
+    params: Mapping[str, str] = field(default_factory=dict)
+    #: sha256 of each data file read, by its path under --memeval-data; empty: generated
+    data: Mapping[str, str] = field(default_factory=dict)
+    #: sha256 of each prompt template file, by template name (empty without an LLM)
+    prompts: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "data": dict(sorted(self.data.items())) if self.data else "generated",
+            "size": self.size,
+            "split": self.split,
+            "seeds": list(self.seeds) if self.seeds is not None else None,
+            "params": dict(sorted(self.params.items())),
+            "prompts": dict(sorted(self.prompts.items())),
+        }
+
+    @classmethod
+    def from_json(cls, suite: str, data: Any) -> SuiteProtocol:
+        where = f"fingerprint: suite {suite}"
+        data = _mapping(data, where)
+        files = data.get("data", "generated")
+        seeds = data.get("seeds")
+        return cls(
+            suite,
+            str(data.get("version", "")),
+            str(data.get("size", "")),
+            data.get("split"),
+            tuple(int(s) for s in seeds) if isinstance(seeds, list) else None,
+            _strings(data.get("params", {}), f"{where}: params"),
+            {} if files == "generated" else _strings(files, f"{where}: data"),
+            _strings(data.get("prompts", {}), f"{where}: prompts"),
+        )
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    suites: tuple[SuiteProtocol, ...] = ()
+    #: the answer model: reader (each suite's offline reader) or openai:MODEL
+    responder: str = "reader"
+    judges: tuple[str, ...] = ()
+    #: output parameters of the LLM calls (temperature, max_tokens, ...); empty without an LLM
+    llm: Mapping[str, Any] = field(default_factory=dict)
+    ks: tuple[int, ...] = (10,)
+    #: per memory system: its import target and settings, secrets excluded
+    systems: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    embedder: str = ""
+
+    def suite(self, name: str) -> SuiteProtocol | None:
+        return next((s for s in self.suites if s.suite == name), None)
+
+    def with_suite(self, protocol: SuiteProtocol) -> Fingerprint:
+        """This fingerprint with `protocol` added (or replacing the suite's), suites by name."""
+        others = [s for s in self.suites if s.suite != protocol.suite]
+        return replace(self, suites=tuple(sorted([*others, protocol], key=lambda s: s.suite)))
+
+    def protocol_json(self) -> dict[str, Any]:
+        return {
+            "suites": {s.suite: s.to_json() for s in sorted(self.suites, key=lambda s: s.suite)},
+            "responder": self.responder,
+            "judges": list(self.judges),
+            "llm": dict(sorted(self.llm.items())),
+            "k": list(self.ks),
+        }
+
+    def systems_json(self) -> dict[str, Any]:
+        return {"memsystems": {name: dict(v) for name, v in sorted(self.systems.items())}, "embedder": self.embedder}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "protocol": self.protocol_json(),
+            "systems": self.systems_json(),
+            "digest": self.protocol_digest(),
+            "systems_digest": self.systems_digest(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Fingerprint:
+        data = _mapping(data, "fingerprint")
+        if data.get("format") != FORMAT:
+            raise FingerprintError(f"fingerprint: format {data.get('format')!r} is not {FORMAT!r}")
+        protocol = _mapping(data.get("protocol"), "fingerprint: protocol")
+        systems = _mapping(data.get("systems"), "fingerprint: systems")
+        suites = _mapping(protocol.get("suites", {}), "fingerprint: suites")
+        fingerprint = cls(
+            suites=tuple(SuiteProtocol.from_json(name, value) for name, value in suites.items()),
+            responder=str(protocol.get("responder", "")),
+            judges=tuple(str(j) for j in protocol.get("judges", ())),
+            llm=_mapping(protocol.get("llm", {}), "fingerprint: llm"),
+            ks=tuple(int(k) for k in protocol.get("k", ())),
+            systems={
+                name: _mapping(v, f"fingerprint: memsystem {name}")
+                for name, v in _mapping(systems.get("memsystems", {}), "fingerprint: memsystems").items()
+            },
+            embedder=str(systems.get("embedder", "")),
+        )
+        if data.get("digest") not in (None, fingerprint.protocol_digest()):
+            raise FingerprintError("fingerprint: its digest does not match its protocol (edited by hand?)")
+        return fingerprint
+
+    def protocol_digest(self) -> str:
+        return _digest(self.protocol_json())
+
+    def systems_digest(self) -> str:
+        return _digest(self.systems_json())
+
+    def short(self) -> str:
+        """The protocol and the systems in a few characters: what a published number names."""
+        return f"protocol {self.protocol_digest()[:SHORT]}, systems {self.systems_digest()[:SHORT]}"
+
+    def protocol_difference(
+        self, other: Fingerprint, names: Names = ("here", "there"), *, shared_suites_only: bool = False
+    ) -> str | None:
+        """Where the protocols first differ, in a few words; None when they agree. `names`
+        say where each side comes from; with `shared_suites_only`, suites that only one side
+        ran are not a difference."""
+        mine, theirs = self.protocol_json(), other.protocol_json()
+        if shared_suites_only:
+            shared = mine["suites"].keys() & theirs["suites"].keys()
+            mine["suites"] = {k: v for k, v in mine["suites"].items() if k in shared}
+            theirs["suites"] = {k: v for k, v in theirs["suites"].items() if k in shared}
+        return first_difference(mine, theirs, names)
+
+    def difference(
+        self, other: Fingerprint, names: Names = ("here", "there"), *, shared_suites_only: bool = False
+    ) -> str | None:
+        """Where the whole fingerprints (protocol, then systems) first differ; None when equal.
+        Shards of one run compare `shared_suites_only`: a shard may hold no context of a suite."""
+        return self.protocol_difference(other, names, shared_suites_only=shared_suites_only) or first_difference(
+            self.systems_json(), other.systems_json(), names, "systems"
+        )
+
+    def union(self, other: Fingerprint) -> Fingerprint:
+        """This fingerprint with the suites only `other` holds (shards of one run)."""
+        joined = self
+        for protocol in other.suites:
+            if joined.suite(protocol.suite) is None:
+                joined = joined.with_suite(protocol)
+        return joined
+
+
+def first_difference(mine: Any, theirs: Any, names: Names = ("here", "there"), path: str = "") -> str | None:
+    """The first path at which two JSON values differ, with both values: 'suites.toy.prompts.
+    toy_judge is sha256 1a2b3c4d5e6f here, sha256 9f8e7d6c5b4a there'."""
+    here, there = names
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for key in [*mine, *(k for k in theirs if k not in mine)]:
+            where = f"{path}.{key}" if path else str(key)
+            if key not in theirs:
+                return f"{where} is {_shown(mine[key])} {here}, absent {there}"
+            if key not in mine:
+                return f"{where} is absent {here}, {_shown(theirs[key])} {there}"
+            found = first_difference(mine[key], theirs[key], names, where)
+            if found is not None:
+                return found
+        return None
+    if mine != theirs:
+        return f"{path or 'value'} is {_shown(mine)} {here}, {_shown(theirs)} {there}"
+    return None
+
+
+def public_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Adapter settings without secrets: a setting whose name says key, token, secret,
+    password, credential or auth is left out, and URLs lose their user:password@ part."""
+    public: dict[str, Any] = {}
+    for name, value in sorted(settings.items()):
+        if _SECRET_NAME.search(str(name)):
+            continue
+        if isinstance(value, Mapping):
+            public[str(name)] = public_settings(value)
+        elif isinstance(value, str):
+            public[str(name)] = _URL_USERINFO.sub("", value)
+        else:
+            public[str(name)] = json.loads(json.dumps(value, default=str))
+    return public
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "present"
+    if isinstance(value, str) and re.fullmatch(r"[0-9a-f]{64}", value):
+        return f"sha256 {value[:SHORT]}"
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _digest(data: Any) -> str:
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _mapping(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise FingerprintError(f"{where}: expected an object, got {type(value).__name__}")
+    return dict(value)
+
+
+def _strings(value: Any, where: str) -> dict[str, str]:
+    return {str(k): str(v) for k, v in _mapping(value, where).items()}

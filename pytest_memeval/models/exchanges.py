@@ -1,0 +1,122 @@
+"""The cache key of one exchange through the gateway: an OpenAI-compatible request body as a
+memory system's own client sent it, and the response it got.
+
+The key is the SHA-256 of a canonical form of everything that determines the answer: the
+route (chat/completions, completions, embeddings), the whole body (model, messages, tools,
+tool_choice, response_format, temperature, max_tokens, ...) and the item's repeat. Left
+out, because they say how the answer travels and not what it says: `stream` and
+`stream_options` (the gateway always asks the endpoint for the whole answer and streams
+it itself when a client asked for a stream).
+
+Two things in a memory system's prompts change from run to run without changing what is
+asked, and would make every replay a miss; the canonical form masks them:
+
+- The time of the call. mem0 writes today's date into its extraction prompt, Letta the
+  current date and the time its memory was last edited, A-MEM the minute a note was
+  written, graphiti the time of an episode without a timestamp. A date or time whose
+  calendar day lies within `NOW_DAYS` of the day the key is made becomes `<now>`; dates
+  from the benchmark's data (other days) stay as they are.
+- Identifiers the system draws at random (UUIDs, with or without dashes, or cut short):
+  LangMem shows its LLM the keys of existing memories, Letta its agent's id and the ids of
+  the tool calls it makes up. Each distinct identifier
+  becomes `<id-N>`, numbered by first appearance, so two requests that differ only in
+  which random ids they carry have one key. A replayed response gets the current run's
+  identifiers back (`restore_ids`), so a model that answered "update memory <id>" names
+  the memory as this run knows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, date, datetime
+from typing import Any
+
+#: bump when the canonical form changes (old recordings then miss, never answer wrongly)
+EXCHANGE_FORMAT = 1
+#: request fields about how the answer travels, not what it says
+TRANSPORT_FIELDS = ("stream", "stream_options")
+#: dates this many days from the day a key is made count as the time of the call
+NOW_DAYS = 2
+NOW = "<now>"
+
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_TIMESTAMP = re.compile(
+    r"(?P<iso>(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})"
+    r"(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[AaPp][Mm])?(?:\s?(?:Z|[A-Z]{2,5})?(?:[+-]\d{2}:?\d{2})?)?)?)"
+    rf"|(?P<named>(?P<month>{_MONTHS}) (?P<day>\d{{1,2}}), (?P<year>\d{{4}}))"
+    r"|(?<!\d)(?P<compact>(?P<cy>20\d{2})(?P<cm>\d{2})(?P<cd>\d{2})\d{4})(?!\d)"
+)
+#: a UUID, also cut short in its last group (Letta's tool-call ids), or its 32 hex digits
+_ID = re.compile(
+    r"(?<![0-9A-Fa-f])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{1,12}|[0-9a-f]{32})"
+    r"(?![0-9A-Fa-f])"
+)
+
+
+def exchange_key(route: str, body: Mapping[str, Any], repeat: int = 0, today: date | None = None) -> str:
+    """The key of `body` sent to `route`; `today` is the day of the call (default: now)."""
+    text = json.dumps(canonical(route, body, repeat), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    masked, _ = rename_ids(mask_now(text, today))
+    return hashlib.sha256(masked.encode()).hexdigest()
+
+
+def canonical(route: str, body: Mapping[str, Any], repeat: int = 0) -> dict[str, Any]:
+    """What is stored beside the answer (verbatim: masking happens only in the key)."""
+    data: dict[str, Any] = {
+        "format": EXCHANGE_FORMAT,
+        "kind": "exchange",
+        "route": route,
+        "body": {name: value for name, value in body.items() if name not in TRANSPORT_FIELDS},
+    }
+    if repeat:
+        data["repeat"] = repeat
+    return data
+
+
+def mask_now(text: str, today: date | None = None) -> str:
+    """`text` with every date or time within NOW_DAYS of `today` replaced by `<now>`."""
+    day = today or datetime.now(UTC).date()
+
+    def replace(match: re.Match[str]) -> str:
+        found = _day_of(match)
+        return NOW if found is not None and abs((found - day).days) <= NOW_DAYS else match.group(0)
+
+    return _TIMESTAMP.sub(replace, text)
+
+
+def rename_ids(text: str) -> tuple[str, list[str]]:
+    """`text` with each distinct random identifier replaced by `<id-N>` (first appearance
+    first), and the identifiers in that order."""
+    order: dict[str, int] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        number = order.setdefault(match.group(0), len(order) + 1)
+        return f"<id-{number}>"
+
+    return _ID.sub(replace, text), list(order)
+
+
+def restore_ids(response: str, recorded_request: str, current_request: str) -> str:
+    """The recorded `response` with the identifiers of the recorded request replaced by
+    those in the same places of the current one (their keys are equal, so they pair up)."""
+    _, recorded = rename_ids(recorded_request)
+    _, current = rename_ids(current_request)
+    mapping = {old: new for old, new in zip(recorded, current, strict=False) if old != new}
+    if not mapping:
+        return response
+    return _ID.sub(lambda match: mapping.get(match.group(0), match.group(0)), response)
+
+
+def _day_of(match: re.Match[str]) -> date | None:
+    try:
+        if match.group("iso"):
+            return date(int(match.group("y")), int(match.group("m")), int(match.group("d")))
+        if match.group("named"):
+            month = _MONTHS.split("|").index(match.group("month")) + 1
+            return date(int(match.group("year")), month, int(match.group("day")))
+        return date(int(match.group("cy")), int(match.group("cm")), int(match.group("cd")))
+    except ValueError:  # not a calendar day (2024-13-45): data, not a time
+        return None

@@ -1,0 +1,209 @@
+"""Tokens, latency and cost per phase: counted on each record, summed per run, priced from
+the user's table; the --collect-only estimate; --memeval-max-cost stops a run cleanly."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import make_record
+from llm_server import LLMServer, Reply, Request
+
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.memory.tokens import count_tokens
+from pytest_memeval.prices import Price, load_prices
+from pytest_memeval.records import Report
+from pytest_memeval.report.usage_summary import run_usage
+from pytest_memeval.usage import Latency, Tokens
+
+PRICES = '[answerer]\ninput = 1.0\noutput = 2.0\n\n["gpt-4o-mini"]\ninput = 0.5\noutput = 1.5\n'
+
+
+def _record(id: str, **fields: Any) -> Any:
+    return make_record(id, suite="toy", retrieve_ms=fields.pop("retrieve_ms", 10.0), **fields)
+
+
+def test_a_run_sums_its_records_tokens_and_prices_them() -> None:
+    answer = Tokens.of_call(1000, 10, cached=False) + Tokens.of_call(500, 5, cached=True)
+    records = [
+        _record(
+            "a",
+            retrieved_tokens=100,
+            answer_ms=30.0,
+            llm_tokens={"answer": {"answerer": answer}},
+            ingest_ms=(5.0, 7.0),
+            judge_ms=2.0,
+        ),
+        _record("b", retrieved_tokens=300, retrieve_ms=20.0, answer_ms=50.0, judge_ms=4.0),
+        _record(
+            "c",
+            retrieved_tokens=200,
+            retrieve_ms=30.0,
+            llm_tokens={"judge": {"gpt-4o-mini": Tokens.of_call(200, 20, False)}},
+        ),
+        _record(
+            "d",
+            status="error",
+            reason="timed out",
+            retrieved_tokens=999,
+            llm_tokens={"judge": {"other": Tokens.of_call(1, 1, False)}},
+        ),
+    ]
+    usage = run_usage(records, load_prices_text(PRICES))
+    assert usage is not None
+    assert usage.context_tokens == 200  # the median over the records that retrieved (not the error)
+    assert usage.latency["retrieve"] == Latency(20.0, pytest.approx(29.0), 3)  # type: ignore[arg-type]
+    assert usage.latency["ingest"].n == 2 and usage.latency["judge"].p50 == 3.0
+    assert usage.llm["answer"]["answerer"] == Tokens(2, 1500, 15, 1, 500, 5)
+    assert usage.llm["judge"] == {"gpt-4o-mini": Tokens(1, 200, 20), "other": Tokens(1, 1, 1)}
+    assert usage.cost["answer"] == pytest.approx((1500 * 1.0 + 15 * 2.0) / 1e6)
+    assert usage.cost["judge"] is None and usage.total_cost is None  # a model without a price: unknown, not 0
+    assert usage.unpriced == ("other",)
+    assert usage.spent is None
+    priced = run_usage(records[:3], load_prices_text(PRICES))
+    assert priced is not None and priced.spent == pytest.approx((1000 + 20 + 200 * 0.5 + 20 * 1.5) / 1e6)
+    assert priced.total_cost == pytest.approx((1500 + 30 + 100 + 30) / 1e6)
+
+
+def load_prices_text(text: str) -> dict[str, Price]:
+    import tomllib
+
+    from pytest_memeval.prices import prices_from
+
+    return prices_from(tomllib.loads(text), "test")
+
+
+def test_usage_survives_the_wire_and_the_report() -> None:
+    record = _record("a", llm_tokens={"answer": {"m": Tokens(2, 30, 4, 1, 15, 2)}}, ingest_ms=(1.5, 2.5), judge_ms=3.25)
+    assert type(record).from_json(json.loads(json.dumps(record.to_json()))) == record
+    usage = run_usage([record], {"m": Price(1, 1)})
+    assert usage is not None
+    report = Report({}, (), (record,), usage={record.key: usage})
+    assert Report.from_json(json.loads(json.dumps(report.to_json()))) == report
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[m]\ninput = 1\n", "[m] must hold exactly input and output"),
+        ("[m]\ninput = -1\noutput = 1\n", "prices must be finite numbers >= 0"),
+        ("[m]\ninput = 'a'\noutput = 1\n", "prices must be finite numbers >= 0"),
+        ("m = 3\n", "[m] must hold exactly input and output"),
+        ("", "no prices"),
+        ("[m\n", "is not valid TOML"),
+    ],
+)
+def test_a_bad_price_table_is_one_line(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "prices.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_prices(path)
+
+
+QUESTION = re.compile(r"Question: (.*)\n")
+
+
+def _script(request: Request) -> Reply:
+    """LoCoMo's answerer and J judge, reporting tokens as count_tokens counts them (the
+    server's own default counts words split on spaces)."""
+    content = request.messages[0]["content"]
+    if content.startswith("Your task is to label"):
+        reply = '{"label": "CORRECT"}' if "Generated answer: 2023" in content else '{"label": "WRONG"}'
+    else:
+        question = QUESTION.search(content).group(1)  # type: ignore[union-attr]
+        reply = "2023" if question.startswith("When") else "I am not sure."
+    prompt = sum(count_tokens(str(m.get("content") or "")) for m in request.messages)
+    completion = count_tokens(reply)
+    return Reply(
+        reply, usage={"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    )
+
+
+LLM = (
+    "--memeval-suite=locomo",
+    "--memsystem=context",
+    "--memeval-responder=openai:answerer",
+    "--memeval-judge=openai:gpt-4o-mini",
+    "-k",
+    "sample-2024-0 or sample-2024-1",
+    "-p",
+    "no:cacheprovider",
+)
+
+
+@pytest.mark.slow
+def test_tokens_cost_and_an_estimate_within_20_percent_on_a_scripted_run(suite_pytester: pytest.Pytester) -> None:
+    pytester = suite_pytester
+    prices = pytester.path / "prices.toml"
+    prices.write_text(PRICES)
+    report = pytester.path / "run.json"
+    with LLMServer(_script) as server:
+        url = f"--memeval-base-url={server.base_url}"
+        estimated = pytester.runpytest_subprocess(*LLM, url, "--collect-only", "-q")
+        assert server.count == 0  # nothing spent
+        result = pytester.runpytest_subprocess(
+            *LLM, url, f"--memeval-prices={prices}", f"--memeval-report={report}", "--memeval-html=run.html"
+        )
+        requests = server.requests
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    data = json.loads(report.read_text())
+    records = data["records"]
+    measured = {"answer": [0, 0, 0], "judge": [0, 0, 0]}  # calls, prompt, completion
+    for record in records:
+        for phase, models in record["llm_tokens"].items():
+            for tokens in models.values():
+                for i, name in enumerate(("calls", "prompt_tokens", "completion_tokens")):
+                    measured[phase][i] += tokens[name]
+    # every call the server answered is on exactly one record, with the tokens it reported
+    served = [_script(r).usage for r in requests]
+    assert measured["answer"][0] + measured["judge"][0] == len(requests)
+    assert measured["answer"][1] + measured["judge"][1] == sum(u["prompt_tokens"] for u in served)  # type: ignore[index]
+    assert all(r["judge_ms"] is not None and r["answer_ms"] is not None for r in records)
+    assert sum(len(r["ingest_ms"]) for r in records) == 10  # each session stored once, on the record that filled
+    run = data["usage"][0]
+    expected_cost = (measured["answer"][1] * 1.0 + measured["answer"][2] * 2.0) / 1e6
+    assert run["cost"]["answer"] == pytest.approx(expected_cost)
+    assert run["spent"] == pytest.approx(
+        expected_cost + (measured["judge"][1] * 0.5 + measured["judge"][2] * 1.5) / 1e6
+    )
+    output = result.stdout.str()
+    assert "tokens, latency and cost" in output and "retrieve ms p50/p95" in output
+    assert "answer cost" in output and "context tokens (median)" in output
+    assert "tokens, latency and cost" in (pytester.path / "run.html").read_text()
+
+    lines = estimated.stdout.str().splitlines()
+    for phase, model in (("answer", "answerer"), ("judge", "gpt-4o-mini")):
+        line = next(line for line in lines if line.strip().startswith(f"{phase} ") and model in line)
+        calls, prompt, completion = (int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", line.split(":", 1)[1]))
+        assert calls == measured[phase][0]
+        tokens, measured_tokens = prompt + completion, measured[phase][1] + measured[phase][2]
+        assert abs(tokens - measured_tokens) <= 0.2 * measured_tokens, (phase, tokens, measured_tokens)
+    assert "ingest:" in estimated.stdout.str()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", ["2", "0"])
+def test_max_cost_stops_a_run_cleanly_and_the_journal_resumes_it(suite_pytester: pytest.Pytester, workers: str) -> None:
+    pytester = suite_pytester
+    prices = pytester.path / "prices.toml"
+    prices.write_text(PRICES)
+    report = pytester.path / "run.json"
+    common = (*LLM, f"--memeval-prices={prices}", f"--memeval-report={report}", "--memeval-cache=off")
+    journal = pytester.path / "run.journal.jsonl"
+    with LLMServer(_script) as server:
+        url = f"--memeval-base-url={server.base_url}"
+        stopped = pytester.runpytest_subprocess(*common, url, "--memeval-max-cost=0.001", "-n", workers)
+        kept = journal.read_bytes().count(b'{"record"')
+        resumed = pytester.runpytest_subprocess(*common, url, "--memeval-resume", "-n", workers)
+    assert stopped.ret == pytest.ExitCode.INTERRUPTED, stopped.stdout.str()
+    assert "memeval: stopped: this run's LLM calls cost" in stopped.stdout.str()
+    assert "over --memeval-max-cost 0.001" in stopped.stdout.str()
+    assert 0 < kept < 20, stopped.stdout.str()  # each worker stopped after the item it was running
+    if workers == "0":
+        assert kept == 1  # one process: the run stops after the item that passed the budget
+    assert resumed.ret == pytest.ExitCode.TESTS_FAILED, resumed.stdout.str()
+    assert f"memeval: resuming {journal}: {kept} records kept" in resumed.stdout.str()
+    assert len(json.loads(report.read_text())["records"]) == 20 and not journal.exists()

@@ -1,0 +1,66 @@
+"""The key of a gateway exchange: what determines an answer is in it, the time of the call
+and the random ids a memory system draws are not."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import date, timedelta
+
+from pytest_memeval.models.exchanges import exchange_key, mask_now, rename_ids, restore_ids
+
+TODAY = date(2026, 11, 25)
+
+
+def body(text: str, **extra: object) -> dict[str, object]:
+    return {"model": "m", "messages": [{"role": "user", "content": text}], **extra}
+
+
+def test_the_time_of_the_call_is_masked_in_every_form_the_systems_write() -> None:
+    text = (
+        "Current Date: 2026-11-25 | edited 2026-11-24 09:40:21 PM UTC+0000 | now 2026-11-25T21:40:21.123456+00:00 "
+        "| The current system date is: November 25, 2026 | talk start time:202611252140"
+    )
+    assert mask_now(text, TODAY) == (
+        "Current Date: <now> | edited <now> | now <now> | The current system date is: <now> | talk start time:<now>"
+    )
+
+
+def test_dates_of_the_data_stay_in_the_key() -> None:
+    text = "I moved on 2024-03-01 and on March 3, 2019; call 202403011200; version 2026-13-45"
+    assert mask_now(text, TODAY) == text
+    assert exchange_key("chat/completions", body("moved on 2024-03-01"), today=TODAY) != exchange_key(
+        "chat/completions", body("moved on 2024-03-02"), today=TODAY
+    )
+
+
+def test_a_replay_on_another_day_has_the_recordings_key() -> None:
+    recorded = exchange_key("chat/completions", body(f"Observation Date: {TODAY.isoformat()}"), today=TODAY)
+    later = TODAY + timedelta(days=40)
+    assert exchange_key("chat/completions", body(f"Observation Date: {later.isoformat()}"), today=later) == recorded
+
+
+def test_random_ids_are_renamed_in_order_of_appearance() -> None:
+    a, b, cut = str(uuid.uuid4()), uuid.uuid4().hex, str(uuid.uuid4())[:29]
+    renamed, ids = rename_ids(f"update {a} then {b}, not {a}; call {cut}")
+    assert (renamed, ids) == ("update <id-1> then <id-2>, not <id-1>; call <id-3>", [a, b, cut])
+    assert exchange_key("chat/completions", body(f"memory {a}")) == exchange_key(
+        "chat/completions", body(f"memory {uuid.uuid4()}")
+    )
+    # which id goes where still counts
+    assert exchange_key("chat/completions", body(f"{a} {a}")) != exchange_key("chat/completions", body(f"{a} {b}"))
+
+
+def test_a_replayed_answer_names_the_current_runs_ids() -> None:
+    old, new = str(uuid.uuid4()), str(uuid.uuid4())
+    response = json.dumps({"tool": "patch", "id": old, "other": "kept"})
+    restored = restore_ids(response, json.dumps(body(f"existing: {old}")), json.dumps(body(f"existing: {new}")))
+    assert json.loads(restored) == {"tool": "patch", "id": new, "other": "kept"}
+
+
+def test_how_the_answer_travels_is_not_in_the_key() -> None:
+    plain = exchange_key("chat/completions", body("q"))
+    assert exchange_key("chat/completions", body("q", stream=True, stream_options={"include_usage": True})) == plain
+    assert exchange_key("completions", body("q")) != plain
+    assert exchange_key("chat/completions", body("q"), repeat=1) != plain
+    assert exchange_key("chat/completions", {**body("q"), "model": "other"}) != plain

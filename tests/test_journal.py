@@ -1,0 +1,129 @@
+"""The journal: appended and fsynced line by line, resumed, and every refusal one line that
+changes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from harness import make_record
+
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.fingerprint import Fingerprint
+from pytest_memeval.journal import Journal, Resumed, journal_path
+
+FINGERPRINT = Fingerprint(responder="reader", ks=(10,), embedder="hashing")
+
+
+def _accept(resumed: Resumed) -> None:
+    return None
+
+
+def _journal(tmp_path: Path, *records: object) -> Path:
+    path = journal_path(tmp_path / "run.json")
+    journal = Journal.start(path, FINGERPRINT)
+    for record in records:
+        journal.append_record(record)  # type: ignore[arg-type]
+    journal.close()
+    return path
+
+
+def test_the_journal_sits_beside_the_report() -> None:
+    assert journal_path(Path("/r/run.json")) == Path("/r/run.journal.jsonl")
+
+
+def test_a_resumed_journal_gives_back_every_record_and_skips_only_finished_items(tmp_path: Path) -> None:
+    scored = make_record("a", suite="toy", correct=True)
+    invalid = make_record("b", suite="toy", status="invalid")
+    failed = make_record("c", suite="toy", status="error", reason="rate limited")
+    path = _journal(tmp_path, scored, invalid, failed)
+    journal, resumed = Journal.resume(path, _accept)
+    journal.close()
+    assert resumed.fingerprint == FINGERPRINT
+    assert resumed.records == (scored, invalid, failed)
+    assert resumed.done() == {scored.item_key, invalid.item_key}  # the error runs again
+    assert resumed.torn == ""
+
+
+def test_a_later_record_of_an_item_replaces_the_earlier_one(tmp_path: Path) -> None:
+    first = make_record("a", suite="toy", status="error", reason="rate limited")
+    second = make_record("a", suite="toy", correct=True)
+    journal, resumed = Journal.resume(_journal(tmp_path, first, second), _accept)
+    journal.close()
+    assert resumed.records == (second,)
+
+
+def test_a_torn_last_line_is_set_aside_and_the_journal_goes_on(tmp_path: Path) -> None:
+    kept = make_record("a", suite="toy", correct=True)
+    path = _journal(tmp_path, kept)
+    whole = path.read_bytes()
+    with open(path, "ab") as handle:
+        handle.write(b'{"record":{"id":"b","ke')
+    journal, resumed = Journal.resume(path, _accept)
+    assert resumed.records == (kept,)
+    assert "last line was cut short (23 bytes" in resumed.torn and "\n" not in resumed.torn
+    assert path.read_bytes() == whole
+    assert (path.parent / "run.journal.jsonl.torn").read_bytes() == b'{"record":{"id":"b","ke\n'
+    journal.append_record(make_record("b", suite="toy", correct=False))
+    journal.close()
+    assert [r.id for r in Journal.resume(path, _accept)[1].records] == ["a", "b"]
+
+
+def test_a_damaged_line_before_the_last_is_refused_and_nothing_changes(tmp_path: Path) -> None:
+    path = _journal(tmp_path, make_record("a", suite="toy"))
+    with open(path, "ab") as handle:
+        handle.write(b"garbage\n")
+        handle.write(path.read_bytes().splitlines(keepends=True)[1])
+    before = path.read_bytes()
+    with pytest.raises(ConfigError, match=r"line 3 is not JSON; the journal is damaged"):
+        Journal.resume(path, _accept)
+    assert path.read_bytes() == before
+
+
+def test_a_journal_of_another_protocol_is_refused_before_anything_changes(tmp_path: Path) -> None:
+    path = _journal(tmp_path, make_record("a", suite="toy"))
+    with open(path, "ab") as handle:
+        handle.write(b'{"record":{"id":"b"')  # torn: would be set aside if the protocol matched
+    before = path.read_bytes()
+
+    def refuse(resumed: Resumed) -> None:
+        raise ConfigError("another protocol")
+
+    with pytest.raises(ConfigError, match="another protocol"):
+        Journal.resume(path, refuse)
+    assert path.read_bytes() == before
+    assert not (path.parent / "run.journal.jsonl.torn").exists()
+
+
+def test_a_journal_a_live_run_holds_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = journal_path(tmp_path / "run.json")
+    live = Journal.start(path, FINGERPRINT)
+    try:
+        with pytest.raises(ConfigError) as held:
+            Journal.resume(path, _accept)
+        message = str(held.value)
+        assert message.startswith(f"{path} is held by another live run (pid ") and "\n" not in message
+        with pytest.raises(ConfigError, match="is held by another live run"):
+            Journal.start(path, FINGERPRINT)
+    finally:
+        live.close()
+
+
+def test_a_new_run_does_not_overwrite_an_unfinished_journal(tmp_path: Path) -> None:
+    path = _journal(tmp_path, make_record("a", suite="toy"), make_record("b", suite="toy"))
+    before = path.read_bytes()
+    with pytest.raises(ConfigError) as refused:
+        Journal.start(path, FINGERPRINT)
+    assert str(refused.value) == (
+        f"{path} holds 2 records of an unfinished run: pass --memeval-resume to continue it, "
+        "or remove the file to start over"
+    )
+    assert path.read_bytes() == before
+
+
+def test_a_finished_run_removes_its_journal(tmp_path: Path) -> None:
+    path = journal_path(tmp_path / "run.json")
+    journal = Journal.start(path, FINGERPRINT)
+    journal.remove()
+    assert not path.exists()
+    Journal.start(path, FINGERPRINT).close()  # and the next run starts afresh
