@@ -85,6 +85,7 @@
     if (typeof performance !== "undefined" && performance.mark) performance.mark("memeval-explorer-ready");
     return true;
   }
+
   function matches(item, f) {
     if (f.suite && item.suite !== f.suite) return false;
     if (f.flaky && !item.flaky) return false;

@@ -1,12 +1,15 @@
 """The HTML page's item explorer: every record as JSON data, and the small script that
-shows them (search; filter by suite, run, status, failure stage, stratum, flaky, judges
-disagreeing; one item with its question, memories, answer and verdict, each judge's verdict
-where a panel graded it, two runs side by side).
+shows them a page of rows at a time (search; filter by suite, run, status, failure stage,
+stratum, flaky, judges disagreeing; one item with its question, memories, answer and
+verdict, each judge's verdict where a panel graded it, two runs side by side).
 
 The data go into a `<script type="application/json">` element, which the browser never
 runs; every `<`, `>` and `&` in it is written as a JSON escape, so no text of a record can
-close the element or open another. Memory texts are stored once and referred to by
-index (the items of one context retrieve from the same few hundred texts). The script is
+close the element or open another. The data are columns (`packed_data`): no key repeats
+per record, and memory texts are stored once and referred to by index (the items of one
+context retrieve from the same few hundred texts). The script parses them only when the
+reader first uses the explorer, opens an `#item=` address, or the browser is idle after
+the page has loaded, so the first screen never waits on them. The script is
 a constant file of this package, allowed by its SHA-256 in the page's
 Content-Security-Policy; nothing else may run and nothing may be fetched.
 """
