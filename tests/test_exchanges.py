@@ -64,3 +64,22 @@ def test_how_the_answer_travels_is_not_in_the_key() -> None:
     assert exchange_key("completions", body("q")) != plain
     assert exchange_key("chat/completions", body("q"), repeat=1) != plain
     assert exchange_key("chat/completions", {**body("q"), "model": "other"}) != plain
+
+
+def _letta_prompt(*names: str) -> str:
+    blocks = "\n\n".join(
+        f"<{n}>\n<description>\nThe {n} block.\n</description>\n<value>\n{n} text\n</value>\n</{n}>" for n in names
+    )
+    return f"You are Letta.\n<memory_blocks>\nThe following memory blocks:\n\n{blocks}\n\n</memory_blocks>\nthe end"
+
+
+def test_lettas_memory_blocks_in_either_order_have_one_key_and_their_contents_count() -> None:
+    human_first = body(_letta_prompt("human", "persona"))
+    persona_first = body(_letta_prompt("persona", "human"))
+    assert exchange_key("chat/completions", human_first, today=TODAY) == exchange_key(
+        "chat/completions", persona_first, today=TODAY
+    )
+    edited = body(_letta_prompt("human", "persona").replace("human text", "human likes red"))
+    assert exchange_key("chat/completions", edited, today=TODAY) != exchange_key(
+        "chat/completions", human_first, today=TODAY
+    )

@@ -24,7 +24,7 @@ import pytest
 
 from pytest_memeval.record_values import RecordedMemory
 from pytest_memeval.records import Report, RunKey, RunSummary
-from pytest_memeval.report.explorer import DATA_ID, explorer_data, script, script_hash, stage
+from pytest_memeval.report.explorer import DATA_ID, explorer_data, script, script_hash, stage, unpack
 from pytest_memeval.report.figures import (
     BarChart,
     DotPlot,
@@ -283,7 +283,7 @@ def test_explorer_data_cannot_close_its_element() -> None:
     start = page.index(opening) + len(opening)
     text = page[start : page.index("</script>", start)]
     assert "<" not in text and ">" not in text and "&" not in text
-    data = json.loads(text)
+    data = unpack(json.loads(text))
     item = next(i for i in data["items"] if i["id"] == record.id)
     assert item["question"] == hostile and item["records"][0]["answer"] == hostile
     assert data["texts"][item["records"][0]["memories"][0][0]] == hostile

@@ -16,6 +16,7 @@ from pytest_memeval.models.settings import LLMSettings
 from pytest_memeval.records import Report
 from pytest_memeval.repetition import current_repeat, repeat_scope
 from pytest_memeval.report.comparisons import compare_runs
+from pytest_memeval.report.explorer import page_data
 from pytest_memeval.report.flakiness import flakiness, item_repeats
 from pytest_memeval.types import Answer, Item, ItemView, Verdict
 
@@ -51,8 +52,7 @@ def test_a_flaky_system_shows_per_item_flakiness(toy_pytester: pytest.Pytester) 
     assert flaky.flaky_ids[:2] == ("ada-city", "ada-colour")
     result.stdout.fnmatch_lines(["*flaky items*12 of 12*", "*pass^2 (all correct)*0.000*", "*flaky: ada-city, *"])
     page = html.read_text(encoding="utf-8")
-    start = page.index('id="memeval-data">') + len('id="memeval-data">')
-    data = json.loads(page[start : page.index("</script>", start)])
+    data = page_data(page)
     assert all(item["flaky"] for item in data["items"])
     assert sorted(r["repeat"] for r in data["items"][0]["records"]) == [0, 1]
 

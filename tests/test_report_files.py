@@ -158,7 +158,7 @@ def test_the_fake_dom_check_sees_a_broken_explorer(tmp_path: Path) -> None:
     """The check above can fail: the page the audit saw (NaN in the data) stays hidden."""
     page = html_module.render_html(_report())
     assert explorer_shows(page, tmp_path)["hidden"] is False
-    broken = page.replace('"m1",0.5', '"m1",NaN')
+    broken = page.replace('"memory_scores":["k",[0.5]]', '"memory_scores":["k",[NaN]]')
     assert broken != page
     assert explorer_shows(broken, tmp_path)["hidden"] is True
 

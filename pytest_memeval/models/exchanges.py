@@ -23,6 +23,10 @@ asked, and would make every replay a miss; the canonical form masks them:
   which random ids they carry have one key. A replayed response gets the current run's
   identifiers back (`restore_ids`), so a model that answered "update memory <id>" names
   the memory as this run knows it.
+
+One more, Letta's: its agent lists its memory blocks (`<memory_blocks>`: `<human>`,
+`<persona>`, ...) in the system prompt in an order it does not fix from one agent to the
+next; the key sorts them by name.
 """
 
 from __future__ import annotations
@@ -56,10 +60,15 @@ _ID = re.compile(
 )
 
 
+#: Letta's memory blocks in its system prompt, and one block (newlines as JSON text has them)
+_MEMORY_BLOCKS = re.compile(r"<memory_blocks>(?P<inner>.*?)</memory_blocks>", re.S)
+_MEMORY_BLOCK = re.compile(r"<(?P<name>[A-Za-z_][\w-]*)>(?:\\n|\n)<description>.*?</(?P=name)>", re.S)
+
+
 def exchange_key(route: str, body: Mapping[str, Any], repeat: int = 0, today: date | None = None) -> str:
     """The key of `body` sent to `route`; `today` is the day of the call (default: now)."""
     text = json.dumps(canonical(route, body, repeat), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    masked, _ = rename_ids(mask_now(text, today))
+    masked, _ = rename_ids(mask_now(sort_memory_blocks(text), today))
     return hashlib.sha256(masked.encode()).hexdigest()
 
 
@@ -85,6 +94,18 @@ def mask_now(text: str, today: date | None = None) -> str:
         return NOW if found is not None and abs((found - day).days) <= NOW_DAYS else match.group(0)
 
     return _TIMESTAMP.sub(replace, text)
+
+
+def sort_memory_blocks(text: str) -> str:
+    """`text` with the blocks of each `<memory_blocks>` section in the order of their names."""
+
+    def sort(section: re.Match[str]) -> str:
+        inner = section.group("inner")
+        blocks = sorted(_MEMORY_BLOCK.finditer(inner), key=lambda block: block.group("name"))
+        in_order = iter(block.group(0) for block in blocks)
+        return "<memory_blocks>" + _MEMORY_BLOCK.sub(lambda _: next(in_order), inner) + "</memory_blocks>"
+
+    return _MEMORY_BLOCKS.sub(sort, text)
 
 
 def rename_ids(text: str) -> tuple[str, list[str]]:

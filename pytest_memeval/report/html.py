@@ -1,11 +1,14 @@
-"""One self-contained HTML page for a memeval report: gates, the items that flipped, one
-foldable section per suite (its runs side by side, comparisons, figures), an item
-explorer and the settings.
+"""One self-contained HTML page for a memeval report: the headline comparison first (each
+suite's headline metric per run with its interval, the paired differences), then gates,
+the items that flipped, one foldable section per suite (its runs side by side,
+comparisons, figures), an item explorer and the settings.
 
 The page loads nothing: CSS is inline, figures are inline SVG, and the explorer's one
 script is inline too; the Content-Security-Policy forbids every request and every
 script but that one (allowed by its SHA-256). Every string from the report is escaped;
-the records travel as JSON data that no text can break out of (see `explorer`).
+the records travel as JSON data in columns that no text can break out of, and the
+explorer reads them only when first used or once the browser is idle, so a run of tens of
+thousands of items draws its first screen as fast as a small one (see `explorer`).
 """
 
 from __future__ import annotations
@@ -15,14 +18,15 @@ import os
 from collections.abc import Mapping, Sequence
 
 from ..atomic_file import write_atomic
-from ..records import SCHEMA, Report
-from .explorer import EXPLORER_SECTION, data_element, script_element, script_hash
+from ..records import SCHEMA, Report, RunKey
+from .explorer import explorer_section, packed_data, packed_element, script_element, script_hash
 from .figures import Figure
 from .html_tables import (
     comparisons_table,
     e,
     flipped_tables,
     gates_table,
+    headline_tables,
     judge_tables,
     runs_table,
     settings_table,
@@ -30,6 +34,7 @@ from .html_tables import (
 )
 from .report_figures import breakdown_figures, comparison_figure
 from .svg import render_svg
+from .terminal import Headline, headline_of
 
 ExtraFigures = Sequence[Figure] | Mapping[str, Sequence[Figure]]
 CSP = f"default-src 'none'; style-src 'unsafe-inline'; script-src {script_hash()}; base-uri 'none'; form-action 'none'"
@@ -85,23 +90,29 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; backgroun
 """
 
 
-def render_html(report: Report, extra_figures: ExtraFigures = ()) -> str:
+def render_html(
+    report: Report, extra_figures: ExtraFigures = (), headlines: Mapping[RunKey, Headline | None] | None = None
+) -> str:
     """The whole page as a string; the same report and figures always give the same text.
 
     `extra_figures` is either a list, shown in a closing "Suite figures" section, or a
-    mapping from suite name to its figures, shown in that suite's section.
+    mapping from suite name to its figures, shown in that suite's section. `headlines`
+    names each run's headline metric (the suite's choice; by default its first metric).
     """
     page = _Page()
     names = report.suites()
     by_suite = extra_figures if isinstance(extra_figures, Mapping) else {}
     loose = [] if isinstance(extra_figures, Mapping) else list(extra_figures)
     loose += [figure for suite, figures in by_suite.items() if suite not in names for figure in figures]
-    sections = [_gates_section(report), _flipped_section(report)]
+    if headlines is None:
+        headlines = {run.key: headline_of(run, ()) for run in report.runs}
+    packed = packed_data(report)
+    sections = [_headline_section(report, headlines), _gates_section(report), _flipped_section(report)]
     sections += [_suite_section(report, suite, page, by_suite.get(suite, ())) for suite in names]
     if loose:
         figures = "".join(page.figure(f) for f in loose)
         sections.append(f'<section id="suite-figures"><h2>Suite figures</h2>{figures}</section>')
-    sections += [EXPLORER_SECTION, _settings_section(report)]
+    sections += [explorer_section(packed), _settings_section(report)]
     return "".join(
         [
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
@@ -113,17 +124,22 @@ def render_html(report: Report, extra_figures: ExtraFigures = ()) -> str:
             _navigation(report, bool(loose)),
             *sections,
             "</main>",
-            data_element(report),
+            packed_element(packed),
             script_element(),
             "</body></html>\n",
         ]
     )
 
 
-def write_html(path: str | os.PathLike[str], report: Report, extra_figures: ExtraFigures = ()) -> None:
+def write_html(
+    path: str | os.PathLike[str],
+    report: Report,
+    extra_figures: ExtraFigures = (),
+    headlines: Mapping[RunKey, Headline | None] | None = None,
+) -> None:
     """Render the whole page, then replace the file in one step (a run killed while writing
     leaves the previous page whole)."""
-    write_atomic(path, render_html(report, extra_figures))
+    write_atomic(path, render_html(report, extra_figures, headlines))
 
 
 class _Page:
@@ -165,7 +181,8 @@ def _header(report: Report) -> str:
 
 
 def _navigation(report: Report, extra: bool) -> str:
-    links = ['<a href="#gates">Gates</a>'] if report.gates else []
+    links = ['<a href="#headline">Headline</a>'] if report.runs else []
+    links += ['<a href="#gates">Gates</a>'] if report.gates else []
     if any(c.flipped for c in report.comparisons):
         links.append('<a href="#flipped">Flipped items</a>')
     links += [f'<a href="#{_anchor(report, s)}">{e(s)}</a>' for s in report.suites()]
@@ -175,6 +192,12 @@ def _navigation(report: Report, extra: bool) -> str:
     if report.settings:
         links.append('<a href="#settings">Settings</a>')
     return f"<nav>{''.join(links)}</nav>"
+
+
+def _headline_section(report: Report, headlines: Mapping[RunKey, Headline | None]) -> str:
+    if not report.runs:
+        return ""
+    return f'<section id="headline"><h2>Headline</h2>{headline_tables(report, headlines)}</section>'
 
 
 def _settings_section(report: Report) -> str:

@@ -16,12 +16,14 @@ from ..records import (
     Metric,
     PairedMetric,
     Report,
+    RunKey,
     RunSummary,
     Unpaired,
 )
 from .clusters import cluster_note
 from .figures import Estimate, format_number
 from .report_figures import format_p, run_labels
+from .terminal import Headline
 from .usage_rows import usage_rows
 
 DASH = "\u2014"
@@ -153,17 +155,18 @@ def _scalar(value: Any) -> str:
     return DASH if value is None else format_number(value) if isinstance(value, float) else str(value)
 
 
-def _estimate_cell(estimate: Metric | None) -> str:
-    """The value, with its interval in a smaller grey line under it."""
+def _estimate_cell(estimate: Metric | None, name: str = "") -> str:
+    """The value (after the metric's name, if given), with its interval in a smaller grey line under it."""
+    prefix = f"{e(name)} " if name else ""
     coerced = Estimate.coerce(estimate)
     if coerced is None or coerced.value is None:
-        return '<td class="num">n/a</td>'
+        return f'<td class="num">{prefix}n/a</td>'
     ci = (
         f'<br><span class="ci">[{format_number(coerced.lo)}, {format_number(coerced.hi)}]</span>'
         if coerced.lo is not None and coerced.hi is not None
         else ""
     )
-    return f'<td class="num">{format_number(coerced.value)}{ci}</td>'
+    return f'<td class="num">{prefix}{format_number(coerced.value)}{ci}</td>'
 
 
 def comparisons_table(report: Report, comparisons: Sequence[Comparison]) -> str:
@@ -311,4 +314,57 @@ def judge_tables(report: Report, suite: str) -> str:
                 f'<details class="disagreements"><summary>{e(summary)}</summary>'
                 f"{table(f'<tr><th>item</th>{repeat_head}{judge_head}</tr>{listed}')}</details>"
             )
+    return "".join(parts)
+
+
+def headline_tables(report: Report, headlines: Mapping[RunKey, Headline | None]) -> str:
+    """The first screen: each suite's headline metric per run with its interval (suites as
+    rows, runs as columns), then each paired comparison's difference in that metric."""
+    metric_of = {key: h.metric for key, h in headlines.items() if h is not None}
+    labelled = {suite: dict(zip(run_labels(report.runs_of(suite)), report.runs_of(suite))) for suite in report.suites()}
+    columns = list(dict.fromkeys(label for by_label in labelled.values() for label in by_label))
+    rows = []
+    for suite, by_label in labelled.items():
+        runs = list(by_label.values())
+        names = list(dict.fromkeys(metric_of[r.key] for r in runs if r.key in metric_of))
+        cells = []
+        for column in columns:
+            run = by_label.get(column)
+            metric = metric_of.get(run.key) if run is not None else None
+            if run is None or metric is None:
+                cells.append(f"<td>{DASH}</td>")
+            else:
+                cells.append(_estimate_cell(run.metrics.get(metric), metric if len(names) > 1 else ""))
+        lower = any(h.lower_is_better for r in runs if (h := headlines.get(r.key)) is not None)
+        rows.append(
+            f"<tr><th>{e(suite)}</th><td>{e(', '.join(names)) or DASH}{' (lower is better)' if lower else ''}</td>"
+            + "".join(cells)
+            + "</tr>"
+        )
+    head = "<tr><th>suite</th><th>headline metric</th>" + "".join(f"<th>{e(c)}</th>" for c in columns) + "</tr>"
+    parts = [table(head + "".join(rows), "Headline metric per run [95% CI]")]
+    differences = []
+    for comparison in report.comparisons:
+        metric = metric_of.get(comparison.a) or metric_of.get(comparison.b)
+        if metric not in comparison.metrics:
+            metric = next(iter(comparison.metrics), None)
+        cell = comparison.metrics.get(metric) if metric is not None else None
+        label_a, label_b = comparison.labels(report.keys_of(comparison.suite) or None)
+        sig = ' class="sig"' if cell is not None and cell.p_holm is not None and cell.p_holm < 0.05 else ""
+        values = (
+            f'{_difference_cell(cell)}<td class="num">{_p(cell.p_holm)}</td>'
+            if cell is not None
+            else '<td colspan="2" class="note">no items scored by both</td>'
+        )
+        differences.append(
+            f"<tr{sig}><td>{e(comparison.suite)}</td><td>{e(label_a)}</td><td>{e(label_b)}</td>"
+            f'<td>{e(metric or DASH)}</td>{values}<td class="num">{e(comparison.n_paired)}</td></tr>'
+        )
+    if differences:
+        head = (
+            "<tr><th>suite</th><th>A</th><th>B</th><th>metric</th><th>A \u2212 B [95% CI]</th>"
+            "<th>Holm p</th><th>paired items</th></tr>"
+        )
+        parts.append(table(head + "".join(differences), "Paired differences"))
+        parts.append('<p class="note">Bold: Holm-adjusted p &lt; 0.05, over every comparison of the session.</p>')
     return "".join(parts)

@@ -130,7 +130,11 @@ class SessionReport:
         if self.settings.html is not None:
             refs = {r.key.suite: r.suite_ref for r in self.report.records}
             figures = {name: suite(refs[name]).figures(self.report) for name in self.report.suites() if name in refs}
-            self._write(self.settings.html, "--memeval-html", lambda path: write_html(path, self.report, figures))
+            self._write(
+                self.settings.html,
+                "--memeval-html",
+                lambda path: write_html(path, self.report, figures, self.headlines),
+            )
 
     def json_text(self) -> str:
         """The JSON report: strict JSON (a NaN or an infinity anywhere raises ValueError)."""
