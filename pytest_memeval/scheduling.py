@@ -51,6 +51,22 @@ def contexts_stay_together(config: pytest.Config) -> bool:
     return workerinput is None or workerinput.get(GROUPS_DIR) is not None
 
 
+def queued_items(config: pytest.Config, session: pytest.Session) -> Callable[[], list[pytest.Item]] | None:
+    """On an xdist worker: the items the controller sent it that have not started yet (the
+    next one first), read from xdist's worker loop; None where there is no such loop."""
+    # xdist runs its worker module through execnet, so its class is known by name only
+    worker = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
+    if worker is None or not hasattr(worker, "torun"):
+        return None
+
+    def queued() -> list[pytest.Item]:
+        with worker.torun.lock() as queue:
+            indices = [worker.nextitem_index, *queue]
+        return [session.items[i] for i in indices if isinstance(i, int) and not isinstance(i, bool)]
+
+    return queued
+
+
 def make_groups_dir() -> str:
     return tempfile.mkdtemp(prefix="memeval-groups-")
 
@@ -97,9 +113,13 @@ def write_groups(
     partial.replace(target)  # the scheduler never reads half a table
 
 
-def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: Callable[[], dict[str, str]]) -> Any:
+def make_scheduler(
+    config: pytest.Config, log: Any, directory: str, by_params: Callable[[], dict[str, str]], scopes_ahead: int = 0
+) -> Any:
     """`by_params` gives the fallback table: parameter id -> group, for the suites the
-    controller indexed."""
+    controller indexed. With `scopes_ahead`, each worker is kept that many groups beyond the
+    one it runs, so that it can fill and prefetch them (prefetch.py); otherwise xdist's
+    rule holds (a new group when two tests are left)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ContextScheduling(LoadScopeScheduling):
@@ -133,6 +153,15 @@ def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: C
             if self._positions is None:
                 self._positions = {nodeid: i for i, nodeid in enumerate(self.collection)}
             node.send_runtest_some([self._positions[nodeid] for nodeid, done in work_unit.items() if not done])
+
+        def _reschedule(self, node: Any) -> None:
+            if not scopes_ahead or node.shutting_down:
+                super()._reschedule(node)
+                return
+            while self.workqueue and len(self.assigned_work.get(node, {})) <= scopes_ahead:
+                self._assign_work_unit(node)
+            if not self.workqueue:
+                node.shutdown()
 
         def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
             nodeid = self.registered_collections[node][item_index]
