@@ -71,19 +71,19 @@ def memeval_item_id() -> str:
     raise pytest.UsageError("memeval_item_id is parametrized by @pytest.mark.memeval('<suite>')")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
 def memeval_memsystem(request: pytest.FixtureRequest) -> str:
     """The memory system of this test (parametrized when several are compared)."""
     return run_state(request.config).settings.memsystems[0]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
 def memeval_k(request: pytest.FixtureRequest) -> int:
     """The retrieval depth of this test (parametrized when --memeval-k names several)."""
     return run_state(request.config).settings.k
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
 def memeval_repeat() -> int:
     """Which repeat of the item this test is (parametrized r0..rN-1 by --memeval-repeat N)."""
     return 0

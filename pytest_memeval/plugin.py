@@ -37,7 +37,7 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
 )
 from .local_session import attach_local_model
 from .options import add_options
-from .prefetch import STAGES_AHEAD
+from .prefetch import STAGES_AHEAD, pending_limit
 from .progress import PROGRESS_DIR, ProgressTracker
 from .registry import load_object
 from .report.collector import SESSION_ERRORS, RecordCollector
@@ -48,7 +48,7 @@ from .run_setup import prepare_run
 from .runner import error_record
 from .state import RunState
 from .terminal_text import write_line
-from .worker_share import shared_settings
+from .worker_share import shared_settings, worker_share
 
 COLLECTOR_NAME = "memeval-collector"
 WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
@@ -278,9 +278,17 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     state: RunState = config.stash[STATE_KEY]
     # a run with an LLM responder keeps contexts queued on each worker, which fills them ahead
-    ahead = STAGES_AHEAD if state.settings.responder != "reader" else 0
+    llm, workers = state.settings.llm, int(getattr(config.option, "numprocesses", 0) or 1)
+    pending = 0
+    if llm is not None and state.settings.responder != "reader":
+        pending = pending_limit(worker_share(llm.concurrency, workers, workers - 1))
     return scheduling.make_scheduler(
-        config, log, config.stash[GROUPS_DIR_KEY], lambda: _groups_by_params(state), scopes_ahead=ahead
+        config,
+        log,
+        config.stash[GROUPS_DIR_KEY],
+        lambda: _groups_by_params(state),
+        pending_per_worker=pending,
+        most_ahead=STAGES_AHEAD,
     )
 
 

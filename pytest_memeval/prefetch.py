@@ -39,6 +39,12 @@ Selected = tuple[str, int]  # (item id, repeat)
 STAGES_AHEAD = FILLED_NAMESPACES_KEPT - 1
 
 
+def pending_limit(budget: int) -> int:
+    """Stages are filled ahead while fewer answers than this are pending: the budget in
+    flight, and as many ready for the tests to take while the next stage is filled."""
+    return 2 * budget
+
+
 @dataclass(frozen=True)
 class Stage:
     """The items run together on one worker: one context of a suite, for one memory system
@@ -182,7 +188,7 @@ class Prefetcher:
         """The stages to fill ahead now, each once, while the endpoint has room for them."""
         if self.budget is None or self.upcoming is None or not self._calls_started:
             return
-        while len(self._retrievals) < 2 * self.budget and len(self._ahead) < STAGES_AHEAD:
+        while len(self._retrievals) < pending_limit(self.budget) and len(self._ahead) < STAGES_AHEAD:
             stage = next((s for s in self.upcoming(current) if s not in self._started and s not in self._tried), None)
             if stage is None:
                 return

@@ -20,6 +20,7 @@ the user chooses is respected, and prefetching is then off.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -114,12 +115,19 @@ def write_groups(
 
 
 def make_scheduler(
-    config: pytest.Config, log: Any, directory: str, by_params: Callable[[], dict[str, str]], scopes_ahead: int = 0
+    config: pytest.Config,
+    log: Any,
+    directory: str,
+    by_params: Callable[[], dict[str, str]],
+    pending_per_worker: int = 0,
+    most_ahead: int = 0,
 ) -> Any:
     """`by_params` gives the fallback table: parameter id -> group, for the suites the
-    controller indexed. With `scopes_ahead`, each worker is kept that many groups beyond the
-    one it runs, so that it can fill and prefetch them (prefetch.py); otherwise xdist's
-    rule holds (a new group when two tests are left)."""
+    controller indexed. With `pending_per_worker` (answers a worker keeps pending while it
+    fills ahead, prefetch.py), each worker is kept enough groups beyond the one it runs to
+    hold that many items, at most `most_ahead`: more would leave one worker with a queue
+    while another has run out at the end. Otherwise xdist's rule holds (a new group when
+    two tests are left)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ContextScheduling(LoadScopeScheduling):
@@ -154,11 +162,16 @@ def make_scheduler(
                 self._positions = {nodeid: i for i, nodeid in enumerate(self.collection)}
             node.send_runtest_some([self._positions[nodeid] for nodeid, done in work_unit.items() if not done])
 
+        _scopes_ahead: int | None = None
+
         def _reschedule(self, node: Any) -> None:
-            if not scopes_ahead or node.shutting_down:
+            if not pending_per_worker or not most_ahead or node.shutting_down:
                 super()._reschedule(node)
                 return
-            while self.workqueue and len(self.assigned_work.get(node, {})) <= scopes_ahead:
+            if self._scopes_ahead is None:  # from the mean group size, once the groups are known
+                per_scope = len(self.collection or ()) / max(len(self.workqueue), 1)
+                self._scopes_ahead = min(most_ahead, max(1, math.ceil(pending_per_worker / max(per_scope, 1))))
+            while self.workqueue and len(self.assigned_work.get(node, {})) <= self._scopes_ahead:
                 self._assign_work_unit(node)
             if not self.workqueue:
                 node.shutdown()

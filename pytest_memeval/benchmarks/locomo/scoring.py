@@ -25,7 +25,6 @@ from __future__ import annotations
 import string
 from collections import Counter
 from functools import cache, lru_cache
-
 from typing import Any
 
 import numpy as np
@@ -127,7 +126,9 @@ def mem0_bleu1(prediction: str, gold: object) -> float:
 
     try:
         return float(
-            sentence_bleu([_words(str(gold))], _words(prediction), weights=(1, 0, 0, 0), smoothing_function=_smoothing())
+            sentence_bleu(
+                [_words(str(gold))], _words(prediction), weights=(1, 0, 0, 0), smoothing_function=_smoothing()
+            )
         )
     except (ValueError, ZeroDivisionError):
         return 0.0
