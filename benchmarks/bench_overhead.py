@@ -13,13 +13,15 @@ warm caches: the suite's item index and readers (warmed once before), and Python
 (written under a private PYTHONPYCACHEPREFIX, also when $PYTHONDONTWRITEBYTECODE is set, so
 that neither run pays for compiling its modules). CPU is user + system seconds of the
 pytest process and everything it waited for (xdist's workers included), from
-getrusage(RUSAGE_CHILDREN). Prints the medians and the plugin/bare ratio per N, and per N > 0
-the CPU per item of each side (the controller's share is what xdist itself costs at its floor).
+getrusage(RUSAGE_CHILDREN). Prints the medians and the plugin/bare ratio per N, the CPU per
+item of each side, and per N > 0 the controller's own CPU per item from session start to its
+end (benchmarks/summary_timing.py): bare xdist's is the floor, what xdist itself costs.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import resource
@@ -45,6 +47,14 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def controller_cpu(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """The controller's own CPU seconds from session start to its end (an xdist run)."""
+    timing = cwd / "timing.json"
+    timing.unlink(missing_ok=True)
+    timed([*args, "-p", "summary_timing"], cwd, dict(env, MEMEVAL_TIMING=str(timing)))
+    return float(json.loads(timing.read_text())["end"]["cpu_s"])
+
+
 def timed(args: list[str], cwd: Path, env: dict[str, str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, float, str]:
     """CPU seconds (the process and what it waited for), wall seconds, last output line."""
     before, started = children_cpu(), time.perf_counter()
@@ -68,7 +78,12 @@ def main() -> None:
     print(f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, load {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="memeval-overhead-") as tmp:
         root = Path(tmp)
-        env = dict(os.environ, MEMEVAL_CACHE_DIR=str(root / "cache"), PYTHONPYCACHEPREFIX=str(root / "pycache"))
+        env = dict(
+            os.environ,
+            MEMEVAL_CACHE_DIR=str(root / "cache"),
+            PYTHONPYCACHEPREFIX=str(root / "pycache"),
+            PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")]),
+        )
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         plugin_dir, bare_dir = root / "plugin", root / "bare"
         plugin_dir.mkdir()
@@ -99,6 +114,18 @@ def main() -> None:
                 f"{bare_wall:.2f} s wall: CPU ratio {plugin_cpu / bare_cpu:.2f}x; per item "
                 f"{1000 * plugin_cpu / n_items:.2f} ms vs {1000 * bare_cpu / n_items:.2f} ms (medians of {options.repeat})"
             )
+            if n:
+                plugin_ctl = statistics.median(
+                    controller_cpu([*suite, *common, *xdist], plugin_dir, env) for _ in range(options.repeat)
+                )
+                bare_ctl = statistics.median(
+                    controller_cpu(["test_trivial.py", *common, "-p", "no:memeval", *xdist], bare_dir, env)
+                    for _ in range(options.repeat)
+                )
+                print(
+                    f"-n {n} controller, session start to end: plugin {1000 * plugin_ctl / n_items:.2f} ms CPU per "
+                    f"item, bare xdist {1000 * bare_ctl / n_items:.2f} ms: {plugin_ctl / bare_ctl:.2f}x"
+                )
 
 
 if __name__ == "__main__":
