@@ -133,7 +133,7 @@ local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_
 # without a tool call, which Letta refuses (docs/memory-systems.md); with a model that calls
 # tools, `make record-local LOCAL_SYSTEMS=letta-agent`. Record one system or suite with e.g.
 # `make record-local LOCAL_SUITES=memfail LOCAL_SYSTEMS=mem0 RECORD_CHROMA=no`.
-LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta
+LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # the systems recorded on each suite (those of LOCAL_SYSTEMS among them): what the committed
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
 # minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
@@ -141,7 +141,7 @@ SYSTEMS_multisource ?=
 SYSTEMS_memfail ?= mem0 amem langmem letta
 SYSTEMS_knowme ?=
 SYSTEMS_behavior ?=
-SYSTEMS_bayes ?= mem0 langmem
+SYSTEMS_bayes ?= mem0
 SYSTEM_SELECT_multisource ?= stable_121-A1
 SYSTEM_SELECT_memfail ?= cond_easy-000
 SYSTEM_SELECT_knowme ?= life00-T1-00
@@ -152,6 +152,7 @@ MEMSYSTEM_amem = amem
 MEMSYSTEM_langmem = langmem
 MEMSYSTEM_graphiti = graphiti
 MEMSYSTEM_letta = letta
+MEMSYSTEM_memos = memos
 MEMSYSTEM_letta-agent = pytest_memeval.memory.letta:LettaMemory
 # a 135M model on two cores: an episode or a note can take many minutes
 SYSTEM_TIMEOUT = --memeval-adapter-timeout=7200
@@ -160,11 +161,11 @@ system_run = $(LOCAL_BASE) --memsystem=$(MEMSYSTEM_$(2)) --memsystem-config=fixt
 RECORD_CHROMA ?= yes
 
 .PHONY: record-local replay-local
-record-local: setup-test letta-venv
+record-local: setup-test letta-venv memos-venv
 	$(if $(filter yes,$(RECORD_CHROMA)),$(foreach suite,$(LOCAL_SUITES),$(call local_run,$(suite),--snapshot-update $(LOCAL_MODELS)) &&)) true
 	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(call system_run,$(suite),$(system),--snapshot-update $(LOCAL_MODELS)) &&)) true
 	$(BIN)/python -c "import sqlite3; sqlite3.connect('$(LOCAL_CACHE)').execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall()"
 
-replay-local: setup-test letta-venv
+replay-local: setup-test letta-venv memos-venv
 	$(foreach suite,$(LOCAL_SUITES),$(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(suite) -k "$(LOCAL_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&) true
 	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(system)) --memsystem-config=fixtures/local-systems/$(system).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(suite) -k "$(SYSTEM_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&)) true

@@ -1,21 +1,70 @@
-"""pytest-memeval: evaluate LLM memory systems as pytest tests."""
+"""pytest-memeval: evaluate LLM memory systems as pytest tests.
 
+The public API: what an adapter implements (`MemorySystem`, its optional capabilities and
+the `Resources` it is built with), what a suite implements (`Suite`, `IndexEntry`,
+`SuiteOptions`, `ExactLabelJudge`) and returns (`SuiteSummary`, `Metric`, `Cell`), the
+records a run produces (`Record`, `RunKey`, `Report`) and the plain data flowing through
+one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `Verdict`,
+`Trace`). docs/api.md documents each name.
+"""
+
+from .benchmarks.base import ExactLabelJudge, IndexEntry, JudgeOption, Suite, SuiteOptions
 from .fixtures import check
-from .protocols import Judge, MemorySystem, ResponseModel
+from .memory.resources import Resources
+from .protocols import (
+    BuildsFromMemeval,
+    ChecksSettings,
+    Closes,
+    DeclaresSchema,
+    ExplainsLLMOutsideGateway,
+    Judge,
+    MemorySystem,
+    MemorySystemBase,
+    NamesItems,
+    Prefetches,
+    PrefetchRequest,
+    ReportsIngest,
+    ResponseModel,
+)
+from .records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
 from .runner import Outcome
-from .types import Answer, Context, Item, ItemView, Memory, Message, Verdict
+from .types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
 
 __all__ = [
     "Answer",
+    "BuildsFromMemeval",
+    "Cell",
+    "ChecksSettings",
+    "Closes",
     "Context",
+    "DeclaresSchema",
+    "ExactLabelJudge",
+    "ExplainsLLMOutsideGateway",
+    "IndexEntry",
     "Item",
     "ItemView",
     "Judge",
+    "JudgeOption",
     "Memory",
     "MemorySystem",
+    "MemorySystemBase",
     "Message",
+    "Metric",
+    "NamesItems",
     "Outcome",
+    "PairedMetric",
+    "PrefetchRequest",
+    "Prefetches",
+    "Record",
+    "Report",
+    "ReportsIngest",
+    "Resources",
     "ResponseModel",
+    "RunKey",
+    "Suite",
+    "SuiteOptions",
+    "SuiteSummary",
+    "Trace",
     "Verdict",
     "check",
 ]

@@ -30,6 +30,8 @@ from .benchmarks.base import Suite
 from .collection import item_key
 from .memory.tokens import count_tokens
 from .models.responder import ResponsePrompt
+from .protocols import honours_k as declares_honours_k
+from .settings import responder_model
 from .state import RunState
 from .types import Answer, Item, Memory
 from .usage import Tokens
@@ -69,7 +71,7 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
             continue
         item = suite.item(item_id)
-        honours_k = bool(getattr(state.memsystems[system].load(), "honours_k", True))
+        honours_k = declares_honours_k(state.memsystems[system].load())
         context = (suite_ref, item.context_id, honours_k, k)
         if context not in memories:
             memories[context] = _memories(suite, item.context_id, k if honours_k else None)
@@ -79,10 +81,10 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
                 len(context_sessions),
                 _tokens_of_sessions(context_sessions),
             )
-        if settings.responder != "reader":
+        if (model := responder_model(settings.responder)) is not None:
             prompt: ResponsePrompt = suite.llm_prompt()
             rendered = prompt.messages(item.view, memories[context])
-            _add(totals, "answer", settings.responder.removeprefix("openai:"), _tokens(rendered), ANSWER_TOKENS)
+            _add(totals, "answer", model, _tokens(rendered), ANSWER_TOKENS)
         if settings.judges:
             if suite_ref not in judge_prompts:
                 judge_prompts[suite_ref] = _judge_prompts(suite)

@@ -14,6 +14,7 @@ from .judge_specs import JudgeSpec
 from .local_model import DEFAULT_N_CTX, ModelSpec, parse_specs
 from .models.settings import APIS, CACHE_MODES, STRUCTURED_MODES, LLMSettings
 from .option_values import choice, http_url, integer, non_negative_float, positive_float
+from .settings import responder_model
 
 
 def add_llm_options(group: Any) -> None:
@@ -70,9 +71,8 @@ def local_model_specs(opt: Any, responder: str, judges: tuple[JudgeSpec, ...]) -
             f"{option}: no LLM uses it (pass --memeval-responder openai:{specs[0].alias} or --memeval-judge)"
         )
     served = [spec.alias for spec in specs]
-    wanted: list[tuple[str, str | None]] = (
-        [("--memeval-responder", responder.removeprefix("openai:"))] if responder != "reader" else []
-    )
+    model = responder_model(responder)
+    wanted: list[tuple[str, str | None]] = [("--memeval-responder", model)] if model is not None else []
     wanted += [("--memeval-judge", judge.model) for judge in judges]
     for option_name, model in wanted:
         if model is None:

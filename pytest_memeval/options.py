@@ -30,7 +30,7 @@ from .option_values import (
     writable_file,
 )
 from .prices import Price, load_prices
-from .settings import Settings
+from .settings import Settings, responder_model
 from .shards import Shard
 
 SIZES = ("smoke", "small", "full")
@@ -286,7 +286,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
     llm = None
     if responder != "reader" or judges:
         # a `default` judge's model is known once the suites are: run_setup puts it in
-        model = responder.removeprefix("openai:") if responder != "reader" else judges[0].model or DEFAULT
+        model = responder_model(responder) or judges[0].model or DEFAULT
         llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
     memsystem_config = _memsystem_config(opt("memsystem_config"), memsystems)
     return Settings(
@@ -328,7 +328,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         max_cost=_max_cost(
             opt("memeval_max_cost"),
             prices,
-            (responder.removeprefix("openai:"), *(j.model for j in judges if j.model is not None)),
+            tuple(m for m in (responder_model(responder), *(j.model for j in judges)) if m is not None),
         ),
     )
 
@@ -339,7 +339,7 @@ def _max_cost(raw: str | None, prices: dict[str, Price], models: tuple[str, ...]
         return None
     if not prices:
         raise ConfigError("--memeval-max-cost: needs --memeval-prices (there are no built-in prices)")
-    unpriced = [model for model in models if model != "reader" and model not in prices]
+    unpriced = [model for model in models if model not in prices]
     if unpriced:
         raise ConfigError(f"--memeval-max-cost: --memeval-prices has no price for model {unpriced[0]!r}")
     return positive_float("--memeval-max-cost", raw)

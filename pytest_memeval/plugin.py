@@ -155,7 +155,7 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
     def groups() -> dict[str, str]:
         return _groups_by_params(state)
 
-    if getattr(config.option, "numprocesses", None) or getattr(config.option, "tx", None):
+    if scheduling.is_distributed(config):
         directory = config.stash[PROGRESS_DIR_KEY] = tempfile.mkdtemp(prefix="memeval-progress-")
         display = ProgressDisplay.from_directory(config, interval, directory, groups)
     else:
@@ -515,7 +515,7 @@ def warm_shared_caches(state: RunState) -> None:
 
 
 def _splits_by_k(state: RunState) -> scheduling.SplitsByK:
-    return lambda suite_ref: bool(getattr(state.suite(suite_ref), "splits_by_k", True))
+    return lambda suite_ref: state.suite(suite_ref).splits_by_k
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:

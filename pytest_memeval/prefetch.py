@@ -3,7 +3,7 @@
 When a worker fills a context, it retrieves the memories of every selected item of that
 context and hands them to the responder's `prefetch` (the LLM responder starts its calls
 in a bounded thread pool). Each test then takes its retrieval and its answer, which is
-usually ready. Offline responders have no `prefetch` and nothing changes for them.
+usually ready. Offline responders do not declare `Prefetches` and nothing changes for them.
 With --memeval-repeat, each selected repeat of an item retrieves and asks on its own,
 its calls keyed by the repeat.
 
@@ -26,7 +26,7 @@ import pytest
 
 from .collection import CONTEXT_MARK, ITEM_ARG, K_ARG, REPEAT_ARG, SYSTEM_ARG
 from .models.tally import count_tokens
-from .protocols import ResponseModel
+from .protocols import Prefetches, ResponseModel
 from .repetition import repeat_scope
 from .runner import FILLED_NAMESPACES_KEPT, BoundMemory, Retrieval, retrieve
 from .types import Item
@@ -145,8 +145,7 @@ class Prefetcher:
         self, stage: Stage, build_item: Callable[[str], Item], memory: BoundMemory, responder: ResponseModel
     ) -> int:
         """Retrieve for every item of a filled stage and submit its answers (once per stage)."""
-        prefetch = getattr(responder, "prefetch", None)
-        if prefetch is None or stage in self._started:
+        if not isinstance(responder, Prefetches) or stage in self._started:
             return 0
         self._started.add(stage)
         by_repeat: dict[int, list[str]] = defaultdict(list)
@@ -161,7 +160,7 @@ class Prefetcher:
                     retrieval = retrieve(item, memory, stage.k)
                     self._retrievals[(memory.system_name, stage.k, item_id, repeat)] = retrieval
                     requests.append((item_id, item.view, retrieval.memories))
-                submitted += int(prefetch(requests))
+                submitted += int(responder.prefetch(requests))
         self._calls_started = self._calls_started or submitted > 0
         return submitted
 

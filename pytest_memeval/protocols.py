@@ -1,17 +1,43 @@
-"""The three narrow interfaces everything plugs into.
+"""The narrow interfaces everything plugs into, and every optional capability of them.
 
 A memory system stores sessions per namespace and returns ranked memories; a response
 model turns a public item view plus memories into an answer; a judge turns an item and
 an answer into a verdict. Adapters know nothing of benchmarks, and benchmarks nothing of
 pytest.
+
+What an adapter or a response model may offer beyond its protocol is declared here, each
+capability a narrow Protocol (a method) or a class attribute with its default, and this
+module is the one place that asks a third-party object whether it has one:
+
+| who | capability | declared as | default without it |
+|---|---|---|---|
+| adapter class | `from_memeval(config, resources)` | `BuildsFromMemeval` | `Class(**config)` |
+| adapter class | `check_settings(settings)` | `ChecksSettings` | the signature's types only |
+| adapter | `ingest_stats(namespace)` | `ReportsIngest` | no statistics |
+| adapter class | `llm_outside_gateway(settings)` | `ExplainsLLMOutsideGateway` | its LLM calls go through the gateway |
+| adapter | `keeps_sources` | class attribute | False: memories name no source messages |
+| adapter | `honours_k` | class (or instance) attribute | True: at most k memories |
+| adapter | `stores_nothing` | class attribute | False (the conformance kit's floor) |
+| response model | `answer_item(item_id, view, memories)` | `NamesItems` | `answer(view, memories)` |
+| response model | `prefetch(requests)` | `Prefetches` | each answer asked when its test runs |
+| response model, judge | `close()` | `Closes` | nothing to release |
+| response model | `position_invariant` | class attribute | False: bayes asks every rotation of the options |
+| LLM prompt | `schema(view or item)` | `DeclaresSchema` | no structured-output constraint |
+
+`MemorySystemBase` declares the three attributes with their defaults for an adapter that
+likes to inherit them; an adapter that does not inherit it gets the same defaults.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from .memory.resources import Resources
 from .types import Answer, Item, ItemView, Memory, Message, Trace, Verdict
+
+#: (label naming the item in messages, public view, retrieved memories)
+PrefetchRequest = tuple[str, ItemView, Sequence[Memory]]
 
 
 @runtime_checkable
@@ -34,15 +60,126 @@ class MemorySystem(Protocol):
         """Release resources; calling it twice is harmless."""
 
 
-def keeps_sources(system: object) -> bool:
-    """Whether a memory system declares `keeps_sources = True`: each memory it returns names
-    the messages it was made from (`Memory.sources`). The one place this is read."""
-    return getattr(system, "keeps_sources", False) is True
+class MemorySystemBase:
+    """An optional base class of adapters: the optional capabilities with their defaults.
+
+    Override an attribute in the subclass (`keeps_sources = True`); `honours_k` may also be
+    set per instance where it depends on a setting (letta's modes)."""
+
+    #: each memory returned names the messages it was made from (`Memory.sources`)
+    keeps_sources: ClassVar[bool] = False
+    #: `retrieve` returns at most k memories; False for a store that returns everything it
+    #: holds (the `context` ceiling): the runner does not hold it to k
+    honours_k: bool = True
+    #: a floor that stores nothing by design: the conformance kit skips the checks that
+    #: need stored memories
+    stores_nothing: ClassVar[bool] = False
+
+
+@runtime_checkable
+class BuildsFromMemeval(Protocol):
+    """An adapter class built from its settings and the plugin's `Resources` (a private work
+    directory, the run's embedder) instead of `Class(**config)`."""
+
+    def from_memeval(self, config: Mapping[str, Any], resources: Resources) -> MemorySystem: ...
+
+
+@runtime_checkable
+class ChecksSettings(Protocol):
+    """An adapter class that checks the values of its settings (ranges, formats) before any
+    test runs, raising ValueError with one line."""
+
+    def check_settings(self, settings: Mapping[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class ExplainsLLMOutsideGateway(Protocol):
+    """An adapter class whose own LLM calls cannot go through the run's LLM gateway with some
+    settings: one line saying why for these settings, None when they can."""
+
+    def llm_outside_gateway(self, settings: Mapping[str, Any]) -> str | None: ...
+
+
+@runtime_checkable
+class ReportsIngest(Protocol):
+    """An adapter that says what ingestion did to a namespace (mem0: memories extracted), as
+    a JSON object; None when it has nothing to say."""
+
+    def ingest_stats(self, namespace: str) -> Mapping[str, Any] | None: ...
 
 
 class ResponseModel(Protocol):
+    """Turns a public item view and the retrieved memories into an answer."""
+
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer: ...
 
 
+@runtime_checkable
+class NamesItems(Protocol):
+    """A response model told which item it answers: the LLM responder names it in its
+    errors and call log, the multisource reader picks the item's seed's model."""
+
+    def answer_item(self, item_id: str, view: ItemView, memories: Sequence[Memory]) -> Answer: ...
+
+
+@runtime_checkable
+class Prefetches(Protocol):
+    """A response model that starts the answers of a context's items in the background when
+    the context is filled; returns how many calls it submitted."""
+
+    def prefetch(self, requests: Iterable[PrefetchRequest]) -> int: ...
+
+
+@runtime_checkable
+class Closes(Protocol):
+    """A response model or judge that holds resources (a thread pool, a client)."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class DeclaresSchema(Protocol):
+    """An LLM prompt (a suite's response or judge prompt) that gives the JSON schema of its
+    answer for a view (or of its verdict for an item), sent as a structured-output
+    constraint; None for no constraint."""
+
+    def schema(self, subject: Any) -> dict[str, Any] | None: ...
+
+
 class Judge(Protocol):
+    """Turns an item, an answer and what the memory system returned into a verdict."""
+
     def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict: ...
+
+
+def keeps_sources(system: object) -> bool:
+    """Whether a memory system declares `keeps_sources = True`."""
+    return _declared(system, "keeps_sources", default=False)
+
+
+def honours_k(system: object) -> bool:
+    """False for an adapter that declares `honours_k = False` (it returns everything it holds)."""
+    return _declared(system, "honours_k", default=True)
+
+
+def stores_nothing(system: object) -> bool:
+    """Whether an adapter declares itself a floor (`stores_nothing = True`)."""
+    return _declared(system, "stores_nothing", default=False)
+
+
+def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:
+    """`prompt.schema(subject)` when the prompt declares schemas, else None."""
+    return prompt.schema(subject) if isinstance(prompt, DeclaresSchema) else None
+
+
+def position_invariant(responder: object) -> bool:
+    """Whether a response model declares that its answer does not depend on the order of
+    the options (`position_invariant = True`): bayes then asks one rotation, not all."""
+    return _declared(responder, "position_invariant", default=False)
+
+
+def _declared(obj: object, name: str, *, default: bool) -> bool:
+    """The declared boolean capability `name` of `obj` (the one read of such an attribute);
+    anything but a bool counts as not declared."""
+    value = getattr(obj, name, default)
+    return value if isinstance(value, bool) else default

@@ -111,10 +111,11 @@ class RunKey:
 #: a baseline whose "correct" is "false" must not count as correct
 RECORD_FIELD_KINDS = {
     **dict.fromkeys(("id", "suite_ref", "context", "cluster", "task", "status", "reason"), "string"),
-    **dict.fromkeys(("raw", "question", "judge_reason"), "string"),
+    **dict.fromkeys(("raw", "question", "judge_reason", "stage"), "string"),
     **dict.fromkeys(("strata", "detail", "answer_detail", "ingest"), "object"),
     "answer": "string|null",
     "abstained": "boolean",
+    "memory_unreadable": "boolean",
     "correct": "boolean|null",
     "score": "number|null",
     "n_memories": "integer",
@@ -158,10 +159,14 @@ class Record:
     retrieved_tokens: int = 0
     retrieve_ms: float | None = None
     answer_ms: float | None = None
-    #: the judge's detail (failure stage, rubric scores, trajectory metrics)
+    #: the judge's detail (rubric scores, trajectory metrics)
     detail: Mapping[str, Any] = field(default_factory=dict)
     #: the response model's detail (posterior margin, atoms, token counts)
     answer_detail: Mapping[str, Any] = field(default_factory=dict)
+    #: where the judge attributes the outcome (Verdict.stage; memfail's failure stages)
+    stage: str = ""
+    #: the offline reader recognised nothing in the memories (Answer.memory_unreadable)
+    memory_unreadable: bool = False
     #: an invalid answer's text
     raw: str = ""
     #: the item's public question (ItemView.question): what the system was asked
@@ -230,10 +235,26 @@ class Record:
         values["memories"] = memories_from_json(values.get("memories", []), where)
         values["llm_tokens"] = tokens_from_json(values.get("llm_tokens"), f"{where}: llm_tokens")
         values["ingest_ms"] = _milliseconds(values.get("ingest_ms", []), f"{where}: ingest_ms")
+        values.update(_moved_fields(values))
         try:
             return cls(**values)
         except TypeError as exc:
             raise SchemaError(f"{where}: {exc}") from None
+
+
+def _moved_fields(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A record written before `stage` and `memory_unreadable` were fields kept them in
+    `detail["stage"]` and `answer_detail["memory_unreadable"]`: read them from there."""
+    moved: dict[str, Any] = {}
+    old_stage = values["detail"].get("stage")
+    if "stage" not in values and isinstance(old_stage, str):
+        moved["stage"] = old_stage
+        moved["detail"] = {k: v for k, v in values["detail"].items() if k != "stage"}
+    old_unreadable = values["answer_detail"].get("memory_unreadable")
+    if "memory_unreadable" not in values and isinstance(old_unreadable, bool):
+        moved["memory_unreadable"] = old_unreadable
+        moved["answer_detail"] = {k: v for k, v in values["answer_detail"].items() if k != "memory_unreadable"}
+    return moved
 
 
 @dataclass(frozen=True)

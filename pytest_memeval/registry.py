@@ -15,6 +15,8 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from .errors import ConfigError
+from .memory.resources import Resources
+from .protocols import BuildsFromMemeval, ChecksSettings, MemorySystem
 
 SUITE_ENTRY_POINTS = "pytest_memeval.suites"
 MEMSYSTEM_ENTRY_POINTS = "pytest_memeval.memsystems"
@@ -102,7 +104,7 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
     The adapter's constructor signature is the schema: keyword names must exist and values
     must match simple annotations (str, int, float, bool, and optionals of them). An adapter
     may also check values (ranges, formats) in a `check_settings(settings)` classmethod
-    that raises ValueError with one line.
+    that raises ValueError with one line (`protocols.ChecksSettings`).
     """
     factory = resolved.load()
     try:
@@ -123,10 +125,9 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
         if expected and not _matches(value, expected):
             names = " or ".join(t.__name__ for t in expected)
             raise ConfigError(f"--memsystem-config [{resolved.name}]: {key} must be {names}, got {value!r}")
-    check_values = getattr(factory, "check_settings", None)
-    if callable(check_values):
+    if isinstance(factory, ChecksSettings):
         try:
-            check_values(settings)
+            factory.check_settings(settings)
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"--memsystem-config [{resolved.name}]: {exc}") from None
 
@@ -160,10 +161,10 @@ def _matches(value: Any, expected: tuple[type, ...]) -> bool:
     return isinstance(value, expected)
 
 
-def build_memsystem(resolved: Resolved, config: Mapping[str, Any], resources: Any) -> Any:
-    """Instantiate an adapter: `from_memeval(config, resources)` when it has one, else `cls(**config)`."""
-    factory: Callable[..., Any] = resolved.load()
-    from_memeval = getattr(factory, "from_memeval", None)
-    if from_memeval is not None:
-        return from_memeval(dict(config), resources)
+def build_memsystem(resolved: Resolved, config: Mapping[str, Any], resources: Resources) -> MemorySystem:
+    """Instantiate an adapter: `from_memeval(config, resources)` when it has one
+    (`protocols.BuildsFromMemeval`), else `cls(**config)`."""
+    factory: Callable[..., MemorySystem] = resolved.load()
+    if isinstance(factory, BuildsFromMemeval):
+        return factory.from_memeval(dict(config), resources)
     return factory(**config)

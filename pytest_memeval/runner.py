@@ -9,13 +9,11 @@ scored. `evaluation.evaluate` drives these steps for the plugin and for offline 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import operator
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from .adapter_guard import AdapterGuard, describe
@@ -26,7 +24,7 @@ from .models.caller import ReplayMissError
 from .models.metering import Meter
 from .models.tally import count_tokens
 from .progress import ProgressTracker
-from .protocols import Judge, MemorySystem, ResponseModel, keeps_sources
+from .protocols import Judge, MemorySystem, NamesItems, ReportsIngest, ResponseModel, honours_k, keeps_sources
 from .record_values import RAW_CHARS, kept_text
 from .records import Record, RunKey
 from .types import Answer, Context, Item, Memory, Message, Trace, Verdict
@@ -132,7 +130,7 @@ class BoundMemory:
         returned = self.guard.call("retrieve", lambda: self.system.retrieve(self.namespace, query, k))
         seconds = time.perf_counter() - started
         # a system that declares `honours_k = False` (the `context` ceiling) returns what it holds
-        limit = k if getattr(self.system, "honours_k", True) else None
+        limit = k if honours_k(self.system) else None
         last = self._checked.get(self.namespace)
         if last is not None and last.limit == limit and _same_objects(last.returned, returned):
             # the very memories checked before (a store that ignores the query): checked once
@@ -153,10 +151,12 @@ class BoundMemory:
 
     def ingest_stats(self) -> dict[str, Any] | None:
         """What ingestion did to this namespace, from adapters that say (mem0: memories extracted)."""
-        stats = getattr(self.system, "ingest_stats", None)
-        if stats is None:
+        system = self.system
+        if not isinstance(system, ReportsIngest):
             return None
-        return checked_stats(self.system_name, self.guard.call("ingest_stats", lambda: stats(self.namespace)))
+        return checked_stats(
+            self.system_name, self.guard.call("ingest_stats", lambda: system.ingest_stats(self.namespace))
+        )
 
     def dump(self) -> list[Memory] | None:
         dumped = self.guard.call("dump", lambda: self.system.dump(self.namespace))
@@ -251,11 +251,11 @@ def stored_texts(memory: BoundMemory) -> tuple[str, ...] | None:
 
 
 def retrieve(item: Item, memory: BoundMemory, k: int) -> Retrieval:
-    """The item's query against its namespace; items whose view says `retrieve: False` (a
+    """The item's question against its namespace; items whose view says `retrieve=False` (a
     condition that hands the model its context directly) get no memories."""
-    if item.view.extra.get("retrieve", True) is False:
+    if not item.view.retrieve:
         return Retrieval([], 0.0)
-    return memory.retrieve_counted(str(item.view.extra.get("query", item.view.question)), k)
+    return memory.retrieve_counted(item.view.question, k)
 
 
 def run_item(
@@ -321,6 +321,8 @@ def conclude(
         answer_ms=answer_seconds * 1000,
         detail=dict(verdict.detail),
         answer_detail=dict(answer.detail),
+        stage=verdict.stage if answer.valid else "",
+        memory_unreadable=answer.memory_unreadable,
         raw="" if answer.valid else kept_text(answer.raw, RAW_CHARS),
         question=item.view.question,
         judge_reason=verdict.reason if answer.valid else "",
@@ -356,15 +358,10 @@ def answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalErro
 
 
 def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Answer:
-    """Responders that take a `label` (the LLM path) name the item in their errors."""
-    if _takes_label(getattr(responder.answer, "__func__", responder.answer)):
-        return responder.answer(item.view, memories, label=item.id)  # type: ignore[call-arg]
+    """Responders that are told the item (`NamesItems`: the LLM path) name it in their errors."""
+    if isinstance(responder, NamesItems):
+        return responder.answer_item(item.id, item.view, memories)
     return responder.answer(item.view, memories)
-
-
-@lru_cache(maxsize=64)
-def _takes_label(answer: Callable[..., Answer]) -> bool:
-    return "label" in inspect.signature(answer).parameters
 
 
 def failure_message(outcome: Outcome) -> str:
@@ -376,9 +373,7 @@ def failure_message(outcome: Outcome) -> str:
         f"question: {view.question}",
         f"memories retrieved: {record.n_memories}"
         + (
-            " (the offline reader recognised nothing in them; use an LLM responder)"
-            if answer.detail.get("memory_unreadable")
-            else ""
+            " (the offline reader recognised nothing in them; use an LLM responder)" if answer.memory_unreadable else ""
         ),
     ]
     if outcome.verdict.reason:

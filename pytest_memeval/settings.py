@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from .shards import Shard
 
 
+def responder_model(responder: str) -> str | None:
+    """The model of `--memeval-responder openai:MODEL`; None for the offline reader."""
+    return None if responder == "reader" else responder.removeprefix("openai:")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Validated options of one run; shipped unchanged to xdist workers."""

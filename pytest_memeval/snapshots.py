@@ -87,13 +87,16 @@ class VerdictSnapshot:
 
 def normalised_verdict(outcome: Outcome) -> dict[str, Any]:
     answer, verdict = outcome.answer, outcome.verdict
+    judged = dict(verdict.detail)
+    if verdict.stage:  # a judge's failure stage, where it attributes one (memfail)
+        judged["stage"] = verdict.stage
     normalised: dict[str, Any] = {
         "answer": answer.label,
         "abstained": answer.abstained,
         "valid": answer.valid,
         "correct": verdict.correct,
         "score": verdict.score,
-        "judge": dict(verdict.detail),
+        "judge": judged,
     }
     if outcome.stored is not None:
         normalised["stored"] = list(outcome.stored)

@@ -20,7 +20,7 @@ from .models.gateway import LLMGateway
 from .models.metering import Meter
 from .models.settings import LLMSettings
 from .progress import ProgressTracker, tracked_embedder
-from .protocols import Judge, MemorySystem, ResponseModel
+from .protocols import Closes, ExplainsLLMOutsideGateway, Judge, MemorySystem, ResponseModel
 from .records import DETERMINISTIC, RunKey
 from .registry import (
     Resolved,
@@ -33,7 +33,7 @@ from .registry import (
 )
 from .report.baseline import Baseline
 from .runner import ContextFiller
-from .settings import Settings
+from .settings import Settings, responder_model
 
 
 def suite_options(settings: Settings, suite: str, llm: LLMSettings | None = None) -> SuiteOptions:
@@ -54,9 +54,10 @@ def suite_options(settings: Settings, suite: str, llm: LLMSettings | None = None
 
 def responder_llm(settings: Settings) -> LLMSettings | None:
     """The response model's call settings, or None for the offline reader."""
-    if settings.responder == "reader" or settings.llm is None:
+    model = responder_model(settings.responder)
+    if model is None or settings.llm is None:
         return None
-    return replace(settings.llm, model=settings.responder.removeprefix("openai:"))
+    return replace(settings.llm, model=model)
 
 
 #: constructor settings through which an adapter takes the run's LLM endpoint
@@ -186,8 +187,10 @@ class RunState:
         its optional `llm_outside_gateway(settings)` classmethod says (for these settings)."""
         lines = []
         for name, resolved in self.memsystems.items():
-            explain = getattr(resolved.load(), "llm_outside_gateway", None)
-            line = explain(self.settings.memsystem_config.get(name, {})) if callable(explain) else None
+            adapter = resolved.load()
+            if not isinstance(adapter, ExplainsLLMOutsideGateway):
+                continue
+            line = adapter.llm_outside_gateway(self.settings.memsystem_config.get(name, {}))
             if line:
                 lines.append(str(line))
         return lines
@@ -240,9 +243,9 @@ class RunState:
         from .models import LLMResponder
 
         prompt = suite.llm_prompt()
-        if prompt is None or self.settings.llm is None:
+        llm = responder_llm(self.settings)
+        if prompt is None or llm is None:
             raise ConfigError(f"--memeval-responder: suite {suite.name!r} has no LLM prompt; use reader")
-        llm = replace(self.settings.llm, model=self.settings.responder.removeprefix("openai:"))
         return LLMResponder(prompt, self._through_gateway(llm, "responder"), name=self.settings.responder)
 
     def judge(self, suite: Suite) -> Judge:
@@ -272,9 +275,8 @@ class RunState:
         """Close models, memory systems and the embedder; a failure to close is a session
         error (one line each), never a traceback charged to the last item."""
         for model in (*self._responders.values(), *self._judges.values()):
-            close_model = getattr(model, "close", None)
-            if close_model is not None:
-                self._closing(type(model).__name__, close_model)
+            if isinstance(model, Closes):
+                self._closing(type(model).__name__, model.close)
         for name, system in self._systems.items():
             guard = self.guard(name)
             try:

@@ -1,6 +1,7 @@
 """Plain data that flows through one evaluation: context -> memories -> answer -> verdict.
 
-Everything here is immutable and JSON-friendly. The split between `ItemView` (public:
+Everything here is immutable and JSON-friendly (a suite's `Item` subclass may add typed
+values that only its judge reads). The split between `ItemView` (public:
 what the memory system and the response model may see) and `Item` (adds the private
 gold and generator state) is the leakage boundary of the whole plugin.
 """
@@ -70,12 +71,24 @@ class ItemView:
     question: str
     answer_space: tuple[str, ...] = ()
     allow_abstain: bool = True
+    #: the suite's own public data for its reader and prompt (bayes: the catalogue)
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: False for an item answered without retrieval (a condition that hands the model its
+    #: context directly): the memory system is not asked
+    retrieve: bool = True
+    #: the question template's heading, shown by an LLM prompt beside `task` ("Sleep
+    #: Duration Count (Sleep, 30 days)"); empty when the suite gives none
+    title: str = ""
+    #: a gloss of some labels of `answer_space` ("fewer_than_10": "0-9 nights")
+    label_notes: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Item:
-    """A benchmark item: its public view plus what only the judge may read."""
+    """A benchmark item: its public view plus what only the judge may read.
+
+    `private` holds JSON-friendly values only; a suite whose judge needs a typed value (bayes:
+    the episode's data) subclasses `Item` with a typed field of its own."""
 
     id: str
     context_id: str
@@ -100,6 +113,9 @@ class Answer:
     valid: bool = True
     raw: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+    #: an offline reader got memories back and recognised nothing in them (a system that
+    #: rewrites what it stores): its abstention says nothing of the system
+    memory_unreadable: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +126,9 @@ class Verdict:
     score: float | None = None
     reason: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
+    #: where the judge attributes the outcome, for judges that do (memfail: "correct",
+    #: "storage", "retrieval", ...); empty when it attributes none
+    stage: str = ""
 
 
 @dataclass(frozen=True)

@@ -241,7 +241,7 @@ def test_nothing_private_is_stored_or_in_a_probe(suite: BayesSuite) -> None:
         for session in suite.context(entry.id).sessions:
             for message in session:
                 assert STORED.fullmatch(message.content), message.content
-        data = item.private["data"]
+        data = item.data
         secrets = {entry.id, item.cluster, data.episode.truth_label, "trial", "theta", str(item.gold)}
         for t in (0, 7, len(data.observations)):
             for probe in probes(data, t, []):

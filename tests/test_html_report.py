@@ -321,7 +321,7 @@ def test_explorer_data_holds_what_a_reviewer_needs() -> None:
 def test_a_failure_stage_comes_from_the_judge_or_the_status() -> None:
     record = make_report().records[0]
     assert stage(replace(record, correct=True)) == "passed"
-    assert stage(replace(record, correct=False, detail={"stage": "retrieval"})) == "retrieval"
+    assert stage(replace(record, correct=False, stage="retrieval")) == "retrieval"
     assert stage(replace(record, correct=False, abstained=True)) == "abstained"
     assert stage(replace(record, status="error", correct=None, reason="boom")) == "error"
 

@@ -63,7 +63,8 @@ def large_report(n_items: int) -> Report:
                     score=float(correct),
                     gold="20_or_more",
                     n_memories=120,
-                    detail={} if correct else {"stage": ("retrieval", "reading")[index % 2]},
+                    detail={} if correct else {"attribution": "critical_spans"},
+                    stage="" if correct else ("retrieval", "reading")[index % 2],
                     answer_detail={"margin": round((index * 7919 % 1000) / 1000, 3), "reader": "nbf-skip"},
                     question=HOSTILE
                     if index == 7
@@ -259,7 +260,7 @@ def test_pages_and_filters_cover_every_item(large: tuple[Report, str], tmp_path:
     assert found["disagreePage2"]["page"] == "" and found["disagreePage2"]["rows"] == disagreeing
     wrong = {r.id for r in report.records if r.correct is False}
     assert found["failed"]["count"] == f"{len(wrong)} of 3000 items" and found["failed"]["page"] == "page 1 of 24"
-    reading = {r.id for r in report.records if r.detail.get("stage") == "reading"}
+    reading = {r.id for r in report.records if r.stage == "reading"}
     assert found["reading"]["count"] == f"{len(reading)} of 3000 items"
     assert found["stages"] == ["", "reading", "retrieval"]
     assert found["stable"]["count"] == "1500 of 3000 items"
@@ -316,4 +317,4 @@ def test_a_detail_too_long_is_cut_and_an_empty_one_left_out() -> None:
     first = rows["items"][0]["records"][0]
     assert isinstance(first["answer_detail"], str) and first["answer_detail"].endswith(" \u2026")
     assert rows["items"][0]["records"][1]["answer_detail"] == {"margin": 0.0, "reader": "nbf-skip"}
-    assert first["detail"] == {"stage": "retrieval"} and rows["items"][0]["records"][1]["detail"] == ""
+    assert first["detail"] == {"attribution": "critical_spans"} and rows["items"][0]["records"][1]["detail"] == ""

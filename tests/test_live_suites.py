@@ -16,7 +16,7 @@ import pytest
 from live import GEMMA, LIVE, SMOLLM, retrieved, run_suite, suite_items
 
 from pytest_memeval.benchmarks.bayes.askers import LLMAsker
-from pytest_memeval.benchmarks.bayes.episode import run_episode
+from pytest_memeval.benchmarks.bayes.episode import data_of, run_episode
 from pytest_memeval.benchmarks.bayes.prompt import VERBALISED, BayesPrompt
 from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt
 
@@ -88,7 +88,7 @@ def test_memfail_responder_and_staged_judges(local_models, suite_pytester: pytes
     assert scored, [r.get("raw") for r in records]
     for record in scored:  # the paper's stages ran through the LLM judge
         assert record["detail"]["judge"] == "llm"
-        assert record["detail"]["stage"] in (
+        assert record["stage"] in (
             "correct",
             "abstention",
             "reasoning",
@@ -173,7 +173,7 @@ def test_bayes_verbalised_through_smollm2(local_models, tmp_path: Path) -> None:
     asker = LLMAsker(responder, item.id)
     asker.readout = VERBALISED  # as after an endpoint without log-probs
     try:
-        answer = run_episode(item.private["data"], None, asker, 3, 50)  # type: ignore[arg-type]
+        answer = run_episode(data_of(item), None, asker, 3, 50)  # type: ignore[arg-type]
     finally:
         asker.close()
         responder.close()

@@ -19,7 +19,8 @@ VIEW = ItemView(
     "A1",
     "In the past 30 days, how many nights did this person sleep 7 hours or more?",
     SPACE,
-    extra={"title": "Sleep Duration Count (Sleep, 30 days)", "label_notes": {"fewer_than_10": "0-9 nights"}},
+    title="Sleep Duration Count (Sleep, 30 days)",
+    label_notes={"fewer_than_10": "0-9 nights"},
 )
 MEMORIES = [Memory("2024-03-02 slept 7.5h (self-report)"), Memory("  "), Memory("Planner: bed by 23:00")]
 

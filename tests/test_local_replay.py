@@ -167,7 +167,7 @@ def _config_for(system: str, into: Path) -> Path:
     for name, table in tables.items():
         lines.append(f"[{json.dumps(name)}]")
         for key, value in table.items():
-            if key == "server_command":
+            if key in ("server_command", "python"):  # a system's own environment, in the checkout
                 value = str(ROOT / value)
             lines.append(f"{key} = {json.dumps(value)}")
     into.write_text("\n".join(lines) + "\n")
@@ -189,6 +189,8 @@ def test_each_recorded_memory_system_replays_offline_storing_the_same_memories(
     memsystem = variables[f"MEMSYSTEM_{system}"]
     if system.startswith("letta") and not (ROOT / ".letta-venv" / "bin" / "letta").exists():
         pytest.skip("Letta's server is not installed: make letta-venv")
+    if system == "memos" and not (ROOT / ".memos-venv" / "bin" / "python").exists():
+        pytest.skip("MemOS's environment is not installed: make memos-venv")
     _, args = _makefile_runs()[suite]
     shutil.copytree(SNAPSHOTS / f"test_{suite}", suite_pytester.path / "snapshots" / f"test_{suite}")
     report = suite_pytester.path / "report.json"

@@ -99,12 +99,12 @@ def test_a_verdict_is_correct_only_when_every_stage_passes():
     judge = MemfailJudge()
     item = _item("conditional", "yes", [RULE])
     right = judge.score(item, Answer("yes"), Trace((Memory(STORED),), lambda: [Memory(STORED)]))
-    assert right.correct and right.detail["stage"] == "correct" and right.reason == ""
+    assert right.correct and right.stage == "correct" and right.reason == ""
     lucky = judge.score(item, Answer("yes"), Trace((Memory(UNCONDITIONAL),), lambda: [Memory(UNCONDITIONAL)]))
-    assert not lucky.correct and lucky.detail["stage"] == "summary" and lucky.detail["answer_correct"]
+    assert not lucky.correct and lucky.stage == "summary" and lucky.detail["answer_correct"]
     assert lucky.reason.startswith("summary: rule is stored without") and "the answer is right" in lucky.reason
     wrong = judge.score(item, Answer("no"), Trace((Memory(STORED),), lambda: [Memory(STORED)]))
-    assert wrong.detail["stage"] == "reasoning" and wrong.reason.startswith("reasoning:")
+    assert wrong.stage == "reasoning" and wrong.reason.startswith("reasoning:")
 
 
 def test_a_misleading_question_needs_no_memory_only_an_abstention():
@@ -116,7 +116,7 @@ def test_a_misleading_question_needs_no_memory_only_an_abstention():
         .correct
     )
     wrong = MemfailJudge().score(item, Answer("kiwi"), no_dump)
-    assert wrong.detail["stage"] == "abstention" and "Noah Brooks" in wrong.reason
+    assert wrong.stage == "abstention" and "Noah Brooks" in wrong.reason
 
 
 def _record(dataset: str, stage: str, cluster: str, tokens: int = 10, memories: int = 2) -> Record:
@@ -126,7 +126,7 @@ def _record(dataset: str, stage: str, cluster: str, tokens: int = 10, memories: 
         correct=stage == "correct",
         cluster=cluster,
         strata={"dataset": dataset},
-        detail={"stage": stage},
+        stage=stage,
         retrieved_tokens=tokens,
         n_memories=memories,
         retrieve_ms=1.0,

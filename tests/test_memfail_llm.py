@@ -154,7 +154,7 @@ def test_the_staged_judge_stops_at_the_first_failing_stage():
         user = server.requests[0].messages[1]["content"]
         judge.close()
     assert stages == ["storage", "summary", "retrieval"]
-    assert verdict.detail["stage"] == "retrieval"
+    assert verdict.stage == "retrieval"
     assert verdict.reason.startswith("retrieval: rule (LLM judge): retrieval looked at it (the answer is right")
     assert verdict.detail["judge"] == "llm" and verdict.detail["answer_check"] == "deterministic"
     assert all_stages == ["storage", "summary", "retrieval", "answer"] and right.correct
@@ -174,7 +174,7 @@ def test_misleading_questions_get_the_abstention_check_and_unlisted_stores_unkno
         unknown = judge.score(_item([RULE]), Answer("yes"), Trace((), lambda: None))
         judge.close()
     assert abstained.correct and "correctly ABSTAINED" in checked
-    assert unknown.detail["stage"] == "unknown" and unknown.reason.startswith("unknown: storage unknown")
+    assert unknown.stage == "unknown" and unknown.reason.startswith("unknown: storage unknown")
 
 
 @pytest.mark.slow
@@ -218,11 +218,11 @@ def test_an_llm_responder_and_judge_run_the_suite_through_pytest(
     assert all(
         r["detail"]["attribution"] == "llm_judge" and r["detail"]["stored_turns"] == "user+assistant" for r in records
     )
-    assert {r["detail"]["stage"] for r in records} == {
+    assert {r["stage"] for r in records} == {
         "correct",
         "reasoning",
     }  # the LLM judge says the facts were all fine
-    assert {r["gold"] for r in records if r["detail"]["stage"] == "correct"} == {"yes"}
+    assert {r["gold"] for r in records if r["stage"] == "correct"} == {"yes"}
     # every essay was a storage turn the model answered, and the store (context) holds both turns
     assert len(storage) == 8 and all(
         r.messages[0]["content"].endswith(r.messages[0]["content"].split("User: ", 1)[1]) for r in storage

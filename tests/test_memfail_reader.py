@@ -191,5 +191,8 @@ def test_the_same_view_and_memories_give_the_same_answer_whatever_the_item(tmp_p
             assert READER.answer(view, memories) == READER.answer(view, list(memories))
         swapped = ItemView(second.view.suite, second.view.task, first.view.question, first.view.answer_space)
         assert READER.answer(swapped, memories) == READER.answer(first.view, memories)
-        assert set(vars(first.view)) == {"suite", "task", "question", "answer_space", "allow_abstain", "extra"}
+        assert set(vars(first.view)) == {
+            *("suite", "task", "question", "answer_space", "allow_abstain", "extra"),
+            *("retrieve", "title", "label_notes"),
+        }
         assert not first.view.extra and first.id not in first.view.question

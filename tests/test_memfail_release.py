@@ -367,7 +367,7 @@ def test_without_an_llm_judge_released_failures_are_unattributed_and_say_so(
             "--memeval-max-errors=99",
         )
     records = {r["id"].removeprefix("release-s42-"): r for r in report["records"]}
-    detail = {key: r["detail"] for key, r in records.items() if r["status"] != "error"}
+    detail = {key: dict(r["detail"], stage=r["stage"]) for key, r in records.items() if r["status"] != "error"}
     assert {key: (d["stage"], d["attribution"]) for key, d in detail.items() if key.startswith("cond_easy")} == {
         "cond_easy-001": ("unattributed", "unavailable"),
         "cond_easy-002": ("correct", "unavailable"),
@@ -425,7 +425,7 @@ def test_the_gold_is_the_ground_truth_answer_and_a_disagreeing_condition_met_is_
     assert (item.gold, item.strata["condition_met"], item.strata["condition_met_disagrees"]) == ("no", "yes", "yes")
     assert "condition_met_disagrees" not in suite.item("release-s42-cond_easy-002").strata
     records = [
-        make_record(i.id, suite="memfail", strata=dict(i.strata), correct=True, detail={"stage": "correct"})
+        make_record(i.id, suite="memfail", strata=dict(i.strata), correct=True, stage="correct")
         for i in (item, suite.item("release-s42-cond_easy-002"))
     ]
     note = summarize(records, 50).note

@@ -70,7 +70,7 @@ def test_the_ceiling_passes_and_the_floor_fails_at_storage(suite_pytester: pytes
     assert runs["context"]["metrics"]["success"]["value"] == 1.0
     floor = [r for r in report["records"] if r["key"]["memsystem"] == "none"]
     # the floor stores nothing: every question that needs a memory fails at storage; misleading ones abstain
-    assert {r["detail"]["stage"] for r in floor if r["strata"].get("misleading") != "yes"} == {"storage"}
+    assert {r["stage"] for r in floor if r["strata"].get("misleading") != "yes"} == {"storage"}
     assert all(r["correct"] for r in floor if r["strata"].get("misleading") == "yes")
     comparison = report["comparisons"][0]
     assert comparison["metrics"]["success"]["difference"] > 0.5 and "success_longhop" in comparison["metrics"]
@@ -101,7 +101,7 @@ def test_each_failing_adapter_gets_its_own_stage(suite_pytester: pytest.Pytester
     stages: dict[str, dict[str, int]] = {}
     for record in report["records"]:
         counts = stages.setdefault(record["key"]["memsystem"].split(":")[1], {})
-        counts[record["detail"]["stage"]] = counts.get(record["detail"]["stage"], 0) + 1
+        counts[record["stage"]] = counts.get(record["stage"], 0) + 1
     assert set(stages["DroppingMemory"]) == {"correct", "storage"}
     assert stages["TruncatingMemory"]["summary"] >= 5 and set(stages["TruncatingMemory"]) == {
         "correct",

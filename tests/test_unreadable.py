@@ -12,9 +12,9 @@ from harness import make_record
 
 from pytest_memeval.benchmarks.base import SuiteOptions
 from pytest_memeval.benchmarks.bayes.agents import perfect_bayesian
-from pytest_memeval.benchmarks.unreadable import KEY, count_unreadable, mark, unreadable_note
+from pytest_memeval.benchmarks.unreadable import count_unreadable, marked, unreadable_note
 from pytest_memeval.registry import available_suites, load_object
-from pytest_memeval.types import ItemView, Memory
+from pytest_memeval.types import Answer, ItemView, Memory
 
 #: suites whose items answer from a filled namespace (bayes is interactive: tested below)
 SUITES = ("knowme", "multisource", "memfail", "behavior", "locomo", "longmemeval")
@@ -67,20 +67,20 @@ def answers(suite: Any, rewrite: Callable[[str], str], n_contexts: int = 1, per_
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SUITES)
 def test_the_suites_own_text_is_read(suites: dict[str, Any], name: str) -> None:
-    assert not any(a.detail.get(KEY) for a in answers(suites[name], lambda text: text))
+    assert not any(a.memory_unreadable for a in answers(suites[name], lambda text: text))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", SUITES)
 def test_extracted_gists_are_marked_unreadable(suites: dict[str, Any], name: str) -> None:
-    marked = [a.detail.get(KEY) for a in answers(suites[name], extracted)]
-    assert marked and all(marked), name
+    flags = [a.memory_unreadable for a in answers(suites[name], extracted)]
+    assert flags and all(flags), name
 
 
 def test_a_timestamp_before_every_line_is_unreadable_for_knowme(suites: dict[str, Any]) -> None:
     """The issue's case: knowme's units start with the time, so the prefix hides every one."""
-    marked = [a for a in answers(suites["knowme"], timestamped) if a.detail.get(KEY)]
-    assert marked and all(a.abstained and a.detail["units_read"] == 0 for a in marked)
+    unread = [a for a in answers(suites["knowme"], timestamped) if a.memory_unreadable]
+    assert unread and all(a.abstained and a.detail["units_read"] == 0 for a in unread)
 
 
 @pytest.mark.parametrize("name", SUITES)
@@ -88,7 +88,7 @@ def test_no_memories_is_not_unreadable(suites: dict[str, Any], name: str) -> Non
     suite = suites[name]
     entry = suite.index()[0]
     answer = suite.reader().answer(suite.item(entry.id).view, [])
-    assert KEY not in answer.detail
+    assert not answer.memory_unreadable
 
 
 def test_bayes_reader_marks_memories_without_observations() -> None:
@@ -100,24 +100,25 @@ def test_bayes_reader_marks_memories_without_observations() -> None:
         extra={"env": "coin", "inline": "", "pending": "", "totals": ""},
     )
     reader = perfect_bayesian()
-    assert KEY not in reader.answer(view, [Memory("Flip #1 was heads"), Memory("I think heads.")]).detail
-    assert reader.answer(view, [Memory("User flipped a coin and noted the result.")]).detail[KEY] is True
-    assert KEY not in reader.answer(view, []).detail
+    assert not reader.answer(view, [Memory("Flip #1 was heads"), Memory("I think heads.")]).memory_unreadable
+    assert reader.answer(view, [Memory("User flipped a coin and noted the result.")]).memory_unreadable
+    assert not reader.answer(view, []).memory_unreadable
 
 
-def test_mark_needs_text_and_nothing_recognised() -> None:
-    assert mark({"a": 1}, [Memory("x")], 0) == {"a": 1, KEY: True}
-    assert mark({"a": 1}, [Memory("x")], 2) == {"a": 1}
-    assert mark({}, [Memory("  ")], 0) == {}
+def test_marked_needs_text_and_nothing_recognised() -> None:
+    answer = Answer("a", detail={"a": 1})
+    assert marked(answer, [Memory("x")], 0) == Answer("a", detail={"a": 1}, memory_unreadable=True)
+    assert marked(answer, [Memory("x")], 2) == answer
+    assert marked(Answer("a"), [Memory("  ")], 0) == Answer("a")
 
 
 def test_counting_and_the_note() -> None:
     records = [
-        make_record("a", answer_detail={KEY: True}),
-        make_record("b", answer_detail={KEY: True}),
-        make_record("c", answer_detail={}),
-        make_record("d", status="error", reason="memsystem failed", answer_detail={KEY: True}),  # not answered
-        make_record("e", status="invalid", answer_detail={KEY: True}),
+        make_record("a", memory_unreadable=True),
+        make_record("b", memory_unreadable=True),
+        make_record("c", memory_unreadable=False),
+        make_record("d", status="error", reason="memsystem failed", memory_unreadable=True),  # not answered
+        make_record("e", status="invalid", memory_unreadable=True),
     ]
     assert count_unreadable(records) == (2, 3)
     assert (
@@ -137,7 +138,7 @@ def test_a_run_of_unreadable_memories_says_so_and_blocks_its_gates() -> None:
         def summarize(self, records: Any) -> SuiteSummary:
             return SuiteSummary({"accuracy": Metric(0.0)}, note="offline reader")
 
-    records = [make_record(f"i{n}", suite="toy", memsystem="amem", answer_detail={KEY: n < 2}) for n in range(3)]
+    records = [make_record(f"i{n}", suite="toy", memsystem="amem", memory_unreadable=n < 2) for n in range(3)]
     run = _summarize(Suite(), records[0].key, records, [], subset=None, n_resamples=200)  # type: ignore[arg-type]
     unreadable = "the offline reader cannot read amem's memories (2 of 3 items); use an LLM responder"
     assert run.note == f"offline reader; {unreadable}" and run.gate_blocker == unreadable
@@ -153,7 +154,7 @@ def test_every_bundled_suite_reader_is_covered() -> None:
         readers = [
             p
             for p in Path(__file__).parents[1].joinpath("pytest_memeval", *module.split(".")[1:]).glob("*.py")
-            if re.search(r"\bfrom \.\.unreadable import mark\b", p.read_text())
+            if re.search(r"\bfrom \.\.unreadable import marked\b", p.read_text())
         ]
         assert readers, f"the {name} suite's reader does not mark unreadable memories"
 
@@ -186,7 +187,7 @@ def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> Non
     options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50)
     suite = load_object(available_suites()["bayes"])(options)
     episode = next(e.id for e in suite.index() if "coin" in e.id and "passive" in e.id)
-    (marked,) = run_episodes(suite, GistMemory(), "gist", perfect_bayesian(), "reader", [episode], k=10)
+    (unread,) = run_episodes(suite, GistMemory(), "gist", perfect_bayesian(), "reader", [episode], k=10)
     (read,) = run_episodes(
         suite,
         load_object("pytest_memeval.memory.context:ContextMemory")(),
@@ -196,9 +197,9 @@ def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> Non
         [episode],
         k=10,
     )
-    assert marked.answer_detail[KEY] is True and marked.answer_detail["unreadable_answers"] > 0
-    assert KEY not in read.answer_detail
-    assert count_unreadable([marked, read]) == (1, 2)
+    assert unread.memory_unreadable and unread.answer_detail["unreadable_answers"] > 0
+    assert not read.memory_unreadable
+    assert count_unreadable([unread, read]) == (1, 2)
 
 
 def test_the_failure_message_says_the_memories_were_unreadable(suites: dict[str, Any]) -> None:

@@ -15,10 +15,9 @@ import hashlib
 import re
 import sqlite3
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-from pytest_memeval import Memory, Message
+from pytest_memeval import Memory, Message, Resources
 
 _WORD = re.compile(r"\w+")
 
@@ -32,10 +31,10 @@ class FTSMemory:
         self.tokenizer = tokenizer
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> FTSMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> FTSMemory:
         """How the plugin builds it: settings from --memsystem-config, a private work directory."""
         settings = dict(config)
-        settings.setdefault("path", str(Path(resources.workdir) / "fts.sqlite"))
+        settings.setdefault("path", str(resources.workdir / "fts.sqlite"))
         return cls(**settings)
 
     def reset(self, namespace: str) -> None:

@@ -3,6 +3,11 @@
 A suite knows how to list its items cheaply (for collection), how to build a context
 and its items on demand (on whichever worker runs them), how to answer offline, how to
 judge, and how to summarise records into metrics. It knows nothing of pytest.
+
+A minimal suite defines `index`, `context`, `item` and, to run without an LLM, `reader`;
+it is judged by `ExactLabelJudge` (the answer's label against the gold) and summarised
+as an accuracy with a cluster-adjusted interval, unless it overrides `judge` and
+`summarize`.
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..errors import ConfigError
 from ..models.settings import LLMSettings
 from ..protocols import Judge, ResponseModel
 from ..records import PairedMetric, Record, Report, SuiteSummary
-from ..types import Answer, Context, Item
+from ..types import Answer, Context, Item, Trace, Verdict
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,34 @@ class IndexEntry:
     marks: tuple[str, ...]
 
 
+class ExactLabelJudge:
+    """Correct when the answer's label is the gold (`Item.gold`), compared exactly.
+
+    Subclasses add what their suite's report needs through `reason` and `detail`."""
+
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
+        correct = answer.label == item.gold
+        return Verdict(
+            correct=correct,
+            score=float(correct),
+            reason="" if correct else self.reason(item),
+            detail=self.detail(item),
+        )
+
+    def reason(self, item: Item) -> str:
+        """Why a wrong answer is wrong."""
+        return f"gold {item.gold!r}"
+
+    def detail(self, item: Item) -> dict[str, Any]:
+        """What the verdict records beside correctness (nothing by default)."""
+        return {}
+
+
 class Suite(ABC):
-    """Base class of the bundled suites; third-party suites implement the same methods."""
+    """Base class of the bundled suites and of third-party ones.
+
+    Required: `name`, `markers`, `index`, `context`, `item`; `reader` to run without an
+    LLM. Everything else has a default."""
 
     name: ClassVar[str]
     #: every marker the suite may attach, with its description (registered for -m)
@@ -108,13 +140,14 @@ class Suite(ABC):
     def item(self, item_id: str) -> Item:
         """The full item (public view and private gold)."""
 
-    @abstractmethod
     def reader(self) -> ResponseModel:
-        """The offline, deterministic response model of this suite."""
+        """The offline, deterministic response model of this suite (needed to run without an
+        LLM responder)."""
+        raise ConfigError(f"suite {self.name!r} has no offline reader: pass --memeval-responder=openai:MODEL")
 
-    @abstractmethod
     def judge(self) -> Judge:
-        """The deterministic judge of this suite."""
+        """The deterministic judge of this suite; by default the exact label match."""
+        return ExactLabelJudge()
 
     def interact(self, item: Item, memory: Any, responder: ResponseModel, k: int) -> Answer:
         """For interactive suites: write to and probe `memory` (a runner.BoundMemory on a
@@ -158,9 +191,16 @@ class Suite(ABC):
 
         return sorted(prompts_dir().glob(f"{self.name}_*.toml"))
 
-    @abstractmethod
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
-        """Metrics with confidence intervals and breakdowns for the scored records of one run."""
+        """Metrics with confidence intervals and breakdowns for the scored records of one run.
+
+        The default: `accuracy`, the share of correct records with a 95% Wilson interval at
+        the design-effect-adjusted n (items of one cluster are not independent)."""
+        from ..stats import clustered_wilson
+
+        return SuiteSummary(
+            metrics={"accuracy": clustered_wilson([bool(r.correct) for r in records], [r.cluster for r in records])}
+        )
 
     def figures(self, report: Report) -> list[Any]:
         """Extra figures (pytest_memeval.report.figures specs) for the HTML report.

@@ -12,12 +12,15 @@ file. Directory listings go through `regular_files`, which skips anything else w
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
+
+from ..errors import DataError
 
 
 class DataFileWarning(UserWarning):
@@ -47,6 +50,17 @@ def read_text(path: Path, encoding: str = "utf-8") -> str:
     """The whole text of a regular file (see `open_text`)."""
     with open_text(path, encoding) as handle:
         return handle.read()
+
+
+def read_json(path: Path) -> Any:
+    """The JSON value of a regular file; a DataError of one line when it cannot be read or
+    is not JSON."""
+    try:
+        return json.loads(read_text(path))
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not JSON ({exc})") from None
 
 
 def regular_files(paths: Iterable[Path]) -> list[Path]:

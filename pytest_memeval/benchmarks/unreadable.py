@@ -3,20 +3,18 @@
 The offline readers parse the suites' own wordings. A memory system that rewrites what it
 stores (extracted facts, notes, graph edges) returns text they recognise nothing in, and
 their abstentions would otherwise score as the system's failures. Each reader marks such an
-item in its answer detail (`memory_unreadable`: memories came back, none was recognised);
+item's answer (`Answer.memory_unreadable`: memories came back, none was recognised);
 `count_unreadable` counts the marks of a run and `unreadable_note` words the run's note,
 which a gate on that run reports as its failure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from ..records import Record
-from ..types import Memory
-
-KEY = "memory_unreadable"
+from ..types import Answer, Memory
 
 
 def is_unreadable(memories: Sequence[Memory], recognised: int) -> bool:
@@ -24,18 +22,15 @@ def is_unreadable(memories: Sequence[Memory], recognised: int) -> bool:
     return recognised == 0 and any(m.text.strip() for m in memories)
 
 
-def mark(detail: Mapping[str, Any], memories: Sequence[Memory], recognised: int) -> dict[str, Any]:
-    """`detail` with `memory_unreadable: True` added when the memories were unreadable."""
-    out = dict(detail)
-    if is_unreadable(memories, recognised):
-        out[KEY] = True
-    return out
+def marked(answer: Answer, memories: Sequence[Memory], recognised: int) -> Answer:
+    """`answer`, marked `memory_unreadable` when the memories were unreadable."""
+    return replace(answer, memory_unreadable=True) if is_unreadable(memories, recognised) else answer
 
 
 def count_unreadable(records: Iterable[Record]) -> tuple[int, int]:
     """(items marked unreadable, items scored) over one run's records."""
     scored = [r for r in records if r.is_scored]
-    return sum(bool(r.answer_detail.get(KEY)) for r in scored), len(scored)
+    return sum(r.memory_unreadable for r in scored), len(scored)
 
 
 def unreadable_note(memsystem: str, marked: int, answered: int) -> str | None:

@@ -26,6 +26,7 @@ from ..errors import AdapterError
 from ..types import Memory, Message
 from .embedders import minilm_path
 from .llm_clients import fit_prompt, openai_client
+from .resources import Resources
 
 
 class AMemMemory:
@@ -73,7 +74,7 @@ class AMemMemory:
         self._closed = False
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> AMemMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> AMemMemory:
         settings = dict(config)
         settings.setdefault("path", resources.workdir / "amem")
         return cls(**settings)

@@ -21,6 +21,7 @@ from typing import Any
 from ..types import Memory, Message
 from .chunking import chunk_messages
 from .embedders import Embedder
+from .resources import Resources
 
 #: extra results fetched beyond k so that ties at the cut are broken by id, not by chance
 TIE_MARGIN = 16
@@ -80,7 +81,7 @@ class ChromaMemory:
             raise ValueError(f"timeout_s must be a positive finite number, got {timeout}")
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> ChromaMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> ChromaMemory:
         settings = dict(config)
         if "host" not in settings:
             settings.setdefault("path", resources.workdir / "chroma")

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..types import Memory, Message
+from .resources import Resources
 from .tokens import count_tokens
 
 
@@ -36,7 +37,7 @@ class ContextMemory:
             raise ValueError(f"token_budget must be at least 1, got {settings['token_budget']}")
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> ContextMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> ContextMemory:
         return cls(**config)
 
     def reset(self, namespace: str) -> None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..sqlite_wal import switch_to_wal
 from .embedders import Embedder
 
 _SCHEMA = """
@@ -37,7 +37,7 @@ class CachedEmbedder:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(path, timeout=60, check_same_thread=False)
-        _switch_to_wal(self._db)
+        switch_to_wal(self._db)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
         self._db.commit()
@@ -85,17 +85,3 @@ class CachedEmbedder:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _switch_to_wal(db: sqlite3.Connection, budget_s: float = 60.0) -> None:
-    """Two workers opening a new cache file at once both try to switch it to WAL, and the
-    loser gets "database is locked" at once (the busy timeout does not cover this pragma)."""
-    deadline = time.monotonic() + budget_s
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)

@@ -36,6 +36,7 @@ from ..errors import AdapterError
 from ..types import Memory, Message
 from .embedders import Embedder
 from .llm_clients import async_openai_client
+from .resources import Resources
 
 T = TypeVar("T")
 _EPISODES = ("session", "message")
@@ -102,7 +103,7 @@ class GraphitiMemory:
         self._create_fulltext_indexes()
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> GraphitiMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> GraphitiMemory:
         settings = dict(config)
         settings.setdefault("path", resources.workdir / "graphiti")
         return cls(embedder=resources.embedder(), **settings)

@@ -22,6 +22,7 @@ from typing import Any
 from ..types import Memory, Message
 from .embedders import Embedder
 from .llm_clients import api_key, http_client
+from .resources import Resources
 
 #: LangGraph's store has no "list all" without a limit
 DUMP_LIMIT = 100_000
@@ -77,7 +78,7 @@ class LangMemMemory:
         self._closed = False
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> LangMemMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> LangMemMemory:
         return cls(embedder=resources.embedder(), **dict(config))
 
     @staticmethod

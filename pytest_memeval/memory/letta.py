@@ -40,6 +40,7 @@ from .chunking import chunk_session
 from .embedders import Embedder
 from .embedding_endpoint import EmbeddingEndpoint
 from .letta_server import LettaServer
+from .resources import Resources
 from .tokens import count_tokens
 
 MODES = ("archival", "agent")
@@ -139,7 +140,7 @@ class LettaMemory:
         return None
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> LettaMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> LettaMemory:
         settings = dict(config)
         settings.setdefault("path", resources.workdir / "letta")
         if settings.get("embedding_base_url") is None and settings.get("embedding_handle") is None:

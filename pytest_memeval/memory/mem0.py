@@ -35,6 +35,7 @@ from typing import Any
 from ..types import Memory, Message
 from .chroma import _bound_http_timeout
 from .embedders import minilm_path
+from .resources import Resources
 
 _COLLECTION_NAME = re.compile(r"^[A-Za-z0-9._-]{3,512}$")
 # mem0 rejects user ids with whitespace; longer or odd namespaces are hashed instead.
@@ -151,7 +152,7 @@ class Mem0Memory:
         self._sessions: dict[str, list[dict[str, int]]] = {}
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> Mem0Memory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> Mem0Memory:
         settings = dict(config)
         settings.setdefault("path", resources.workdir / "mem0")
         return cls(**settings)

@@ -38,6 +38,7 @@ from ..types import Memory, Message
 from .embedders import Embedder
 from .embedding_endpoint import EmbeddingEndpoint
 from .memos_process import MemosProcess
+from .resources import Resources
 
 DEFAULT_PYTHON = ".memos-venv/bin/python"
 INSTALL = (
@@ -115,7 +116,7 @@ class MemosMemory:
             raise
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> MemosMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> MemosMemory:
         settings = dict(config)
         settings.setdefault("path", resources.workdir / "memos")
         settings["embedder"] = resources.embedder()

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..types import Memory, Message
+from .resources import Resources
 
 
 class NoMemory:
@@ -13,7 +14,7 @@ class NoMemory:
     stores_nothing = True
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> NoMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> NoMemory:
         if config:
             raise ValueError(f"none takes no settings, got {sorted(config)}")
         return cls()

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..sqlite_wal import switch_to_wal
 from .calls import KEY_FORMAT, ChatRequest, Completion
 
 _SCHEMA = (
@@ -36,20 +37,6 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID",
 )
 _BUSY_TIMEOUT_S = 60.0
-
-
-def _switch_to_wal(db: sqlite3.Connection) -> None:
-    """Switching a new file to WAL while another xdist worker creates it can report "database
-    is locked" at once, without SQLite's busy timeout: try again until that timeout."""
-    deadline = time.monotonic() + _BUSY_TIMEOUT_S
-    while True:
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
 
 
 class CallCache:
@@ -75,7 +62,7 @@ class CallCache:
                 self._db.execute("PRAGMA query_only=ON")
                 self._check_format()
             else:
-                _switch_to_wal(self._db)
+                switch_to_wal(self._db, _BUSY_TIMEOUT_S)
                 self._db.execute("PRAGMA synchronous=NORMAL")
                 # merge the WAL into the main file after every entry: a killed run leaves a main
                 # file that holds every finished entry, so committing the .sqlite alone is enough

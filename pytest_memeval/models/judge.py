@@ -18,11 +18,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..errors import ResponseError
+from ..protocols import answer_schema
 from ..types import Answer, Item, Verdict
 from .cache import CallCache
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
-from .responder import answer_schema
 from .settings import LLMSettings
 from .strict_json import InvalidOutput, read_object
 from .tally import count
@@ -39,7 +39,8 @@ class JudgeOutputError(ResponseError):
 
 
 class JudgePrompt(Protocol):
-    """May also have `schema(item) -> dict | None`, the JSON schema of the verdict."""
+    """May also have `schema(item) -> dict | None` (`protocols.DeclaresSchema`), the JSON
+    schema of the verdict."""
 
     template: PromptTemplate
 

@@ -9,12 +9,12 @@ as missing-output errors).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..types import Answer, ItemView, Memory
 from .calls import Completion
-from .strict_json import InvalidOutput, read_object
+from .strict_json import InvalidOutput, cut_off, read_object
 from .templates import PromptTemplate, load_template
 
 TEMPLATE = "multisource_direct"
@@ -44,21 +44,17 @@ class MultisourcePrompt:
 
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view.answer_space, allow_abstain=view.allow_abstain)
-        if not answer.valid and completion.truncated:
-            detail = dict(answer.detail, invalid=f"output cut at max_tokens ({answer.detail['invalid']})")
-            return Answer(None, valid=False, raw=answer.raw, detail=detail)
-        return answer
+        return cut_off(answer, completion.truncated)
 
 
 def heading(view: ItemView) -> str:
     """ "A1 - Sleep Duration Count (Sleep, 30 days)" when the view carries a title, else "A1"."""
-    title = view.extra.get("title")
-    return f"{view.task} - {title}" if title else view.task
+    return f"{view.task} - {view.title}" if view.title else view.task
 
 
 def labels_block(view: ItemView) -> str:
     """One "- label" line per answer option, with the view's gloss when it has one."""
-    notes: Mapping[str, str] = view.extra.get("label_notes") or {}
+    notes = view.label_notes
     return "\n".join(f"- {label} ({notes[label]})" if notes.get(label) else f"- {label}" for label in view.answer_space)
 
 

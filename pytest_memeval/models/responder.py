@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..protocols import PrefetchRequest, answer_schema
 from ..types import Answer, ItemView, Memory
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
@@ -22,27 +23,19 @@ from .settings import LLMSettings
 from .tally import count
 from .templates import PromptTemplate
 
-#: (label naming the item in messages, public view, retrieved memories)
-PrefetchRequest = tuple[str, ItemView, Sequence[Memory]]
-
 
 class ResponsePrompt(Protocol):
     """A suite's prompt: messages from the public view and memories, an Answer from the reply.
 
-    A prompt may also have `schema(view) -> dict | None`, the JSON schema of the answer
-    (sent as a structured-output constraint); without it no schema is sent."""
+    A prompt may also have `schema(view) -> dict | None` (`protocols.DeclaresSchema`), the
+    JSON schema of the answer (sent as a structured-output constraint); without it no
+    schema is sent."""
 
     template: PromptTemplate
 
     def messages(self, view: ItemView, memories: Sequence[Memory]) -> list[dict[str, str]]: ...
 
     def parse(self, completion: Completion, view: ItemView) -> Answer: ...
-
-
-def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:
-    """`prompt.schema(subject)` when the prompt declares schemas, else None."""
-    schema = getattr(prompt, "schema", None)
-    return schema(subject) if callable(schema) else None
 
 
 @dataclass
@@ -129,6 +122,10 @@ class LLMResponder:
                     available if self._logprobs_supported is None else self._logprobs_supported and available
                 )
         return completion
+
+    def answer_item(self, item_id: str, view: ItemView, memories: Sequence[Memory]) -> Answer:
+        """`answer`, naming the item in errors and in the call log (`protocols.NamesItems`)."""
+        return self.answer(view, memories, label=item_id)
 
     def answer(self, view: ItemView, memories: Sequence[Memory], *, label: str | None = None) -> Answer:
         completion = self.completion(view, memories, label=label)

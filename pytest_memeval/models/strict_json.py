@@ -9,11 +9,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from dataclasses import replace
 from typing import Any
+
+from ..types import Answer
 
 
 class InvalidOutput(ValueError):
     """A reply that does not have the required form; the message is the reason."""
+
+
+def cut_off(answer: Answer, truncated: bool) -> Answer:
+    """An invalid answer whose output was cut at max_tokens says so in its reason."""
+    if answer.valid or not truncated:
+        return answer
+    reason = f"output cut at max_tokens ({answer.detail['invalid']})"
+    return replace(answer, label=None, detail=dict(answer.detail, invalid=reason))
 
 
 def read_object(text: str | None, keys: Collection[str]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from importlib.resources import files
 from typing import Any
 
 from ..records import Record, Report
+from .failures import stage_of
 from .judge_sensitivity import panel_verdicts
 
 #: characters of a record's detail (and answer detail) shown, as compact JSON
@@ -51,10 +52,7 @@ def stage(record: Record) -> str:
         return "scored"
     if record.correct:
         return "passed"
-    judged = record.detail.get("stage") or record.detail.get("failure_stage")
-    if isinstance(judged, str) and judged:
-        return judged
-    return "abstained" if record.abstained else "wrong answer"
+    return stage_of(record)
 
 
 def explorer_data(report: Report) -> dict[str, Any]:

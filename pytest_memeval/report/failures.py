@@ -91,9 +91,8 @@ class WrongAnswerSummary:
 def stage_of(record: Record) -> str:
     """Where a wrong answer failed: the judge's stage when it attributes one (memfail),
     else whether the model abstained."""
-    stage = record.detail.get("stage")
-    if isinstance(stage, str) and stage:
-        return stage
+    if record.stage:
+        return record.stage
     return "abstained" if record.abstained else "wrong answer"
 
 

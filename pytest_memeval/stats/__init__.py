@@ -16,8 +16,9 @@ from .bootstrap import (
     paired_cluster_bootstrap,
     resample_weights,
 )
-from .cells import compare_means, compare_rates, estimate_cell, json_number, paired_cell
+from .cells import clustered_wilson, compare_means, compare_rates, estimate_cell, json_number, paired_cell
 from .estimators import (
+    Estimator,
     GroupSums,
     Metric,
     coverage,
@@ -60,6 +61,7 @@ __all__ = [
     "MDEResult",
     "McNemarResult",
     "MeanSEM",
+    "Estimator",
     "Metric",
     "PairedBootstrapResult",
     "PairwiseSpearman",
@@ -75,6 +77,7 @@ __all__ = [
     "compare_rates",
     "coverage",
     "design_effect",
+    "clustered_wilson",
     "estimate_cell",
     "f_beta_selective",
     "holm",

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._scipy import scipy_stats
-from .estimators import COUNT, GroupSums, Metric, ratio
+from .estimators import COUNT, Estimator, GroupSums, ratio
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
@@ -121,7 +121,7 @@ def pairwise_spearman(ratings: npt.ArrayLike) -> PairwiseSpearman:
     return PairwiseSpearman(rho=rho, p_value=p, n=n)
 
 
-def cohen_kappa(a: str, b: str, both: str) -> Metric:
+def cohen_kappa(a: str, b: str, both: str) -> Estimator:
     """Cohen's kappa of two judges' yes/no verdicts, as a metric over group sums (so the
     cluster bootstrap evaluates it on every resample): columns `a` and `b` are 1 where that
     judge said yes, `both` where both did.

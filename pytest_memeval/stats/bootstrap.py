@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from .estimators import COUNT, Metric, macro_mean, micro_mean, multisource_columns, multisource_metrics
+from .estimators import COUNT, Estimator, macro_mean, micro_mean, multisource_columns, multisource_metrics
 
 DEFAULT_RESAMPLES = 2000
 
@@ -175,7 +175,7 @@ def _check(n_resamples: int, confidence: float) -> None:
 
 
 def cluster_bootstrap(
-    metrics: Mapping[str, Metric],
+    metrics: Mapping[str, Estimator],
     columns: Mapping[str, npt.ArrayLike],
     clusters: npt.ArrayLike | None = None,
     groups: npt.ArrayLike | None = None,
@@ -273,7 +273,7 @@ def _paired_p_value(diffs: np.ndarray) -> float:
 
 
 def paired_cluster_bootstrap(
-    metrics: Mapping[str, Metric],
+    metrics: Mapping[str, Estimator],
     columns_a: Mapping[str, npt.ArrayLike],
     columns_b: Mapping[str, npt.ArrayLike],
     clusters: npt.ArrayLike | None = None,

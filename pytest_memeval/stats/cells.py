@@ -17,7 +17,8 @@ import numpy.typing as npt
 
 from ..records import Metric, PairedMetric
 from .bootstrap import DEFAULT_RESAMPLES, paired_bootstrap_mean
-from .power import minimum_detectable_effect, minimum_detectable_effect_binary
+from .intervals import wilson_intervals
+from .power import design_effect, icc_oneway, minimum_detectable_effect, minimum_detectable_effect_binary
 from .signflip import paired_sign_flip
 
 PAIRED_BOOTSTRAP = "paired_cluster_bootstrap"
@@ -51,6 +52,23 @@ def estimate_cell(
 ) -> Metric:
     low, high = ci if ci is not None else (None, None)
     return Metric(value, (low, high), n, mde)
+
+
+def clustered_wilson(outcomes: Sequence[bool], clusters: Sequence[Any]) -> Metric:
+    """A rate with its 95% Wilson interval at the design-effect-adjusted n: n / deff, where
+    deff = 1 + (m - 1) * ICC over the clusters (the plain Wilson interval when every item
+    is its own cluster)."""
+    y = np.asarray(outcomes, dtype=float)
+    n = y.size
+    if n == 0:
+        return Metric(None)
+    n_clusters = len(set(clusters))
+    deff = 1.0
+    if n_clusters < n:
+        icc = icc_oneway(y, list(clusters))
+        deff = design_effect(n / n_clusters, 1.0 if math.isnan(icc) else icc)
+    lo, hi = wilson_intervals([y.sum() / deff], [n / deff])
+    return estimate_cell(y.mean(), (lo[0], hi[0]), n)
 
 
 def paired_cell(

@@ -1,9 +1,9 @@
-"""Metrics expressed over per-group sums, so one definition serves every bootstrap resample.
+"""Estimators: metrics expressed over per-group sums, so one definition serves every bootstrap resample.
 
-A metric is a function of a mapping ``column name -> array of shape (R, G)``: for each of R
+An estimator is a function of a mapping ``column name -> array of shape (R, G)``: for each of R
 replicates (the original data, or B bootstrap resamples) and each of G groups (e.g. question
 templates) the weighted sum of that per-item column. The key ``"n"`` always holds the item
-count per group. A metric returns an array of shape ``(R,)``.
+count per group. An estimator returns an array of shape ``(R,)``.
 
 Writing metrics this way means a suite states its metric once and the bootstrap evaluates it
 for all resamples with a handful of array operations. Example, a suite's own metric::
@@ -20,7 +20,11 @@ import numpy as np
 import numpy.typing as npt
 
 GroupSums = Mapping[str, np.ndarray]
-Metric = Callable[[GroupSums], np.ndarray]
+#: a statistic over per-group sums, evaluated for every bootstrap resample at once (not to be
+#: confused with `records.Metric`, the value with its interval that a suite reports)
+Estimator = Callable[[GroupSums], np.ndarray]
+#: the former name of `Estimator`, kept for code that imports it
+Metric = Estimator
 
 COUNT = "n"
 
@@ -42,7 +46,7 @@ def mean_over_groups(values: np.ndarray) -> np.ndarray:
     return ratio(total, present.sum(axis=-1))
 
 
-def micro_mean(column: str) -> Metric:
+def micro_mean(column: str) -> Estimator:
     """Mean of a per-item value over all items (a rate when the value is 0/1)."""
 
     def metric(sums: GroupSums) -> np.ndarray:
@@ -51,7 +55,7 @@ def micro_mean(column: str) -> Metric:
     return metric
 
 
-def macro_mean(column: str) -> Metric:
+def macro_mean(column: str) -> Estimator:
     """Mean over groups of the per-group mean of a per-item value (empty groups are skipped)."""
 
     def metric(sums: GroupSums) -> np.ndarray:
@@ -95,7 +99,7 @@ def selective_accuracy(sums: GroupSums) -> np.ndarray:
     return mean_over_groups(ratio(sums[CORRECT_ANSWERED], sums[ANSWERED]))
 
 
-def f_beta_selective(beta: float = 0.5) -> Metric:
+def f_beta_selective(beta: float = 0.5) -> Estimator:
     """F_beta with P = SelAcc and R = SelAcc * Cov / Acc (the multisource paper's definition).
 
     F is 0 when P or R is 0 (including Acc == 0, where R is taken as 0), nan when SelAcc is
@@ -114,7 +118,7 @@ def f_beta_selective(beta: float = 0.5) -> Metric:
     return metric
 
 
-def multisource_metrics(beta: float = 0.5) -> dict[str, Metric]:
+def multisource_metrics(beta: float = 0.5) -> dict[str, Estimator]:
     """The four multisource metrics keyed by name: accuracy, coverage, selective_accuracy, f0.5."""
     return {
         "accuracy": macro_accuracy,

@@ -14,7 +14,6 @@ import pytest
 
 from ..errors import ConfigError
 from ..fixtures import STATE_KEY, run_state
-from ..memory.none import NoMemory
 from ..memory.resources import LazyEmbedder, Resources
 from ..protocols import MemorySystem
 from ..registry import build_memsystem
@@ -23,16 +22,6 @@ from ..state import RunState
 #: build() shares the kit's embedder; build(own_embedder=True) gives the adapter one of its own
 MemsystemFactory = Callable[..., MemorySystem]
 NamespaceFactory = Callable[[str], str]
-
-
-def stores_nothing(system: MemorySystem) -> bool:
-    """A floor that stores nothing by design declares `stores_nothing = True`."""
-    return bool(getattr(system, "stores_nothing", False)) or isinstance(system, NoMemory)
-
-
-def honours_k(system: MemorySystem) -> bool:
-    """False for an adapter that declares `honours_k = False` (it returns everything it holds)."""
-    return bool(getattr(system, "honours_k", True))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -17,18 +17,16 @@ import uuid
 
 import pytest
 
-from ..protocols import MemorySystem
+from ..protocols import MemorySystem, honours_k, stores_nothing
 from ..types import Memory, Message
 from .fixtures import (  # noqa: F401  (fixtures and the parametrizing hook, found by name)
     MemsystemFactory,
     NamespaceFactory,
     conformance_embedder,
-    honours_k,
     memsystem,
     memsystem_factory,
     namespace,
     pytest_generate_tests,
-    stores_nothing,
 )
 from .samples import ODD_NAMESPACES, UNICODE_SAMPLES, Fact, facts, long_line, long_text, session
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ...errors import ResponseError
 from ...types import Answer, ItemView, Memory
-from ..unreadable import mark
+from ..unreadable import marked
 from .environments import COIN, RATINGS, Catalogue
 from .parse import chronological, coin_evidence, coin_totals, rating_evidence
 from .probes import COIN_TASK, CONDITIONAL_TASK, RATING_TASK, TYPE_TASK
@@ -54,12 +54,11 @@ class BeliefAgent:
             distribution = self._coin(view, texts)
         else:
             distribution = self._recommender(view, texts)
-        detail = mark(
-            {"distribution": [float(p) for p in distribution]},
-            memories if self.use_memories else [],
-            self._observations_in(view, texts),
+        answer = Answer(
+            label=view.answer_space[int(np.argmax(distribution))],
+            detail={"distribution": [float(p) for p in distribution]},
         )
-        return Answer(label=view.answer_space[int(np.argmax(distribution))], detail=detail)
+        return marked(answer, memories if self.use_memories else [], self._observations_in(view, texts))
 
     def _observations_in(self, view: ItemView, texts: list[str]) -> int:
         """Observations (flips, ratings) or running totals recognised in the memories alone."""

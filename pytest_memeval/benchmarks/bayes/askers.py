@@ -20,9 +20,10 @@ import numpy as np
 
 from ...errors import ConfigError, ResponseError
 from ...models.calls import ChatRequest
+from ...models.responder import LLMResponder
 from ...models.tally import count
+from ...protocols import position_invariant
 from ...types import Memory
-from ..unreadable import KEY as UNREADABLE
 from .probes import Probe
 from .prompt import LOGPROBS, VERBALISED, BayesPrompt
 from .readout import Reading, counterbalance
@@ -43,6 +44,8 @@ class Belief:
 class Asker(Protocol):
     #: how beliefs are read: "direct", "logprobs" or "verbalised"
     readout: str
+    #: answers whose reader recognised nothing in non-empty memories (see benchmarks/unreadable.py)
+    unreadable_answers: int
 
     def ask(self, probes: Sequence[Probe], memories: Sequence[Memory]) -> list[Belief]: ...
 
@@ -54,8 +57,7 @@ class DirectAsker:
 
     def __init__(self, responder: Any, label: str) -> None:
         self.responder, self.label = responder, label
-        self.rotations_per_probe = 1 if getattr(responder, "position_invariant", False) else None
-        #: answers whose reader recognised nothing in non-empty memories (see benchmarks/unreadable.py)
+        self.rotations_per_probe = 1 if position_invariant(responder) else None
         self.unreadable_answers = 0
 
     def ask(self, probes: Sequence[Probe], memories: Sequence[Memory]) -> list[Belief]:
@@ -69,7 +71,7 @@ class DirectAsker:
 
     def _distribution(self, probe: Probe, rotation: int, memories: Sequence[Memory]) -> np.ndarray:
         answer = self.responder.answer(probe.view(rotation, self.readout), list(memories))
-        self.unreadable_answers += bool(answer.detail.get(UNREADABLE))
+        self.unreadable_answers += answer.memory_unreadable
         distribution = answer.detail.get("distribution") if answer.valid else None
         if distribution is None or len(distribution) != len(probe.outcomes):
             raise ResponseError(
@@ -86,8 +88,10 @@ class DirectAsker:
 
 
 class LLMAsker:
-    def __init__(self, responder: Any, label: str) -> None:
-        prompt = getattr(responder, "prompt", None)
+    unreadable_answers = 0  # an LLM reads whatever memory returns
+
+    def __init__(self, responder: LLMResponder, label: str) -> None:
+        prompt = responder.prompt
         if not isinstance(prompt, BayesPrompt):
             raise ConfigError(f"bayes: the LLM responder must use the bayes prompt, not {type(prompt).__name__}")
         self.prompt: BayesPrompt = prompt
@@ -141,8 +145,6 @@ class LLMAsker:
 
 
 def asker_for(responder: Any, label: str) -> Asker:
-    from ...models import LLMResponder
-
     if isinstance(responder, LLMResponder):
         return LLMAsker(responder, label)
     return DirectAsker(responder, label)

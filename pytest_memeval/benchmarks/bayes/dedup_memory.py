@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...memory.resources import Resources
 from ...types import Memory, Message
 
 
@@ -23,7 +24,7 @@ class DeduplicatingMemory:
         self._store: dict[str, dict[str, None]] = {}
 
     @classmethod
-    def from_memeval(cls, config: Mapping[str, Any], resources: Any) -> DeduplicatingMemory:
+    def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> DeduplicatingMemory:
         if config:
             raise ValueError(f"DeduplicatingMemory takes no settings, got {sorted(config)}")
         return cls()

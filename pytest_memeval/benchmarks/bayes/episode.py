@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...types import Answer, Memory, Message
-from ..unreadable import KEY as UNREADABLE
+from ...errors import ResponseError
+from ...types import Answer, Item, Memory, Message
 from . import render
 from .agents import items_by_label
 from .askers import Asker, Belief
@@ -46,6 +46,20 @@ class EpisodeData:
         return self.episode.condition
 
 
+@dataclass(frozen=True, kw_only=True)
+class EpisodeItem(Item):
+    """A bayes item: its judge and its episode read the episode's data, typed."""
+
+    data: EpisodeData
+
+
+def data_of(item: Item) -> EpisodeData:
+    """The episode behind a bayes item; a ResponseError for an item of another suite."""
+    if not isinstance(item, EpisodeItem):
+        raise ResponseError(f"{item.id}: not a bayes episode item")
+    return item.data
+
+
 class EpisodeMemory(Protocol):
     """The part of runner.BoundMemory an episode uses: one namespace, written and read."""
 
@@ -66,7 +80,7 @@ def run_episode(data: EpisodeData, memory: EpisodeMemory, asker: Asker, k: int, 
     trajectory: list[dict[str, Any]] = []
     pending: list[Any] = []
     reply = render.ACK
-    unreadable_before = getattr(asker, "unreadable_answers", 0)
+    unreadable_before = asker.unreadable_answers
     for t in range(turns + 1):
         if t > 0:
             pending.append(data.observations[t - 1])
@@ -81,10 +95,10 @@ def run_episode(data: EpisodeData, memory: EpisodeMemory, asker: Asker, k: int, 
         if condition.delivery == SELF_ANCHORED:
             reply = _anchor(data, beliefs)
     detail: dict[str, Any] = {"readout": asker.readout, "probe_every": probe_every, "trajectory": trajectory}
-    unreadable = getattr(asker, "unreadable_answers", 0) - unreadable_before
+    unreadable = asker.unreadable_answers - unreadable_before
     if unreadable:  # the offline reader recognised no observation in what memory returned
-        detail.update({UNREADABLE: True, "unreadable_answers": unreadable})
-    return Answer(label=_final_label(data, trajectory[-1]), detail=detail)
+        detail["unreadable_answers"] = unreadable
+    return Answer(label=_final_label(data, trajectory[-1]), detail=detail, memory_unreadable=bool(unreadable))
 
 
 def observation_text(data: EpisodeData, batch: Sequence[Any], first: int) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 from ...errors import ResponseError
 from ...types import Answer, Item, Trace, Verdict
 from .environments import COIN, RecommenderModel
-from .episode import BELIEF_DIGITS, DIGITS, EpisodeData
+from .episode import BELIEF_DIGITS, DIGITS, EpisodeData, data_of
 from .ess import ESS_WINDOW
 from .reference import (
     coin_mean,
@@ -41,7 +41,7 @@ REC_TOLERANCE = 0.10
 
 class TrajectoryJudge:
     def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
-        data: EpisodeData = item.private["data"]
+        data = data_of(item)
         trajectory = answer.detail.get("trajectory")
         if not trajectory:
             raise ResponseError(f"{item.id}: the answer carries no belief trajectory")

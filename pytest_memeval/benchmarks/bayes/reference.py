@@ -48,11 +48,6 @@ def rating_predictive(model: RecommenderModel, posterior: np.ndarray, target: in
     return posterior @ model.table()[target]
 
 
-def type_conditional(model: RecommenderModel, target: int) -> np.ndarray:
-    """p(y | z = k) for the target item, one row per type."""
-    return model.table()[target]
-
-
 def expected_rating(distribution: Sequence[float] | np.ndarray) -> float:
     return float(np.dot(np.asarray(distribution, dtype=float), np.arange(1, len(distribution) + 1)))
 

@@ -17,14 +17,13 @@ Nothing else changes: conditions, probes and the reference are the suite's own.
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, DataError
-from ..data_files import read_text
+from ..data_files import read_json
 from .environments import (
     N_TYPES,
     RATINGS,
@@ -110,12 +109,7 @@ def load_release(root: Path) -> RecommenderModel:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(read_text(path))
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not JSON ({exc})") from None
+    data = read_json(path)
     if not isinstance(data, dict):
         raise DataError(f"{path}: expected an object at the top level, got {type(data).__name__}")
     return data

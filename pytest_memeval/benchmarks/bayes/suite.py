@@ -27,7 +27,7 @@ from .agents import BeliefAgent
 from .askers import asker_for
 from .conditions import DEFAULT_SEED, episode_marks, episodes, marker_descriptions, parse_episode_id
 from .environments import COIN, COIN_THETAS, RecommenderModel, coin_flips, draw_ratings, recommender_model
-from .episode import EpisodeData, observation_text, run_episode
+from .episode import EpisodeData, EpisodeItem, data_of, observation_text, run_episode
 from .figures import trajectory_figures
 from .judge import TrajectoryJudge
 from .prompt import BayesPrompt
@@ -131,20 +131,20 @@ class BayesSuite(Suite):
         if data.model is not None:
             strata["model"] = data.model.source
         strata["running_totals"] = "on" if condition.totals else "off"
-        return Item(
+        return EpisodeItem(
             id=item_id,
             context_id=item_id,
             cluster=episode.stream,
             view=ItemView(self.name, episode.env, question, allow_abstain=False),
             gold=COIN_THETAS[episode.truth] if episode.env == COIN else profile_name(episode.truth),
             strata=strata,
-            private={"data": data},
+            data=data,
         )
 
     def interact(self, item: Item, memory: Any, responder: Any, k: int) -> Answer:
         asker = asker_for(responder, item.id)
         try:
-            return run_episode(item.private["data"], memory, asker, k, self.probe_every)
+            return run_episode(data_of(item), memory, asker, k, self.probe_every)
         finally:
             asker.close()
 

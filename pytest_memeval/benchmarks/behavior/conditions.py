@@ -9,7 +9,10 @@ from the raw training corpus as the system ingests it ("native").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from ...types import ItemView
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,25 @@ class Condition:
     @property
     def ingestion(self) -> str:
         return self.memory or "direct"
+
+    def view(
+        self,
+        category: str,
+        question: str,
+        facts: Callable[[], str],
+        corpus: Callable[[], str],
+        spec: Callable[[str], str],
+    ) -> ItemView:
+        """The item's view under this condition: the documents it serves directly (`spec`
+        is given the condition's spec protocol), and no retrieval for a direct condition."""
+        extra: dict[str, object] = {}
+        if self.facts:
+            extra["facts"] = facts()
+        if self.corpus:
+            extra["corpus"] = corpus()
+        if self.spec is not None:
+            extra["spec"] = spec(self.spec)
+        return ItemView("behavior", category, question, extra=extra, retrieve=self.memory is not None)
 
 
 CONDITIONS: dict[str, Condition] = {
@@ -45,9 +67,6 @@ CONDITIONS: dict[str, Condition] = {
         Condition("C3_native", "top-k retrieval + specification, native ingestion", spec="own", memory="native"),
     )
 }
-
-#: how each kind of context is filled: a direct context is empty (its items retrieve nothing)
-INGESTIONS = ("direct", "controlled", "native")
 
 #: the condition pairs the summary tests (treatment, baseline), as in the paper
 PAIRS: tuple[tuple[str, str], ...] = (

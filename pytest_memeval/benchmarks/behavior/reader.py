@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...types import Answer, ItemView, Memory
-from ..unreadable import mark
+from ..unreadable import marked
 from .evidence import Evidence, cue_axes, normalize, read_all
 from .lexicon import AXES, AXIS_OF_CATEGORY
 from .views import DOCUMENT_KEYS
@@ -35,17 +35,18 @@ _NORMS = {normalize(h.ask): a for a, axis in enumerate(AXES) for h in axis.heldo
 
 class BehaviorReader:
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
+        from_memories = read_all(m.text for m in memories) if memories else Evidence()
+        recognised = len(from_memories.votes) + len(from_memories.wins) + len(from_memories.ranks)
+        return marked(self._answer(view, memories), memories, recognised)
+
+    def _answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
         texts = [str(view.extra[key]) for key in DOCUMENT_KEYS if view.extra.get(key)]
         texts += [m.text for m in memories]
         evidence = read_all(texts)
         primary = AXIS_OF_CATEGORY[view.task]
         others = [a for a in cue_axes(view.question) if a != primary]
         axis, basis = _deciding_axis(evidence, primary, others[0] if others else None)
-        from_memories = read_all(m.text for m in memories) if memories else Evidence()
-        recognised = len(from_memories.votes) + len(from_memories.wins) + len(from_memories.ranks)
-        detail = mark(
-            {"axis": AXES[axis].key, "basis": basis, "evidence": round(evidence.weight(axis), 3)}, memories, recognised
-        )
+        detail = {"axis": AXES[axis].key, "basis": basis, "evidence": round(evidence.weight(axis), 3)}
         pole = _pole(evidence, axis)
         if pole is None:
             return _fallback(view.question, primary, detail)

@@ -130,20 +130,18 @@ def item(study: Study, ref: str) -> Item:
     if question is None:
         raise ConfigError(f"not a released behavior item id: {ref!r} (no question {number} in the battery)")
     condition = CONDITIONS[condition_key]
-    extra: dict[str, object] = {}
-    if condition.facts:
-        extra["facts"] = "\n".join(study.facts(subject))
-    if condition.corpus:
-        extra["corpus"] = study.corpus(subject) or ""
-    if condition.spec is not None:
-        extra["spec"] = study.spec(subject if condition.spec == "own" else study.partners[subject])
-    if condition.memory is None:
-        extra["retrieve"] = False
+    view = condition.view(
+        question.category,
+        question.text,
+        facts=lambda: "\n".join(study.facts(subject)),
+        corpus=lambda: study.corpus(subject) or "",
+        spec=lambda protocol: study.spec(subject if protocol == "own" else study.partners[subject]),
+    )
     return Item(
         id=ref,
         context_id=f"{subject_id(subject)}-{KIND_OF[condition_key]}",
         cluster=subject_id(subject),
-        view=ItemView(suite=SUITE, task=question.category, question=question.text, extra=extra),
+        view=view,
         gold=question.passage,
         strata={
             "condition": condition_key,

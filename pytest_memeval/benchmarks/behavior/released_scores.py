@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataError
-from ..data_files import read_text, regular_files
+from ..data_files import read_json, read_text, regular_files
 from .released import (
     GEMINI_JUDGES,
     HAMERTON,
@@ -129,12 +129,7 @@ def _per_judge_files(folder: Path) -> dict[str, dict[str, Path]]:
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(read_text(path))
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not JSON ({exc})") from None
+    data = read_json(path)
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
         raise DataError(f"{path}: expected a list of objects")
     return data

@@ -20,15 +20,13 @@ half of the corpus.
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from ...errors import DataError
-from ..data_files import read_text
+from ..data_files import read_json, read_text
 from .released import (
     HAMERTON,
     RESULTS_DIR,
@@ -78,7 +76,7 @@ class Study:
         if not cohort:
             raise DataError(f"{root / 'data'}: no subjects (data/global_subjects/<subject>/ or data/hamerton/)")
         manifest = root / MANIFEST
-        mapping = _json(manifest).get("mapping", {}) if manifest.is_file() else {}
+        mapping = read_json(manifest).get("mapping", {}) if manifest.is_file() else {}
         partners = {s: str(p) for s, p in mapping.items() if s in cohort and p in cohort and p != s}
         return cls(root, cohort, partners)
 
@@ -104,15 +102,6 @@ class Study:
         return subject != HAMERTON and raw.is_file() and (results_dir(self.root, subject) / "heldout.txt").is_file()
 
 
-def _json(path: Path) -> Any:
-    try:
-        return json.loads(read_text(path))
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not JSON ({exc})") from None
-
-
 def _text(path: Path) -> str:
     try:
         return read_text(path, encoding="utf-8-sig")
@@ -125,7 +114,7 @@ def _text(path: Path) -> str:
 @lru_cache(maxsize=32)
 def _questions(root: Path, subject: str) -> tuple[Question, ...]:
     path = battery_path(root, subject)
-    data = _json(path)
+    data = read_json(path)
     rows = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(rows, list):
         raise DataError(f"{path}: no 'questions' list")
@@ -152,7 +141,7 @@ def _questions(root: Path, subject: str) -> tuple[Question, ...]:
 @lru_cache(maxsize=32)
 def _facts(root: Path, subject: str) -> tuple[str, ...]:
     path = data_dir(root, subject) / "facts.json"
-    data = _json(path)
+    data = read_json(path)
     rows = data.get("facts") if isinstance(data, dict) else None
     if not isinstance(rows, list):
         raise DataError(f"{path}: no 'facts' list")

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ...errors import ConfigError, DataError
-from ...types import Context, Item, ItemView, Message
+from ...types import Context, Item, Message
 from ..data_files import read_text
 from .catalog import COHORT, ItemRef, SubjectRef, context_ref
 from .conditions import CONDITIONS
@@ -99,22 +99,20 @@ def item(ref: ItemRef, documents: Documents) -> Item:
     subject = ref.subject
     condition = CONDITIONS[ref.condition]
     question = heldout_half(subject.seed, subject.index)[ref.question - 1]
-    extra: dict[str, object] = {}
-    if condition.facts:
-        extra["facts"] = facts_text(extract(subject.seed, subject.index))
-    if condition.corpus:
-        extra["corpus"] = training_half(subject.seed, subject.index).text
-    if condition.spec is not None:
-        extra["spec"] = documents.spec(spec_partner(subject, condition.spec))
-    if condition.memory is None:
-        extra["retrieve"] = False
+    view = condition.view(
+        question.category,
+        question.question,
+        facts=lambda: facts_text(extract(subject.seed, subject.index)),
+        corpus=lambda: training_half(subject.seed, subject.index).text,
+        spec=lambda protocol: documents.spec(spec_partner(subject, protocol)),
+    )
     action = question.action
     pole = AXES[action.axis].poles[action.pole]
     return Item(
         id=ref.id,
         context_id=ref.context_id,
         cluster=subject.id,
-        view=ItemView(suite=SUITE, task=question.category, question=question.question, extra=extra),
+        view=view,
         gold=question.passage,
         strata={
             "condition": ref.condition,

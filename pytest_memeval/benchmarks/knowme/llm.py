@@ -12,7 +12,7 @@ from typing import Any
 
 from ...models.calls import Completion
 from ...models.multisource import memory_document
-from ...models.strict_json import InvalidOutput, read_object
+from ...models.strict_json import InvalidOutput, cut_off, read_object
 from ...models.templates import PromptTemplate, load_template
 from ...types import Answer, ItemView, Memory
 from .tasks import ABSTAIN, ANSWER_FORMATS
@@ -40,15 +40,7 @@ class KnowmePrompt:
         return self.template.schema()
 
     def parse(self, completion: Completion, view: ItemView) -> Answer:
-        answer = parse_answer(completion.content, view.task)
-        if not answer.valid and completion.truncated:
-            return Answer(
-                None,
-                valid=False,
-                raw=answer.raw,
-                detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"},
-            )
-        return answer
+        return cut_off(parse_answer(completion.content, view.task), completion.truncated)
 
 
 def parse_answer(text: str | None, form: str) -> Answer:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...types import Answer, ItemView, Memory
-from ..unreadable import mark
+from ..unreadable import marked
 from .scoring import content_words
 from .stream import ParsedUnit, format_duration, parse_units, whole_years_between
 from .tasks import ABSTAIN
@@ -37,10 +37,9 @@ class KnowmeReader:
         units = sorted(parse_units(m.text for m in memories), key=lambda u: u.time)
         handler = HANDLERS.get(view.task, answer_open)
         label = handler(units, view.extra.get("slots") or {}, view.question) if units else None
-        detail = mark({"units_read": len(units)}, memories, len(units))
-        if label is None:
-            return Answer(ABSTAIN, abstained=True, detail=detail)
-        return Answer(label, detail=detail)
+        detail = {"units_read": len(units)}
+        answer = Answer(ABSTAIN, abstained=True, detail=detail) if label is None else Answer(label, detail=detail)
+        return marked(answer, memories, len(units))
 
 
 def _at(

@@ -10,7 +10,7 @@ names (who, where, "name") with the capitalised words of the turn the question d
 hold, anything else with the turn's words that the question does not contain. A category-5
 question's options are chosen by speaker: when the question names a speaker and the best
 turn is another's and does not name them, "Not mentioned in the conversation", else the
-other option. Memories it cannot read mark the answer (`memory_unreadable`).
+other option. Memories it cannot read mark the answer (`Answer.memory_unreadable`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ...types import Answer, ItemView, Memory
 from ..knowme.scoring import content_words
-from ..unreadable import mark
+from ..unreadable import marked
 from .catalog import NOT_MENTIONED
 from .sample import MONTHS
 
@@ -142,7 +142,10 @@ class LocomoReader:
 
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
         turns = read_turns(memories)
-        detail = mark({"turns_read": len(turns)}, memories, len(turns))
+        return marked(self._answer(view, turns), memories, len(turns))
+
+    def _answer(self, view: ItemView, turns: list[ReadTurn]) -> Answer:
+        detail = {"turns_read": len(turns)}
         question = view.question.split(_OPTIONS_CUE)[0]
         options = view.extra.get("options")
         if options:

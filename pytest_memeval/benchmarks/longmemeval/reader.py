@@ -4,7 +4,7 @@ It knows the sample's wordings (sample.py) and nothing else: it reads a question
 looks for the matching sentences in the memories (dated by the stamp the suite writes into
 each message's text), and answers as a person would (the newest value, a count, a number
 of days). When nothing answers the question it abstains. On the released data it
-recognises nothing and says so (`memory_unreadable`): use an LLM responder there.
+recognises nothing and says so (`Answer.memory_unreadable`): use an LLM responder there.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from ...types import Answer, ItemView, Memory
-from ..unreadable import mark
+from ..unreadable import marked
 from .catalog import split_dated
 from .sample import DATE_FORMAT, counted, happened, liked, recommended, stated, updated
 
@@ -65,10 +65,10 @@ class LongMemEvalReader:
         notes = [Note(m.text) for m in memories]
         recognised = sum(1 for n in notes if FILLER.match(n.text) or any(p.search(n.text) for p in KNOWN))
         label = _answer(view.question, str(view.extra.get("question_date", "")), notes)
-        detail = mark({"memories_recognised": recognised}, memories, recognised)
+        detail = {"memories_recognised": recognised}
         if label is None:
-            return Answer(ABSTAIN_TEXT, abstained=True, raw=ABSTAIN_TEXT, detail=detail)
-        return Answer(label, raw=label, detail=detail)
+            return marked(Answer(ABSTAIN_TEXT, abstained=True, raw=ABSTAIN_TEXT, detail=detail), memories, recognised)
+        return marked(Answer(label, raw=label, detail=detail), memories, recognised)
 
 
 def _answer(question: str, asked: str, notes: Sequence[Note]) -> str | None:

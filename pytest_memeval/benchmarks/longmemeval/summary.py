@@ -19,8 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...records import Cell, PairedMetric, Record, SuiteSummary
-from ...records import Metric as MetricValue
+from ...records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
     cluster_bootstrap,
     compare_means,
@@ -30,7 +29,7 @@ from ...stats import (
     paired_cell,
     paired_cluster_bootstrap,
 )
-from ...stats.estimators import Metric, mean_over_groups, ratio
+from ...stats.estimators import Estimator, mean_over_groups, ratio
 from .judge import NOT_AVAILABLE
 from .released import QUESTION_TYPES
 
@@ -54,8 +53,8 @@ def _columns(records: Sequence[Record]) -> dict[str, list[float]]:
     return columns
 
 
-def _metrics() -> dict[str, Metric]:
-    metrics: dict[str, Metric] = {
+def _metrics() -> dict[str, Estimator]:
+    metrics: dict[str, Estimator] = {
         "overall_accuracy": lambda s: ratio(s["correct"].sum(-1), s["n"].sum(-1)),
         "task_averaged_accuracy": lambda s: mean_over_groups(ratio(s["correct"], s["n"])),
         "abstention_accuracy": lambda s: ratio(s["abstention_correct"].sum(-1), s["abstention"].sum(-1)),
@@ -65,12 +64,12 @@ def _metrics() -> dict[str, Metric]:
     return metrics
 
 
-def _share(column: str) -> Metric:
+def _share(column: str) -> Estimator:
     """The mean of `column` over the items that have it."""
     return lambda s: ratio(s[column].sum(-1), s[f"has_{column}"].sum(-1))
 
 
-def _bootstrap(records: Sequence[Record], names: Sequence[str], n_resamples: int) -> dict[str, MetricValue]:
+def _bootstrap(records: Sequence[Record], names: Sequence[str], n_resamples: int) -> dict[str, Metric]:
     metrics = {name: metric for name, metric in _metrics().items() if name in names}
     results = cluster_bootstrap(
         metrics,
@@ -114,7 +113,7 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
     )
 
 
-def _type_cell(records: Sequence[Record], n_resamples: int) -> dict[str, MetricValue]:
+def _type_cell(records: Sequence[Record], n_resamples: int) -> dict[str, Metric]:
     cell = _bootstrap(records, ("overall_accuracy", *RECALLS), n_resamples)
     return {"accuracy": cell.pop("overall_accuracy"), **cell}
 

@@ -2,7 +2,7 @@
 
 A question is correct only when every required fact passes storage, summary and retrieval
 and the answer is right (paper §5.1). Otherwise the verdict names the failing stage, in
-`detail["stage"]` and at the head of the reason, which is also the failure message:
+`Verdict.stage` and at the head of the reason, which is also the failure message:
 "retrieval: hop 2 of 3 is stored intact but not retrieved (5 memories retrieved): '...'".
 A right answer that no intact retrieved memory supports is still a failure (a guess).
 
@@ -117,7 +117,6 @@ def verdict(
     else:
         stage, reason = "reasoning", "every required memory was retrieved intact, but the answer is wrong"
     detail: dict[str, Any] = {
-        "stage": stage,
         "attribution": how,
         "answer_correct": right,
         "storage_known": storage_known,
@@ -131,6 +130,7 @@ def verdict(
         score=float(stage == "correct"),
         reason=f"{stage}: {reason}" if reason else "",
         detail=detail,
+        stage=stage,
     )
 
 

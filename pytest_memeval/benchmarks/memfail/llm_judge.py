@@ -20,6 +20,7 @@ from typing import Any
 
 from ...models.judge import TemplateJudgePrompt, parse_score
 from ...models.templates import load_template
+from ...protocols import Closes
 from ...types import Answer, Item, Trace, Verdict
 from .attribution import MEMORY_STAGES, Attribution, FactCheck
 from .judge import answer_correct, facts_of, free_text_gold, verdict
@@ -123,6 +124,5 @@ class MemfailLLMJudge:
 
     def close(self) -> None:
         for panel in self.panels.values():
-            close = getattr(panel, "close", None)
-            if close is not None:
-                close()
+            if isinstance(panel, Closes):
+                panel.close()

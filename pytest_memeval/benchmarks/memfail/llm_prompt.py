@@ -19,7 +19,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...models.calls import Completion
-from ...models.strict_json import InvalidOutput, read_object
+from ...models.strict_json import InvalidOutput, cut_off, read_object
 from ...models.templates import PromptTemplate, load_template, prompts_dir
 from ...types import Answer, ItemView, Memory
 from .judge import ABSTENTION_CUES
@@ -71,14 +71,7 @@ class MemfailPrompt:
 
     def parse(self, completion: Completion, view: ItemView) -> Answer:
         answer = parse_answer(completion.content, view, allow_unknown=self.variant == "guided")
-        if not answer.valid and completion.truncated:
-            return Answer(
-                None,
-                valid=False,
-                raw=answer.raw,
-                detail={"invalid": f"output cut at max_tokens ({answer.detail['invalid']})"},
-            )
-        return answer
+        return cut_off(answer, completion.truncated)
 
 
 def memory_list(memories: Sequence[Memory]) -> str:

@@ -8,11 +8,10 @@ view and memories give the same answer whichever item they came from.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import lru_cache
 
 from ...types import Answer, ItemView, Memory
-from ..unreadable import mark
+from ..unreadable import marked
 from . import read_conditional, read_longhop, read_persona
 from .coexisting_data import CATEGORIES
 from .names import FIRST_NAMES
@@ -25,7 +24,7 @@ class MemfailReader:
         texts = [m.text for m in memories if m.text.strip()]
         answer = _read(view, texts)
         recognised = sum(_RECOGNISES.get(view.task, _anything)(normalize(text)) for text in texts)
-        return replace(answer, detail=mark(answer.detail, memories, recognised))
+        return marked(answer, memories, recognised)
 
 
 def _read(view: ItemView, texts: list[str]) -> Answer:

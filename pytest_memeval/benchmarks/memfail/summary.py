@@ -10,7 +10,6 @@ they differ from machine to machine and run to run, so they are reported beside 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,14 +17,12 @@ import numpy as np
 from ...records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
     cluster_bootstrap,
+    clustered_wilson,
     compare_rates,
-    design_effect,
     estimate_cell,
-    icc_oneway,
     json_number,
     micro_mean,
     ratio,
-    wilson_intervals,
 )
 from .attribution import STAGES
 from .datasets import DATASETS
@@ -51,23 +48,8 @@ BREAKDOWNS = (
 )
 
 
-def clustered_wilson(outcomes: Sequence[bool], clusters: Sequence[str]) -> Metric:
-    """{"value", "ci"} of a rate, the Wilson interval at the design-effect-adjusted n."""
-    y = np.asarray(outcomes, dtype=float)
-    n = y.size
-    if n == 0:
-        return Metric(None)
-    n_clusters = len(set(clusters))
-    deff = 1.0
-    if n_clusters < n:
-        icc = icc_oneway(y, list(clusters))
-        deff = design_effect(n / n_clusters, 1.0 if math.isnan(icc) else icc)
-    lo, hi = wilson_intervals([y.sum() / deff], [n / deff])
-    return estimate_cell(y.mean(), (lo[0], hi[0]), n)
-
-
 def stage_of(record: Record) -> str:
-    return str(record.detail.get("stage", "unknown"))
+    return record.stage or "unknown"
 
 
 def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:

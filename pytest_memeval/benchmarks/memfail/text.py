@@ -76,14 +76,6 @@ def capitalize(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def join_list(values: Iterable[str]) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    items = list(values)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
-
 _A_BEFORE_WORD = re.compile(r"\b([Aa]) (\w+)")
 #: vowel-initial words that still take "a"
 _CONSONANT_SOUND = ("one", "uni", "use", "usu", "uku", "eu")

@@ -42,7 +42,6 @@ from .questions import QUESTIONS
 
 #: personas per difficulty class in a smoke run (3 classes x 4 x 18 questions = 216 items)
 SMOKE_PER_CLASS = 4
-_SHORT = {"stable": "stable", "temporal_shift": "shift", "stated_vs_revealed": "stated"}
 #: context id prefixes: the release's seed directory name (s<seed>) or ours (gen<seed>)
 RELEASED_PREFIX, GENERATED_PREFIX = "s", "gen"
 _CONTEXT = re.compile(rf"^({RELEASED_PREFIX}|{GENERATED_PREFIX})(\d+)-(stable|shift|stated)_(\d{{3}})$")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ...errors import ConfigError
 from ...types import Answer, ItemView, Memory
-from ..unreadable import mark
+from ..unreadable import marked
 from ._atom_view import View
 from ._common import NUM_DAYS
 from .atoms import RULES, source_atoms
@@ -126,6 +126,10 @@ class MultisourceReader:
             raise ValueError(f"no multisource reader model for seed {seed} (item {label})")
         return self.models[seed]
 
+    def answer_item(self, item_id: str, view: ItemView, memories: Sequence[Memory]) -> Answer:
+        """`answer` with the item's seed's model (`protocols.NamesItems`)."""
+        return self.answer(view, memories, label=item_id)
+
     def answer(self, view: ItemView, memories: Sequence[Memory], label: str | None = None) -> Answer:
         evidence = self.evidence(memories)
         # only the item's own question is read (source_atoms would compute all 18)
@@ -133,20 +137,17 @@ class MultisourceReader:
         for name in evidence.sparse(QUESTIONS[view.task].window_days):
             atoms[name] = None
         prediction = self.model_for(label).predict(view.task, atoms)
-        return Answer(
+        answer = Answer(
             label=prediction.label,
             abstained=not prediction.answered,
-            detail=mark(
-                {
-                    "reader": self.variant,
-                    "margin": round(prediction.margin, 6),
-                    "sources_with_evidence": prediction.n_active,
-                    "atoms": dict(sorted(atoms.items())),
-                },
-                memories,
-                records_read(evidence.parsed),
-            ),
+            detail={
+                "reader": self.variant,
+                "margin": round(prediction.margin, 6),
+                "sources_with_evidence": prediction.n_active,
+                "atoms": dict(sorted(atoms.items())),
+            },
         )
+        return marked(answer, memories, records_read(evidence.parsed))
 
 
 def records_read(parsed: ParsedSources) -> int:

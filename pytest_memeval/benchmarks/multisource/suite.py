@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 from ...models.multisource import MultisourcePrompt
 from ...records import PairedMetric, Record, Report, SuiteSummary
-from ...types import Answer, Context, Item, ItemView, Message, Trace, Verdict
-from ..base import IndexEntry, Suite, SuiteOptions
+from ...types import Context, Item, ItemView, Message
+from ..base import ExactLabelJudge, IndexEntry, Suite, SuiteOptions
 from .catalog import Catalog, context_id, split_item_id
 from .figures import risk_coverage_figures
 from .headings import LABEL_NOTES, TITLES
@@ -25,17 +25,14 @@ from .reader import READERS, MultisourceReader, fitted_models, reader_setting
 from .render import render_units, units_from_markdown
 
 
-class ExactLabelJudge:
+class MultisourceJudge(ExactLabelJudge):
     """Correct when the forced answer is the gold label; edge labels are answers, not SKIPs."""
 
-    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
-        correct = answer.label == item.gold
-        return Verdict(
-            correct=correct,
-            score=float(correct),
-            reason="" if correct else f"gold {item.gold!r} ({item.private['derivation']})",
-            detail={"source_unreachable": item.private["source_unreachable"]},
-        )
+    def reason(self, item: Item) -> str:
+        return f"gold {item.gold!r} ({item.private['derivation']})"
+
+    def detail(self, item: Item) -> dict[str, Any]:
+        return {"source_unreachable": item.private["source_unreachable"]}
 
 
 class MultisourceSuite(Suite):
@@ -94,7 +91,8 @@ class MultisourceSuite(Suite):
                 task=qid,
                 question=question.text,
                 answer_space=question.answer_space,
-                extra={"title": TITLES[qid], "label_notes": dict(LABEL_NOTES.get(qid, {}))},
+                title=TITLES[qid],
+                label_notes=dict(LABEL_NOTES.get(qid, {})),
             ),
             gold=gold["answer"],
             strata={
@@ -114,8 +112,8 @@ class MultisourceSuite(Suite):
     def _models(self) -> dict[int, NBFModel]:
         return fitted_models(self.catalog, self.reader_variant)
 
-    def judge(self) -> ExactLabelJudge:
-        return ExactLabelJudge()
+    def judge(self) -> MultisourceJudge:
+        return MultisourceJudge()
 
     def llm_prompt(self) -> MultisourcePrompt:
         return MultisourcePrompt()
