@@ -12,7 +12,7 @@ from .adapter_guard import AdapterGuard, describe
 from .benchmarks.base import Suite
 from .errors import MemevalError
 from .models.tally import tallying
-from .prefetch import Prefetcher
+from .prefetch import Fill, Prefetcher, Stage
 from .protocols import Judge, MemorySystem, ResponseModel
 from .record_values import RecordedMemory
 from .records import Record, RunKey
@@ -50,6 +50,8 @@ class Components:
     record_memories: int = DEFAULT_RECORDED_MEMORIES
     #: keep what the memory system holds for each item (`Outcome.stored`, for its snapshot)
     keep_stored: bool = False
+    #: the components of another stage's items, for filling it ahead (`fill_ahead`)
+    ahead: Callable[[Stage], Components] | None = None
 
     @classmethod
     def of_state(cls, state: RunState, prefetcher: Prefetcher, suite_ref: str, system_name: str) -> Components:
@@ -64,6 +66,7 @@ class Components:
             state.settings.record_memories,
             # the memories a system's own LLM wrote go into the snapshot beside the verdict
             keep_stored=state.settings.snapshot and state.meter(system_name) is not None,
+            ahead=lambda stage: cls.of_state(state, prefetcher, stage.suite_ref, stage.system),
         )
 
     @classmethod
@@ -101,12 +104,51 @@ def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Out
         memory.reset()
         return outcome
     memory = filler.bind(namespace_for(suite.name, item.context_id))
-    if filler.ensure(memory, lambda: suite.context(item.context_id), f"{suite.name} {item.context_id}"):
-        parts.prefetcher.start((parts.suite_ref, item.context_id), suite.item, memory, parts.responder, key.k)
+    stage = Stage(parts.suite_ref, item.context_id, key.memsystem, key.k)
+    prefetcher = parts.prefetcher
+    memory.ingest_ms.extend(prefetcher.arrived(stage))
+    filler.ensure(memory, lambda: suite.context(item.context_id), f"{suite.name} {item.context_id}", prefetcher.kept())
+    prefetcher.start(stage, suite.item, memory, parts.responder)
+    fill_ahead(parts, stage)
     with repeat_scope(repeat):
         retrieval = parts.prefetcher.take(key.memsystem, key.k, item.id, repeat) or retrieve(item, memory, key.k)
         outcome = run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
     return replace(outcome, stored=stored_texts(memory)) if parts.keep_stored else outcome
+
+
+def fill_ahead(parts: Components, current: Stage) -> None:
+    """Fill and prefetch the stages scheduled next on this process while the endpoint has
+    room (prefetch.py); what a fill's LLM calls cost is paid by the stage's first item."""
+    if parts.ahead is None:
+        return
+    for stage in parts.prefetcher.next_stages(current):
+        ingest_ms: list[float] = []
+        with tallying() as tally:
+            namespace = _fill_and_start(parts, parts.ahead, stage, ingest_ms)
+        parts.prefetcher.filled_ahead(stage, namespace, Fill(tally.tokens(), tuple(ingest_ms)))
+
+
+def _fill_and_start(
+    parts: Components, components_of: Callable[[Stage], Components], stage: Stage, ingest_ms: list[float]
+) -> str:
+    """The namespace filled ahead for `stage` ('' when none was); each session's
+    milliseconds go to `ingest_ms`. A failure here is not the running item's: the stage's
+    own items fill it again and meet the failure themselves."""
+    namespace = ""
+    try:
+        ahead = components_of(stage)
+        suite = ahead.suite
+        if suite.interactive:
+            return ""
+        memory = ahead.filler.bind(namespace_for(suite.name, stage.context_id))
+        memory.ingest_ms = ingest_ms
+        label = f"{suite.name} {stage.context_id}"
+        ahead.filler.ensure(memory, lambda: suite.context(stage.context_id), label, parts.prefetcher.kept())
+        namespace = memory.namespace
+        parts.prefetcher.start(stage, suite.item, memory, ahead.responder)
+    except Exception:
+        pass
+    return namespace
 
 
 def evaluate_record(

@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from .evaluation import Components, evaluate_record
-from .prefetch import Prefetcher, items_by_context
+from .prefetch import Prefetcher, Stage, items_by_context, stage_of, upcoming_in_order, upcoming_in_queue
 from .records import Record
 from .report.collector import RECORD_PROPERTY, record_to_wire
 from .report.failures import WrongAnswer, summary_line
@@ -45,11 +45,25 @@ def memeval_state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 
 @pytest.fixture(scope="session")
 def memeval_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
-    """Prefetching needs every item of a context on this worker: no xdist, or our scheduler."""
-    from .scheduling import contexts_stay_together
+    """Prefetching needs every item of a context on this worker: no xdist, or our scheduler.
+    With an LLM responder the stages scheduled next are filled ahead (prefetch.py)."""
+    from .scheduling import contexts_stay_together, queued_items
 
-    grouped = contexts_stay_together(request.config)
-    return Prefetcher(items_by_context(request.session.items) if grouped else {})
+    if not contexts_stay_together(request.config):
+        return Prefetcher({})
+    items = request.session.items
+    settings = run_state(request.config).settings
+    contexts = items_by_context(items)
+    if settings.responder == "reader" or settings.llm is None:
+        return Prefetcher(contexts)
+
+    def stage(item: pytest.Item) -> Stage | None:
+        return stage_of(item, settings.memsystems[0], settings.k)
+
+    if not hasattr(request.config, "workerinput"):
+        return Prefetcher(contexts, settings.llm.concurrency, upcoming_in_order([s for s in map(stage, items) if s]))
+    queued = queued_items(request.config, request.session)
+    return Prefetcher(contexts, settings.llm.concurrency, queued and upcoming_in_queue(queued, stage))
 
 
 @pytest.fixture
@@ -57,19 +71,19 @@ def memeval_item_id() -> str:
     raise pytest.UsageError("memeval_item_id is parametrized by @pytest.mark.memeval('<suite>')")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
 def memeval_memsystem(request: pytest.FixtureRequest) -> str:
     """The memory system of this test (parametrized when several are compared)."""
     return run_state(request.config).settings.memsystems[0]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
 def memeval_k(request: pytest.FixtureRequest) -> int:
     """The retrieval depth of this test (parametrized when --memeval-k names several)."""
     return run_state(request.config).settings.k
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
 def memeval_repeat() -> int:
     """Which repeat of the item this test is (parametrized r0..rN-1 by --memeval-repeat N)."""
     return 0

@@ -130,8 +130,8 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--memeval-concurrency",
         metavar="N",
-        help="LLM calls in flight per worker while a context's answers are prefetched (default: 16; 1 with a "
-        "local model, whose server answers one call at a time)",
+        help="LLM calls in flight for the whole run, split between xdist workers; lowered on HTTP 429 and "
+        "raised again (default: 16; 1 with a local model, whose server answers one call at a time)",
     )
     add_llm_options(group)
     group.addoption(

@@ -37,6 +37,7 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
 )
 from .local_session import attach_local_model
 from .options import add_options
+from .prefetch import STAGES_AHEAD, pending_limit
 from .progress import PROGRESS_DIR, ProgressTracker
 from .registry import load_object
 from .report.collector import SESSION_ERRORS, RecordCollector
@@ -47,6 +48,7 @@ from .run_setup import prepare_run
 from .runner import error_record
 from .state import RunState
 from .terminal_text import write_line
+from .worker_share import shared_settings, worker_share
 
 COLLECTOR_NAME = "memeval-collector"
 WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
@@ -106,7 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[SHARD_SECONDS_KEY] = prepared.shard_seconds
         if settings.active and controller:
             campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
-        state.rebind(attach_local_model(config, settings))
+        state.rebind(shared_settings(attach_local_model(config, settings), getattr(config, "workerinput", None)))
         if settings.active and not config.option.collectonly and not (controller and scheduling.is_distributed(config)):
             config.add_cleanup(state.stop_gateway)
             state.start_gateway()  # one per process that runs items (each xdist worker has its own)
@@ -275,7 +277,19 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     if GROUPS_DIR_KEY not in config.stash:
         return None
     state: RunState = config.stash[STATE_KEY]
-    return scheduling.make_scheduler(config, log, config.stash[GROUPS_DIR_KEY], lambda: _groups_by_params(state))
+    # a run with an LLM responder keeps contexts queued on each worker, which fills them ahead
+    llm, workers = state.settings.llm, int(getattr(config.option, "numprocesses", 0) or 1)
+    pending = 0
+    if llm is not None and state.settings.responder != "reader":
+        pending = pending_limit(worker_share(llm.concurrency, workers, workers - 1))
+    return scheduling.make_scheduler(
+        config,
+        log,
+        config.stash[GROUPS_DIR_KEY],
+        lambda: _groups_by_params(state),
+        pending_per_worker=pending,
+        most_ahead=STAGES_AHEAD,
+    )
 
 
 def _groups_by_params(state: RunState) -> dict[str, str]:

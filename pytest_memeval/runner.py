@@ -9,9 +9,10 @@ scored. `evaluation.evaluate` drives these steps for the plugin and for offline 
 from __future__ import annotations
 
 import hashlib
+import operator
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,15 @@ class Retrieval:
     tokens: int = 0
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """A namespace's last retrieval as the system returned it, and as it was checked."""
+
+    returned: tuple[Memory, ...]
+    limit: int | None
+    retrieval: Retrieval
+
+
 class BoundMemory:
     """A memory system bound to one namespace; every call goes through its guard, and what
     `retrieve` returns is checked (a list of at most k `Memory` with text).
@@ -61,8 +71,17 @@ class BoundMemory:
     miss among them fails the ingest with the gateway's line, whatever the system made of it.
     """
 
-    def __init__(self, guard: AdapterGuard, system: MemorySystem, namespace: str, meter: Meter | None = None) -> None:
+    def __init__(
+        self,
+        guard: AdapterGuard,
+        system: MemorySystem,
+        namespace: str,
+        meter: Meter | None = None,
+        checked: dict[str, _Checked] | None = None,
+    ) -> None:
         self.guard, self.system, self.namespace, self.meter = guard, system, namespace, meter
+        #: per namespace, the last retrieval checked (shared by the bindings of one filler)
+        self._checked = {} if checked is None else checked
         self.retrievals = 0
         self.retrieve_seconds = 0.0
         self.memories_returned = 0
@@ -81,11 +100,13 @@ class BoundMemory:
         return keeps_sources(self.system)
 
     def reset(self) -> None:
+        self._checked.pop(self.namespace, None)
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
         if self.meter is not None:
             self.meter.forget(self.namespace)
 
     def ingest(self, session: Sequence[Message]) -> None:
+        self._checked.pop(self.namespace, None)
         started = time.perf_counter()
         if self.meter is None:
             self.guard.call("ingest", lambda: self.system.ingest(self.namespace, session))
@@ -110,8 +131,14 @@ class BoundMemory:
         seconds = time.perf_counter() - started
         # a system that declares `honours_k = False` (the `context` ceiling) returns what it holds
         limit = k if honours_k(self.system) else None
-        memories = checked_memories(self.system_name, returned, limit)
-        tokens = sum(_tokens_of(memory.text) for memory in memories)
+        last = self._checked.get(self.namespace)
+        if last is not None and last.limit == limit and _same_objects(last.returned, returned):
+            # the very memories checked before (a store that ignores the query): checked once
+            memories, tokens = list(last.retrieval.memories), last.retrieval.tokens
+        else:
+            memories = checked_memories(self.system_name, returned, limit)
+            tokens = sum(_tokens_of(memory.text) for memory in memories)
+            self._checked[self.namespace] = _Checked(tuple(returned), limit, Retrieval(memories, 0.0, 0, tokens))
         self.retrieve_seconds += seconds
         self.retrievals += 1
         self.memories_returned += len(memories)
@@ -141,6 +168,11 @@ class BoundMemory:
 _tokens_of = TokenCounter()
 
 
+def _same_objects(before: tuple[Memory, ...], returned: object) -> bool:
+    """Whether `returned` is a list of exactly the objects returned before, in order."""
+    return isinstance(returned, list) and len(returned) == len(before) and all(map(operator.is_, returned, before))
+
+
 @dataclass
 class ContextFiller:
     """Fills each namespace once per worker and keeps the most recent few filled."""
@@ -153,13 +185,18 @@ class ContextFiller:
     progress: ProgressTracker | None = None
     #: the system's LLM usage, when its calls go through the run's gateway
     meter: Meter | None = None
+    #: per namespace, its last retrieval as checked (`BoundMemory.retrieve_counted`)
+    checked: dict[str, _Checked] = field(default_factory=dict)
 
     def bind(self, namespace: str) -> BoundMemory:
-        return BoundMemory(self.guard, self.system, namespace, self.meter)
+        return BoundMemory(self.guard, self.system, namespace, self.meter, self.checked)
 
-    def ensure(self, memory: BoundMemory, build_context: Callable[[], Context], label: str = "") -> bool:
+    def ensure(
+        self, memory: BoundMemory, build_context: Callable[[], Context], label: str = "", keep: Set[str] = frozenset()
+    ) -> bool:
         """Fill the memory's namespace unless it is filled; True when it was filled now.
-        `label` names the context in progress lines."""
+        `label` names the context in progress lines; the namespaces in `keep` (filled
+        ahead, their items still to come) are not reset to make room."""
         namespace = memory.namespace
         if namespace in self.filled:
             self.filled.move_to_end(namespace)
@@ -183,7 +220,10 @@ class ContextFiller:
         self.ingest_seconds += time.perf_counter() - started
         self.filled[namespace] = None
         while len(self.filled) > FILLED_NAMESPACES_KEPT:
-            oldest, _ = self.filled.popitem(last=False)
+            oldest = next((name for name in self.filled if name not in keep and name != namespace), None)
+            if oldest is None:
+                break
+            del self.filled[oldest]
             self.bind(oldest).reset()
         return True
 

@@ -20,6 +20,7 @@ the user chooses is respected, and prefetching is then off.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -49,6 +50,22 @@ def contexts_stay_together(config: pytest.Config) -> bool:
     """Whether every item of a context runs in this process (no xdist, or our scheduler)."""
     workerinput = getattr(config, "workerinput", None)
     return workerinput is None or workerinput.get(GROUPS_DIR) is not None
+
+
+def queued_items(config: pytest.Config, session: pytest.Session) -> Callable[[], list[pytest.Item]] | None:
+    """On an xdist worker: the items the controller sent it that have not started yet (the
+    next one first), read from xdist's worker loop; None where there is no such loop."""
+    # xdist runs its worker module through execnet, so its class is known by name only
+    worker = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
+    if worker is None or not hasattr(worker, "torun"):
+        return None
+
+    def queued() -> list[pytest.Item]:
+        with worker.torun.lock() as queue:
+            indices = [worker.nextitem_index, *queue]
+        return [session.items[i] for i in indices if isinstance(i, int) and not isinstance(i, bool)]
+
+    return queued
 
 
 def make_groups_dir() -> str:
@@ -97,9 +114,20 @@ def write_groups(
     partial.replace(target)  # the scheduler never reads half a table
 
 
-def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: Callable[[], dict[str, str]]) -> Any:
+def make_scheduler(
+    config: pytest.Config,
+    log: Any,
+    directory: str,
+    by_params: Callable[[], dict[str, str]],
+    pending_per_worker: int = 0,
+    most_ahead: int = 0,
+) -> Any:
     """`by_params` gives the fallback table: parameter id -> group, for the suites the
-    controller indexed."""
+    controller indexed. With `pending_per_worker` (answers a worker keeps pending while it
+    fills ahead, prefetch.py), each worker is kept enough groups beyond the one it runs to
+    hold that many items, at most `most_ahead`: more would leave one worker with a queue
+    while another has run out at the end. Otherwise xdist's rule holds (a new group when
+    two tests are left)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ContextScheduling(LoadScopeScheduling):
@@ -133,6 +161,20 @@ def make_scheduler(config: pytest.Config, log: Any, directory: str, by_params: C
             if self._positions is None:
                 self._positions = {nodeid: i for i, nodeid in enumerate(self.collection)}
             node.send_runtest_some([self._positions[nodeid] for nodeid, done in work_unit.items() if not done])
+
+        _scopes_ahead: int | None = None
+
+        def _reschedule(self, node: Any) -> None:
+            if not pending_per_worker or not most_ahead or node.shutting_down:
+                super()._reschedule(node)
+                return
+            if self._scopes_ahead is None:  # from the mean group size, once the groups are known
+                per_scope = len(self.collection or ()) / max(len(self.workqueue), 1)
+                self._scopes_ahead = min(most_ahead, max(1, math.ceil(pending_per_worker / max(per_scope, 1))))
+            while self.workqueue and len(self.assigned_work.get(node, {})) <= self._scopes_ahead:
+                self._assign_work_unit(node)
+            if not self.workqueue:
+                node.shutdown()
 
         def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
             nodeid = self.registered_collections[node][item_index]

@@ -31,7 +31,9 @@ json_schema as llama-cpp-python does (HTTP 500 naming response_format);
 `refuse_null_content=True` answers an assistant message with `tool_calls` and `content: null`
 as llama-cpp-python does (HTTP 500 "Input should be a valid string"); `window=N` makes a
 chat call whose prompt has more than N words (+ max_tokens) fail as llama-cpp-python does
-(HTTP 400 "maximum context length"). GET requests and tokenize calls are probes: they are
+(HTTP 400 "maximum context length"); `capacity=N` answers 429 (Retry-After 0.1 s) to a
+chat call arriving while N are held, as a rate-limited provider does (`max_in_flight` and
+`over_capacity` say what the server saw). GET requests and tokenize calls are probes: they are
 recorded in `server.probes`, not in `server.requests`.
 
 Scripting: the script is any callable `Request -> Reply | str`; a str is the assistant's
@@ -169,6 +171,7 @@ class LLMServer:
         window: int | None = None,
         tokenize: Callable[[str], int] | None = None,
         models: Sequence[str] = (),
+        capacity: int | None = None,
     ) -> None:
         self.script: Script = script if callable(script) else (lambda request, _c=script: _c)
         self.latency_s = latency_s
@@ -179,6 +182,10 @@ class LLMServer:
         self.window = window
         self.tokenize = tokenize
         self.models = tuple(models)
+        self.capacity = capacity
+        self._in_flight = 0
+        self._max_in_flight = 0
+        self._over_capacity = 0
         self._requests: list[Request] = []
         self._probes: list[Request] = []
         self._raw: list[bytes] = []
@@ -244,6 +251,18 @@ class LLMServer:
             return len(self._requests)
 
     @property
+    def max_in_flight(self) -> int:
+        """The most chat/completions calls the server held at once (429s not counted)."""
+        with self._lock:
+            return self._max_in_flight
+
+    @property
+    def over_capacity(self) -> int:
+        """How many calls were answered 429 for arriving above `capacity`."""
+        with self._lock:
+            return self._over_capacity
+
+    @property
     def raw_log(self) -> bytes:
         with self._lock:
             return b"\n".join(self._raw)
@@ -264,6 +283,20 @@ class LLMServer:
     def _track(self, conn: socket.socket, add: bool) -> None:
         with self._lock:
             (self._connections.add if add else self._connections.discard)(conn)
+
+    def _enter(self) -> bool:
+        """Count a call in; False (not counted) when it is above the server's capacity."""
+        with self._lock:
+            if self.capacity is not None and self._in_flight >= self.capacity:
+                self._over_capacity += 1
+                return False
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            return True
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
 
     def _wait(self, seconds: float) -> None:
         if seconds > 0:
@@ -339,9 +372,15 @@ class _Handler(BaseHTTPRequestHandler):
         if refusal is not None:
             self._send(*refusal)
             return
-        result = owner.script(request)
-        reply = Reply(content=result) if isinstance(result, str) else result
-        owner._wait(owner.latency_s + reply.delay_s)
+        if not owner._enter():
+            self._send(429, _error_body("over capacity", 429), {"Retry-After": "0.1"})
+            return
+        try:
+            result = owner.script(request)
+            reply = Reply(content=result) if isinstance(result, str) else result
+            owner._wait(owner.latency_s + reply.delay_s)
+        finally:
+            owner._leave()
         if owner._stopping.is_set():
             return
         if reply.body is not None:

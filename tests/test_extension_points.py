@@ -231,7 +231,7 @@ def test_the_bundled_responders_that_need_the_item_declare_it() -> None:
 
 
 def test_a_prefetcher_asks_only_a_responder_that_declares_prefetch() -> None:
-    from pytest_memeval.prefetch import Prefetcher
+    from pytest_memeval.prefetch import Prefetcher, Stage
 
     class Fetching(_Plain):
         def __init__(self) -> None:
@@ -251,9 +251,10 @@ def test_a_prefetcher_asks_only_a_responder_that_declares_prefetch() -> None:
 
     prefetcher = Prefetcher({("s", "ctx"): [("a", 0), ("b", 0)]})
     build = lambda item_id: Item(item_id, "ctx", "ctx", ItemView("s", "t", "q?"), gold="x")  # noqa: E731
-    assert prefetcher.start(("s", "ctx"), build, Bound(), _Plain(), 5) == 0  # type: ignore[arg-type]
+    stage = Stage("s", "ctx", "m", 5)
+    assert prefetcher.start(stage, build, Bound(), _Plain()) == 0  # type: ignore[arg-type]
     fetching = Fetching()
-    assert prefetcher.start(("s", "ctx"), build, Bound(), fetching, 5) == 2  # type: ignore[arg-type]
+    assert prefetcher.start(stage, build, Bound(), fetching) == 2  # type: ignore[arg-type]
     assert fetching.asked == ["a", "b"]
 
 

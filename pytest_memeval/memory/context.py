@@ -26,6 +26,9 @@ class ContextMemory:
         self.check_settings({"token_budget": token_budget})
         self.token_budget = token_budget
         self._store: dict[str, list[tuple[str, int, str | None]]] = {}
+        #: what `retrieve` returns per namespace until it changes: every item of a context
+        #: gets the same memories, built once (the runner then checks them once)
+        self._returned: dict[str, tuple[Memory, ...]] = {}
 
     @classmethod
     def check_settings(cls, settings: Mapping[str, Any]) -> None:
@@ -39,27 +42,33 @@ class ContextMemory:
 
     def reset(self, namespace: str) -> None:
         self._store.pop(namespace, None)
+        self._returned.pop(namespace, None)
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
+        self._returned.pop(namespace, None)
         messages = self._store.setdefault(namespace, [])
         for message in session:
             if message.content.strip():
                 messages.append((message.content, count_tokens(message.content), message.id))
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
-        stored = self._store.get(namespace, [])
-        start = len(stored)
-        used = 0
-        while start > 0 and used + stored[start - 1][1] <= self.token_budget:
-            start -= 1
-            used += stored[start][1]
-        return [_memory(i, entry) for i, entry in enumerate(stored[start:])]
+        returned = self._returned.get(namespace)
+        if returned is None:
+            stored = self._store.get(namespace, [])
+            start = len(stored)
+            used = 0
+            while start > 0 and used + stored[start - 1][1] <= self.token_budget:
+                start -= 1
+                used += stored[start][1]
+            returned = self._returned[namespace] = tuple(_memory(i, entry) for i, entry in enumerate(stored[start:]))
+        return list(returned)
 
     def dump(self, namespace: str) -> list[Memory] | None:
         return [_memory(i, entry) for i, entry in enumerate(self._store.get(namespace, []))]
 
     def close(self) -> None:
         self._store.clear()
+        self._returned.clear()
 
 
 def _memory(position: int, entry: tuple[str, int, str | None]) -> Memory:

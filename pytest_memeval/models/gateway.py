@@ -33,7 +33,10 @@ response it records or returns. Nothing of the headers is recorded.
 
 Every forwarded call has a deadline: the settings' attempt timeout for the size of the
 body (`LLMSettings.attempt_timeout`); a timeout answers 504, a connection failure 502
-(the client's own retry policy decides what then). One attempt per call: retries are the
+(the client's own retry policy decides what then). At most `settings.concurrency` calls
+(the process's share of --memeval-concurrency) are upstream at once, fewer after the
+endpoint answered 429 (adaptive.py: halved on a 429, raised by one after a round of
+successes); a call waits for a slot within its deadline. One attempt per call: retries are the
 client's. Identical recorded calls in flight at once (a client retrying after its own
 timeout) wait for the first instead of asking the endpoint twice.
 
@@ -71,6 +74,7 @@ import httpx
 
 from ..errors import ConfigError
 from . import llama_cpp as llama_cpp_rules
+from .adaptive import THROTTLED, AdaptiveLimit
 from .budget import BYTES_PER_TOKEN
 from .cache import CallCache
 from .exchanges import canonical, exchange_key, restore_ids
@@ -123,6 +127,9 @@ class LLMGateway:
         self._inflight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._http = httpx.Client(timeout=settings.timeout_s)
+        #: the calls this process has upstream at once: its share of --memeval-concurrency,
+        #: lowered on 429 and raised again (adaptive.py)
+        self.in_flight = AdaptiveLimit(settings.concurrency)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -322,15 +329,24 @@ class LLMGateway:
         return answer
 
     def _send(self, url: str, method: str, raw: bytes, secret: Secret, timeout: float) -> _Answer:
+        """One call upstream within `timeout`, the wait for an in-flight slot included."""
+        slot = self.in_flight.acquire(timeout)
+        if slot is None:  # the client retries it like the endpoint's own 429
+            return _error(THROTTLED, f"no in-flight slot came free within {timeout:.0f} s (the endpoint answered 429)")
+        status = 0
         headers = {"Authorization": f"Bearer {secret.reveal()}", "Content-Type": "application/json"}
         try:
-            response = self._http.request(method, url, content=raw or None, headers=headers, timeout=timeout)
+            left = max(timeout - slot.waited_s, 0.01)
+            response = self._http.request(method, url, content=raw or None, headers=headers, timeout=left)
+            status = response.status_code
         except httpx.TimeoutException:
             return _error(504, f"the endpoint at {_where(url)} did not answer within {timeout:.0f} s")
         except httpx.HTTPError as exc:
             return _error(502, f"the endpoint at {_where(url)} cannot be reached ({type(exc).__name__})")
+        finally:
+            self.in_flight.release(slot, status)
         content_type = response.headers.get("content-type", "application/json")
-        return _Answer(response.status_code, secret.scrub(response.text).encode(), content_type)
+        return _Answer(status, secret.scrub(response.text).encode(), content_type)
 
     def _deadline(self, body: Mapping[str, Any]) -> float:
         """The attempt timeout for a body of this size: every byte at most one token."""

@@ -25,20 +25,31 @@ from __future__ import annotations
 import string
 from collections import Counter
 from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 import regex
-from nltk.stem import PorterStemmer
-from nltk.tokenize import word_tokenize
-from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 #: the answers category 5 (adversarial) accepts, matched inside the lower-cased answer
 ADVERSARIAL_PHRASES = ("no information available", "not mentioned")
 
 _PUNCTUATION = frozenset(string.punctuation)
 _FILLER_WORDS = regex.compile(r"\b(a|an|the|and)\b")
-_STEMMER = PorterStemmer()
-_SMOOTHING = SmoothingFunction().method1
+
+
+# nltk is imported when LoCoMo is scored, not when the plugin lists its suites (~1.5 s a run)
+@cache
+def _stemmer() -> Any:
+    from nltk.stem import PorterStemmer
+
+    return PorterStemmer()
+
+
+@cache
+def _smoothing() -> Any:
+    from nltk.translate.bleu_score import SmoothingFunction
+
+    return SmoothingFunction().method1
 
 
 def normalize_answer(text: str) -> str:
@@ -50,7 +61,7 @@ def normalize_answer(text: str) -> str:
 
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
-    return _STEMMER.stem(word)
+    return str(_stemmer().stem(word))
 
 
 def _stems(text: str) -> list[str]:
@@ -104,14 +115,20 @@ def bleu_tokenizer() -> str:
 
 
 def _words(text: str) -> list[str]:
+    from nltk.tokenize import word_tokenize
+
     return list(word_tokenize(text.lower(), preserve_line=bleu_tokenizer() == "treebank"))
 
 
 def mem0_bleu1(prediction: str, gold: object) -> float:
     """Mem0's BLEU-1 of `prediction` against `str(gold)` (0.0 where nltk raises, as Mem0's code does)."""
+    from nltk.translate.bleu_score import sentence_bleu
+
     try:
         return float(
-            sentence_bleu([_words(str(gold))], _words(prediction), weights=(1, 0, 0, 0), smoothing_function=_SMOOTHING)
+            sentence_bleu(
+                [_words(str(gold))], _words(prediction), weights=(1, 0, 0, 0), smoothing_function=_smoothing()
+            )
         )
     except (ValueError, ZeroDivisionError):
         return 0.0
