@@ -50,7 +50,11 @@ def answer(request: Request) -> str:
 
 
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, int]:
-    """Wall seconds, exit status and the number of records of one pytest run."""
+    """Wall seconds, exit status and the number of records of one pytest run.
+
+    A run with an error record is no measurement (an item that never reached the endpoint
+    takes no time): the script stops there, naming the first error.
+    """
     report = cwd / "report.json"
     report.unlink(missing_ok=True)
     started = time.perf_counter()
@@ -67,6 +71,9 @@ def run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, in
     if not report.is_file():
         sys.exit(f"no report from pytest {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     records = json.loads(report.read_text())["records"]
+    errors = [r for r in records if r["status"] == "error"]
+    if errors:
+        sys.exit(f"{len(errors)} error records from pytest {' '.join(args)}; the first: {errors[0]['reason']}")
     return wall, done.returncode, len(records)
 
 
