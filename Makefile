@@ -138,7 +138,7 @@ LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
 # minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
 SYSTEMS_multisource ?=
-SYSTEMS_memfail ?= mem0 amem langmem letta memos
+SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
 SYSTEMS_knowme ?=
 SYSTEMS_behavior ?=
 SYSTEMS_bayes ?= mem0
