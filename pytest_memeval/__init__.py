@@ -8,6 +8,7 @@ one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `V
 `Trace`). docs/api.md documents each name.
 """
 
+from . import _moved
 from .memory.resources import Resources
 from .protocols import (
     BuildsFromMemeval,
@@ -29,6 +30,8 @@ from .running.fixtures import check
 from .running.runner import Outcome
 from .suites.base import ExactLabelJudge, IndexEntry, JudgeOption, Suite, SuiteOptions
 from .types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
+
+_moved.install()  # the module paths from before the layout by concern still import
 
 __all__ = [
     "Answer",
