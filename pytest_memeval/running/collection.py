@@ -29,7 +29,7 @@ def bundled_suites_dir() -> Path:
     spec = importlib.util.find_spec("pytest_memeval.suites")
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))).resolve()
-    return Path(__file__).resolve().parent.parent / "suites"
+    return (Path(__file__).resolve().parent.parent / "suites").resolve()
 
 
 def suite_of_module(path: Path) -> str | None:
