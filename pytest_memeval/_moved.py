@@ -15,9 +15,10 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 import warnings
-from types import ModuleType
+from types import CodeType, ModuleType
 
 _PACKAGE = "pytest_memeval"
 
@@ -268,6 +269,19 @@ MOVED: dict[str, str] = {
 }
 
 
+class _MovedSpec(importlib.machinery.ModuleSpec):
+    """An old name's spec. Its `parent` is the new module's package: runpy (`python -m` of an
+    old path) takes `__package__` from it, which the module's relative imports need."""
+
+    def __init__(self, name: str, loader: importlib.abc.Loader, new_parent: str) -> None:
+        super().__init__(name, loader)
+        self._new_parent = new_parent
+
+    @property
+    def parent(self) -> str:
+        return self._new_parent
+
+
 class _MovedModuleLoader(importlib.abc.Loader):
     """Hands the import system the module already imported at its new path."""
 
@@ -283,6 +297,13 @@ class _MovedModuleLoader(importlib.abc.Loader):
 
     def exec_module(self, module: ModuleType) -> None:
         module.__spec__ = self._own_spec
+
+    def get_code(self, fullname: str) -> CodeType | None:
+        """For `python -m` of an old path (runpy runs this code as __main__): the code of the
+        module at its new path."""
+        spec = importlib.util.find_spec(self.new_name)
+        loader = spec.loader if spec is not None else None
+        return loader.get_code(self.new_name) if isinstance(loader, importlib.abc.InspectLoader) else None
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):
@@ -302,7 +323,9 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder):
             DeprecationWarning,
             stacklevel=2,  # warnings skips importlib's own frames: the importing line
         )
-        return importlib.machinery.ModuleSpec(fullname, _MovedModuleLoader(new_name))
+        new_spec = importlib.util.find_spec(new_name)
+        new_parent = new_spec.parent if new_spec is not None and new_spec.parent else new_name.rpartition(".")[0]
+        return _MovedSpec(fullname, _MovedModuleLoader(new_name), new_parent)
 
 
 def install() -> None:

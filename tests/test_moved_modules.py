@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import runpy
 import sys
 import warnings
 from collections.abc import Iterator
@@ -97,3 +98,17 @@ def test_every_module_before_the_layout_is_still_there_or_moved() -> None:
             missing.append(name)
     assert missing == []
     assert {f"pytest_memeval.{old}" for old in MOVED} <= set(BEFORE), "the table names only modules that existed"
+
+
+def test_python_dash_m_of_an_old_path_runs_the_module_at_its_new_path(
+    forget_old_names: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`python -m pytest_memeval.local_model` (a documented command; the module imports
+    relatively) still runs."""
+    monkeypatch.setattr(sys, "argv", ["local_model", "--help"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(SystemExit) as exit_info:
+            runpy.run_module("pytest_memeval.local_model", run_name="__main__", alter_sys=True)
+    assert exit_info.value.code == 0
+    assert "usage: python -m pytest_memeval.llm.local_model" in capsys.readouterr().out
