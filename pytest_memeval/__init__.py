@@ -8,8 +8,7 @@ one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `V
 `Trace`). docs/api.md documents each name.
 """
 
-from .benchmarks.base import ExactLabelJudge, IndexEntry, JudgeOption, Suite, SuiteOptions
-from .fixtures import check
+from . import _moved
 from .memory.resources import Resources
 from .protocols import (
     BuildsFromMemeval,
@@ -26,9 +25,13 @@ from .protocols import (
     ReportsIngest,
     ResponseModel,
 )
-from .records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
-from .runner import Outcome
+from .results.records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
+from .running.fixtures import check
+from .running.runner import Outcome
+from .suites.base import ExactLabelJudge, IndexEntry, JudgeOption, Suite, SuiteOptions
 from .types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
+
+_moved.install()  # the module paths from before the layout by concern still import
 
 __all__ = [
     "Answer",
