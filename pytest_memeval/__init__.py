@@ -28,13 +28,24 @@ from .protocols import (
 from .results.records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
 from .running.fixtures import check
 from .running.runner import Outcome
-from .suites.base import ExactLabelJudge, IndexEntry, JudgeOption, Suite, SuiteOptions
+from .suites.base import (
+    Answering,
+    ExactLabelJudge,
+    IndexEntry,
+    ItemSource,
+    JudgeOption,
+    Scoring,
+    Statistics,
+    Suite,
+    SuiteOptions,
+)
 from .types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
 
 _moved.install()  # the module paths from before the layout by concern still import
 
 __all__ = [
     "Answer",
+    "Answering",
     "BuildsFromMemeval",
     "Cell",
     "ChecksSettings",
@@ -45,6 +56,7 @@ __all__ = [
     "ExplainsLLMOutsideGateway",
     "IndexEntry",
     "Item",
+    "ItemSource",
     "ItemView",
     "Judge",
     "JudgeOption",
@@ -66,6 +78,8 @@ __all__ = [
     "RunKey",
     "Suite",
     "SuiteOptions",
+    "Scoring",
+    "Statistics",
     "SuiteSummary",
     "Trace",
     "Verdict",

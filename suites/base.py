@@ -1,8 +1,13 @@
-"""What a benchmark suite offers the plugin.
+"""What a benchmark suite offers the plugin, in four roles.
 
 A suite knows how to list its items cheaply (for collection), how to build a context
 and its items on demand (on whichever worker runs them), how to answer offline, how to
 judge, and how to summarise records into metrics. It knows nothing of pytest.
+
+`Suite` is the union of four narrow roles, each a class of its own with its defaults (in
+the manner of syrupy's role classes): `ItemSource` (which items, their contexts and data
+files), `Answering` (the offline reader, the LLM prompt, interactive protocols), `Scoring`
+(the deterministic and the LLM judge) and `Statistics` (metrics, comparisons, figures).
 
 A minimal suite defines `index`, `context`, `item` and, to run without an LLM, `reader`;
 it is judged by `ExactLabelJudge` (the answer's label against the gold) and summarised
@@ -16,13 +21,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..config.errors import ConfigError
 from ..llm.settings import LLMSettings
 from ..protocols import Judge, ResponseModel
 from ..results.records import PairedMetric, Record, Report, SuiteSummary
 from ..types import Answer, Context, Item, Trace, Verdict
+
+if TYPE_CHECKING:
+    from ..llm.judge import PanelFactory
+    from ..llm.responder import ResponsePrompt
+    from ..rendering.figures import Figure
+    from ..running.runner import BoundMemory
 
 
 @dataclass(frozen=True)
@@ -84,27 +95,12 @@ class ExactLabelJudge:
         return {}
 
 
-class Suite(ABC):
-    """Base class of the bundled suites and of third-party ones.
-
-    Required: `name`, `markers`, `index`, `context`, `item`; `reader` to run without an
-    LLM. Everything else has a default."""
+class ItemSource(ABC):
+    """Role: which items a run has, their contexts and the data they come from."""
 
     name: ClassVar[str]
     #: every marker the suite may attach, with its description (registered for -m)
     markers: ClassVar[Mapping[str, str]]
-    #: True when the suite drives the memory itself for each item (see `interact`)
-    interactive: ClassVar[bool] = False
-    #: the metrics of `summarize` that gates and comparisons may name
-    metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
-    #: the metrics where lower is better (errors): a regression is an increase
-    lower_is_better: ClassVar[frozenset[str]] = frozenset()
-    #: the metric the terminal's closing overview names for a run: the first of these the
-    #: run's summary holds, else the summary's first metric
-    headline_metrics: ClassVar[tuple[str, ...]] = ()
-    #: (lowest, highest) of the metrics whose range is known (rates): a gate that every value
-    #: in the range passes can never fail and is refused at configure time
-    metric_bounds: ClassVar[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0)}
     #: the settings --memeval-suite-option accepts, with their descriptions
     parameters: ClassVar[Mapping[str, str]] = {}
     #: the --memeval-split values the suite understands; a generated suite's items are all held out
@@ -116,16 +112,7 @@ class Suite(ABC):
     #: depend on k and a second fill is cheap and gives the same store; False where every
     #: depth must read the one store filled per memory system (memfail's shared datasets)
     splits_by_k: ClassVar[bool] = True
-    #: the judge prompts an LLM judge may name (`openai:MODEL@NAME`), the default first; a
-    #: suite without names gives its panel one prompt (`llm_judge`)
-    judge_prompts: ClassVar[Mapping[str, JudgeOption]] = {}
-    #: the suite's protocol version, part of every report's fingerprint: bump it when items,
-    #: gold, scoring or metrics change, so that numbers of the old protocol are not compared
-    #: with the new one's
-    protocol_version: ClassVar[str] = "1"
-
-    def __init__(self, options: SuiteOptions) -> None:
-        self.options = options
+    options: SuiteOptions
 
     @abstractmethod
     def index(self) -> Sequence[IndexEntry]:
@@ -139,34 +126,6 @@ class Suite(ABC):
     @abstractmethod
     def item(self, item_id: str) -> Item:
         """The full item (public view and private gold)."""
-
-    def reader(self) -> ResponseModel:
-        """The offline, deterministic response model of this suite (needed to run without an
-        LLM responder)."""
-        raise ConfigError(f"suite {self.name!r} has no offline reader: pass --memeval-responder=openai:MODEL")
-
-    def judge(self) -> Judge:
-        """The deterministic judge of this suite; by default the exact label match."""
-        return ExactLabelJudge()
-
-    def interact(self, item: Item, memory: Any, responder: ResponseModel, k: int) -> Answer:
-        """For interactive suites: write to and probe `memory` (a runner.BoundMemory on a
-        fresh namespace of this item) as the item's protocol requires, asking `responder`,
-        and return the answer that the judge scores (its detail may hold a trajectory)."""
-        raise NotImplementedError(f"suite {self.name} is not interactive")
-
-    def llm_prompt(self) -> Any:
-        """The prompt (pytest_memeval.llm.ResponsePrompt) an LLM responder answers with;
-        None when the suite has no LLM path."""
-        return None
-
-    def llm_judge(self, panel: Any) -> Judge | None:
-        """A judge that grades with `panel` (a pytest_memeval.llm.PanelFactory:
-        `panel(prompt, **call settings)` -> JudgePanel, where the keywords, e.g. max_tokens=10,
-        override the run's LLMSettings for a protocol that pins them; a suite that declares
-        `judge_prompts` calls `panel.named({name: ProtocolPrompt, ...})` instead, and each
-        judge grades with the prompt it names); None when the suite is scored deterministically."""
-        return None
 
     def data_files(self) -> Sequence[Path]:
         """The data files this run reads; their sha256 go into the fingerprint. Default: every
@@ -183,6 +142,29 @@ class Suite(ABC):
         )
         return regular_files(visible)
 
+
+class Answering:
+    """Role: how an item is answered, offline, by an LLM, or through an interactive protocol."""
+
+    name: ClassVar[str]
+    #: True when the suite drives the memory itself for each item (see `interact`)
+    interactive: ClassVar[bool] = False
+
+    def reader(self) -> ResponseModel:
+        """The offline, deterministic response model of this suite (needed to run without an
+        LLM responder)."""
+        raise ConfigError(f"suite {self.name!r} has no offline reader: pass --memeval-responder=openai:MODEL")
+
+    def interact(self, item: Item, memory: BoundMemory, responder: ResponseModel, k: int) -> Answer:
+        """For interactive suites: write to and probe `memory` (on a fresh namespace of this
+        item) as the item's protocol requires, asking `responder`, and return the answer that
+        the judge scores (its detail may hold a trajectory)."""
+        raise NotImplementedError(f"suite {self.name} is not interactive")
+
+    def llm_prompt(self) -> ResponsePrompt | None:
+        """The prompt an LLM responder answers with; None when the suite has no LLM path."""
+        return None
+
     def prompt_files(self) -> Sequence[Path]:
         """The prompt templates the suite's LLM responder and judges may use; their sha256 go
         into the fingerprint of a run with an LLM. Default: the bundled templates named
@@ -190,6 +172,42 @@ class Suite(ABC):
         from ..llm.templates import prompts_dir
 
         return sorted(prompts_dir().glob(f"{self.name}_*.toml"))
+
+
+class Scoring:
+    """Role: how an answer is judged, deterministically and by LLM judges."""
+
+    #: the judge prompts an LLM judge may name (`openai:MODEL@NAME`), the default first; a
+    #: suite without names gives its panel one prompt (`llm_judge`)
+    judge_prompts: ClassVar[Mapping[str, JudgeOption]] = {}
+
+    def judge(self) -> Judge:
+        """The deterministic judge of this suite; by default the exact label match."""
+        return ExactLabelJudge()
+
+    def llm_judge(self, panel: PanelFactory) -> Judge | None:
+        """A judge that grades with `panel`: `panel(prompt, **call settings)` -> JudgePanel,
+        where the keywords, e.g. max_tokens=10, override the run's LLMSettings for a protocol
+        that pins them; a suite that declares `judge_prompts` calls
+        `panel.named({name: ProtocolPrompt, ...})` instead, and each judge grades with the
+        prompt it names. None when the suite is scored deterministically."""
+        return None
+
+
+class Statistics:
+    """Role: the metrics of a run with their intervals, paired comparisons and figures."""
+
+    #: the metrics of `summarize` that gates and comparisons may name
+    metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
+    #: the metrics where lower is better (errors): a regression is an increase
+    lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: the metric the terminal's closing overview names for a run: the first of these the
+    #: run's summary holds, else the summary's first metric
+    headline_metrics: ClassVar[tuple[str, ...]] = ()
+    #: (lowest, highest) of the metrics whose range is known (rates): a gate that every value
+    #: in the range passes can never fail and is refused at configure time
+    metric_bounds: ClassVar[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0)}
+    options: SuiteOptions
 
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         """Metrics with confidence intervals and breakdowns for the scored records of one run.
@@ -202,14 +220,6 @@ class Suite(ABC):
             metrics={"accuracy": clustered_wilson([bool(r.correct) for r in records], [r.cluster for r in records])}
         )
 
-    def figures(self, report: Report) -> list[Any]:
-        """Extra figures (pytest_memeval.rendering.figures specs) for the HTML report.
-
-        `report` is the whole session; a suite picks its own runs and records by name.
-        The standard figures (breakdown bars, paired differences) need nothing from here.
-        """
-        return []
-
     def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         """Paired differences a - b of the headline metrics; records are aligned item by item.
 
@@ -221,3 +231,26 @@ class Suite(ABC):
         correct_a = [bool(r.correct) for r in a]
         correct_b = [bool(r.correct) for r in b]
         return {"accuracy": compare_rates(correct_a, correct_b, [r.cluster for r in a], self.options.bootstrap)}
+
+    def figures(self, report: Report) -> Sequence[Figure]:
+        """Extra figures for the HTML report.
+
+        `report` is the whole session; a suite picks its own runs and records by name.
+        The standard figures (breakdown bars, paired differences) need nothing from here.
+        """
+        return []
+
+
+class Suite(ItemSource, Answering, Scoring, Statistics):
+    """Base class of the bundled suites and of third-party ones: the four roles together.
+
+    Required: `name`, `markers`, `index`, `context`, `item`; `reader` to run without an
+    LLM. Everything else has a default."""
+
+    #: the suite's protocol version, part of every report's fingerprint: bump it when items,
+    #: gold, scoring or metrics change, so that numbers of the old protocol are not compared
+    #: with the new one's
+    protocol_version: ClassVar[str] = "1"
+
+    def __init__(self, options: SuiteOptions) -> None:
+        self.options = options

@@ -19,13 +19,17 @@ import pytest
 import pytest_memeval
 from pytest_memeval import (
     Answer,
+    Answering,
     ExactLabelJudge,
     Item,
+    ItemSource,
     ItemView,
     Memory,
     MemorySystemBase,
     Record,
     Resources,
+    Scoring,
+    Statistics,
     Suite,
     SuiteOptions,
     Trace,
@@ -440,3 +444,17 @@ def test_the_statistics_callable_is_an_estimator_and_the_old_name_still_imports(
     from pytest_memeval.stats import Metric as OldName
 
     assert Metric is RecordMetric and OldName is Estimator
+
+
+def test_a_suite_is_its_four_roles_and_each_member_belongs_to_one() -> None:
+    roles = (ItemSource, Answering, Scoring, Statistics)
+    assert all(issubclass(Suite, role) for role in roles)
+    shared = {"name", "options"}  # what several roles read
+    owners: dict[str, list[str]] = {}
+    for role in roles:
+        own = {name for name in [*vars(role), *role.__annotations__] if not name.startswith("_")}
+        for name in own - shared:
+            owners.setdefault(name, []).append(role.__name__)
+    assert {name: where for name, where in owners.items() if len(where) > 1} == {}
+    suite_members = {name for name in [*vars(Suite), *Suite.__annotations__] if not name.startswith("_")}
+    assert suite_members == {"protocol_version"}, "a member of Suite itself belongs in one of its roles"

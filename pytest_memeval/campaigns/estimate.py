@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from ..config.settings import responder_model
-from ..llm.responder import ResponsePrompt
 from ..memory.tokens import count_tokens
 from ..protocols import honours_k as declares_honours_k
 from ..results.usage import Tokens
@@ -35,6 +34,9 @@ from ..running.collection import item_key
 from ..running.state import RunState
 from ..suites.base import Suite
 from ..types import Answer, Item, Memory
+
+if TYPE_CHECKING:
+    from ..llm.judge import PanelFactory
 
 ANSWER_TOKENS = 16
 VERDICT_TOKENS = 32
@@ -82,9 +84,10 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
                 _tokens_of_sessions(context_sessions),
             )
         if (model := responder_model(settings.responder)) is not None:
-            prompt: ResponsePrompt = suite.llm_prompt()
-            rendered = prompt.messages(item.view, memories[context])
-            _add(totals, "answer", model, _tokens(rendered), ANSWER_TOKENS)
+            prompt = suite.llm_prompt()
+            if prompt is not None:  # a suite without an LLM path is refused before any test runs
+                rendered = prompt.messages(item.view, memories[context])
+                _add(totals, "answer", model, _tokens(rendered), ANSWER_TOKENS)
         if settings.judges:
             if suite_ref not in judge_prompts:
                 judge_prompts[suite_ref] = _judge_prompts(suite)
@@ -143,7 +146,7 @@ def _tokens(messages: Sequence[dict[str, str]]) -> int:
 def _judge_prompts(suite: Suite) -> list[Any]:
     """The prompts the suite's LLM judge asks its panel with (captured, never called)."""
     capture = _CapturedPanel()
-    suite.llm_judge(capture)
+    suite.llm_judge(cast("PanelFactory", capture))  # it only keeps the prompts it is given
     return capture.prompts
 
 

@@ -17,7 +17,7 @@ conditions and the probes are the same.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
@@ -34,6 +34,11 @@ from .prompt import BayesPrompt
 from .released import load_release
 from .render import ACK, COIN_PROBE, profile_name
 from .summary import METRIC_NAMES, compare, summarize
+
+if TYPE_CHECKING:
+    from ...protocols import ResponseModel
+    from ...rendering.figures import Figure
+    from ...running.runner import BoundMemory
 
 #: metrics where a smaller value is better (a regression is an increase)
 ERROR_METRICS = frozenset(
@@ -141,7 +146,7 @@ class BayesSuite(Suite):
             data=data,
         )
 
-    def interact(self, item: Item, memory: Any, responder: Any, k: int) -> Answer:
+    def interact(self, item: Item, memory: BoundMemory, responder: ResponseModel, k: int) -> Answer:
         asker = asker_for(responder, item.id)
         try:
             return run_episode(data_of(item), memory, asker, k, self.probe_every)
@@ -163,5 +168,5 @@ class BayesSuite(Suite):
     def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Report) -> list[Any]:
+    def figures(self, report: Report) -> Sequence[Figure]:
         return trajectory_figures(report, self.name)

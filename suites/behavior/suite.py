@@ -14,7 +14,7 @@ judge), or a directory of specifications written by spec_llm for the generated s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
@@ -31,6 +31,10 @@ from .reader import BehaviorReader
 from .released import GLOBALS_DIR
 from .released_study import Study
 from .views import SPEC_DIR, SUITE, Documents, context, item
+
+if TYPE_CHECKING:
+    from ...llm.judge import PanelFactory
+    from ...rendering.figures import Figure
 
 #: contexts of a subject in index order, and the conditions whose items each holds
 _GROUPS = (
@@ -97,7 +101,7 @@ class BehaviorSuite(Suite):
     def llm_prompt(self) -> BehaviorPrompt:
         return BehaviorPrompt()
 
-    def llm_judge(self, panel: Any) -> PanelJudge:
+    def llm_judge(self, panel: PanelFactory) -> PanelJudge:
         return PanelJudge.build(panel)
 
     # The statistics import scipy; only the controller needs them, at the end of the session.
@@ -111,7 +115,7 @@ class BehaviorSuite(Suite):
 
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Report) -> list[Any]:
+    def figures(self, report: Report) -> Sequence[Figure]:
         from .figures import figures
 
         return figures(report)

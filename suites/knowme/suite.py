@@ -9,10 +9,10 @@ deterministic diagnostics, which never carry the paper's metric names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
@@ -27,6 +27,10 @@ from .reader import KnowmeReader
 from .rubric import RUBRIC_FILE, find_rubric_file, our_rubric, release_rubric
 from .summary import APPROX, compare, summarize
 from .tasks import LEVEL_DIAGNOSTICS, LEVEL_METRICS, TASKS
+
+if TYPE_CHECKING:
+    from ...llm.judge import PanelFactory
+    from ...rendering.figures import Figure
 
 _DIAGNOSTICS = (*(t.diagnostic for t in TASKS.values()), *LEVEL_DIAGNOSTICS.values())
 
@@ -90,7 +94,7 @@ class KnowmeSuite(Suite):
     def llm_prompt(self) -> KnowmePrompt:
         return KnowmePrompt()
 
-    def llm_judge(self, panel: Callable[[Any], Any]) -> KnowmeLLMJudge:
+    def llm_judge(self, panel: PanelFactory) -> KnowmeLLMJudge:
         rubric = self._release_rubric or our_rubric()
         return KnowmeLLMJudge(
             KnowmeJudge(), rubric, {family: panel(prompt) for family, prompt in rubric.prompts.items()}
@@ -120,5 +124,5 @@ class KnowmeSuite(Suite):
     def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Report) -> list[Any]:
+    def figures(self, report: Report) -> Sequence[Figure]:
         return task_figures(report, self.name)

@@ -15,7 +15,7 @@ judge (which the released data, having no spans, needs for any attribution).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
@@ -32,6 +32,12 @@ from .release_build import RELEASED_DATASETS, build_released
 from .release_rows import Release, load_release
 from .storage_turns import USER_ONLY, WITH_REPLIES, converse, user_sessions
 from .summary import METRIC_NAMES, compare, summarize
+
+if TYPE_CHECKING:
+    from ...llm.judge import PanelFactory
+    from ...rendering.figures import Figure
+    from .llm_judge import MemfailLLMJudge
+    from .llm_prompt import MemfailPrompt
 
 SUITE = "memfail"
 RELEASE_PREFIX = "release-"
@@ -110,12 +116,12 @@ class MemfailSuite(Suite):
     def judge(self) -> MemfailJudge:
         return MemfailJudge()
 
-    def llm_prompt(self) -> Any:
+    def llm_prompt(self) -> MemfailPrompt:
         from .llm_prompt import MemfailPrompt
 
         return MemfailPrompt(self.prompt)
 
-    def llm_judge(self, panel: Any) -> Any:
+    def llm_judge(self, panel: PanelFactory) -> MemfailLLMJudge:
         from .llm_judge import MemfailLLMJudge
 
         return MemfailLLMJudge(panel)
@@ -126,7 +132,7 @@ class MemfailSuite(Suite):
     def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
         return compare(a, b, self.options.bootstrap)
 
-    def figures(self, report: Report) -> list[Any]:
+    def figures(self, report: Report) -> Sequence[Figure]:
         return memfail_figures(report, self.name)
 
     def _build(self, seed: int, dataset: str) -> DatasetBuild:

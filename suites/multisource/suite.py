@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...llm.multisource import MultisourcePrompt
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
@@ -23,6 +23,9 @@ from .nbf import NBFModel
 from .questions import QUESTIONS
 from .reader import READERS, MultisourceReader, fitted_models, reader_setting
 from .render import render_units, units_from_markdown
+
+if TYPE_CHECKING:
+    from ...rendering.figures import Figure
 
 
 class MultisourceJudge(ExactLabelJudge):
@@ -125,7 +128,7 @@ class MultisourceSuite(Suite):
 
         return summarize(records, self.options.bootstrap)
 
-    def figures(self, report: Report) -> list[Any]:
+    def figures(self, report: Report) -> Sequence[Figure]:
         return risk_coverage_figures(report, self.name)
 
     def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
