@@ -263,6 +263,19 @@ def test_metrics_equal_a_hand_computation() -> None:
     assert summary.metrics["abstention_accuracy"].n == 3
 
 
+def test_all_correct_is_not_certainty_the_shares_have_wilson_intervals() -> None:
+    """16 of 16 correct: the interval of a share is Wilson's [0.806, 1], never [1, 1]."""
+    records = [_record(n, "multi-session", True, abstention=n < 4) for n in range(16)]
+    summary = summarize(records, n_resamples=200)
+    low, high = summary.metrics["overall_accuracy"].ci
+    assert summary.metrics["overall_accuracy"].value == 1.0
+    assert low == pytest.approx(16 / (16 + 1.959964**2), abs=1e-4) and high == 1.0
+    low, high = summary.metrics["abstention_accuracy"].ci
+    assert low == pytest.approx(4 / (4 + 1.959964**2), abs=1e-4) and high == 1.0
+    low, _ = summary.breakdown["question_type"]["multi-session"].metrics["accuracy"].ci
+    assert low is not None and low < 1.0
+
+
 def test_a_run_with_fewer_types_says_what_it_averages() -> None:
     summary = summarize([_record(0, "multi-session", True), _record(1, "temporal-reasoning", False)], 200)
     assert summary.metrics["task_averaged_accuracy"].value == 0.5

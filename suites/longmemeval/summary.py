@@ -7,10 +7,13 @@
     session_recall_all          judge.py: recall over the questions it applies to
     turn_recall_all
 
-Every question is its own context and its own cluster: the 95% intervals are the cluster
-bootstrap's (percentile, over questions), resampled within question types so that the
-task average keeps every type. A run that covers fewer than the six types averages the
-types it has, and its note says so.
+Every question is its own context and its own cluster. The two shares of questions
+(overall and abstention accuracy, and each type's accuracy) have 95% Wilson intervals at
+the design-effect-adjusted n, which stay honest at 0% and 100% (a percentile bootstrap of
+16 correct answers out of 16 is [1, 1]); the other metrics have the cluster bootstrap's
+percentile interval, resampled within question types so that the task average keeps every
+type. A run that covers fewer than the six types averages the types it has, and its note
+says so.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
     cluster_bootstrap,
+    clustered_wilson,
     compare_means,
     compare_rates,
     estimate_cell,
@@ -86,7 +90,19 @@ def _bootstrap(records: Sequence[Record], names: Sequence[str], n_resamples: int
         "abstention_accuracy": int(sum(columns["abstention"])),
         **{name: int(sum(columns[f"has_{name}"])) for name in RECALLS},
     }
-    return {name: estimate_cell(r.estimate, r.ci, counts[name]) for name, r in results.items()}
+    cells = {name: estimate_cell(r.estimate, r.ci, counts[name]) for name, r in results.items()}
+    for name, chosen in _shares(records).items():
+        if name in cells:
+            cells[name] = clustered_wilson([bool(r.correct) for r in chosen], [r.cluster for r in chosen])
+    return cells
+
+
+def _shares(records: Sequence[Record]) -> dict[str, list[Record]]:
+    """The metrics that are a share of correct questions, with the questions they count."""
+    return {
+        "overall_accuracy": list(records),
+        "abstention_accuracy": [r for r in records if r.strata["abstention"] == "yes"],
+    }
 
 
 def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
