@@ -31,8 +31,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes import (
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.stats import mean_sem
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.bayes import (
     BayesSuite,
     coin_mean,
     last_k,
@@ -44,14 +46,12 @@ from pytest_memeval.benchmarks.bayes import (
     tvd,
     type_posterior,
 )
-from pytest_memeval.benchmarks.bayes.environments import IDENTIFY_AT, N_TYPES, identification_accuracy, stream
-from pytest_memeval.benchmarks.bayes.offline import run_episodes
-from pytest_memeval.benchmarks.bayes.summary import summarize
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.stats import mean_sem
+from pytest_memeval.suites.bayes.environments import IDENTIFY_AT, N_TYPES, identification_accuracy, stream
+from pytest_memeval.suites.bayes.offline import run_episodes
+from pytest_memeval.suites.bayes.summary import summarize
 
 MAIN = {("coin", "passive_b1-identical-unknown_bias"), ("recommender", "passive_b1-anonymized")}
-DEDUP = "pytest_memeval.benchmarks.bayes.dedup_memory:DeduplicatingMemory"
+DEDUP = "pytest_memeval.suites.bayes.dedup_memory:DeduplicatingMemory"
 
 
 def environment(seeds: list[int]) -> None:

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from llm_server import LLMServer
 
-from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt
+from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
 from pytest_memeval.types import Answer, ItemView, Memory
 
 REPLY = '{"answer": "10_to_19", "would_skip": false}'

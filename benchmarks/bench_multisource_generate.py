@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.benchmarks.multisource import generate, parse_records, render_units, source_atoms
+from pytest_memeval.suites.multisource import generate, parse_records, render_units, source_atoms
 
 
 def main() -> int:

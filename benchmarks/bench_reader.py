@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 import pytest_memeval
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
 from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.multisource.suite import MultisourceSuite
 
 
 def main() -> None:

@@ -50,8 +50,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.multisource import (
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.multisource import (
     coverage,
     f_beta,
     macro_accuracy,
@@ -59,8 +59,8 @@ from pytest_memeval.benchmarks.multisource import (
     selective_accuracy,
     source_atoms,
 )
-from pytest_memeval.benchmarks.multisource.catalog import Catalog
-from pytest_memeval.benchmarks.multisource.reader import READERS, fitted_models
+from pytest_memeval.suites.multisource.catalog import Catalog
+from pytest_memeval.suites.multisource.reader import READERS, fitted_models
 
 # Runs inside the release's own environment: its data loaders, its methods, its aggregation.
 RELEASE_SCRIPT = r"""

@@ -23,7 +23,7 @@ _marks: dict[str, tuple[float, float]] = {}
 
 
 def _log_fits(path: str) -> None:
-    from pytest_memeval.benchmarks.multisource import reader
+    from pytest_memeval.suites.multisource import reader
 
     fit = reader.fit_nbf
 

@@ -8,8 +8,7 @@ one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `V
 `Trace`). docs/api.md documents each name.
 """
 
-from .benchmarks.base import ExactLabelJudge, IndexEntry, JudgeOption, Suite, SuiteOptions
-from .fixtures import check
+from . import _moved
 from .memory.resources import Resources
 from .protocols import (
     BuildsFromMemeval,
@@ -26,12 +25,27 @@ from .protocols import (
     ReportsIngest,
     ResponseModel,
 )
-from .records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
-from .runner import Outcome
+from .results.records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
+from .running.fixtures import check
+from .running.runner import Outcome
+from .suites.base import (
+    Answering,
+    ExactLabelJudge,
+    IndexEntry,
+    ItemSource,
+    JudgeOption,
+    Scoring,
+    Statistics,
+    Suite,
+    SuiteOptions,
+)
 from .types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
+
+_moved.install()  # the module paths from before the layout by concern still import
 
 __all__ = [
     "Answer",
+    "Answering",
     "BuildsFromMemeval",
     "Cell",
     "ChecksSettings",
@@ -42,6 +56,7 @@ __all__ = [
     "ExplainsLLMOutsideGateway",
     "IndexEntry",
     "Item",
+    "ItemSource",
     "ItemView",
     "Judge",
     "JudgeOption",
@@ -63,6 +78,8 @@ __all__ = [
     "RunKey",
     "Suite",
     "SuiteOptions",
+    "Scoring",
+    "Statistics",
     "SuiteSummary",
     "Trace",
     "Verdict",

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from .errors import MemevalError
-from .merge import add_arguments, merge
+from .campaigns.merge import add_arguments, merge
+from .config.errors import MemevalError
 
 USAGE_ERROR = int(pytest.ExitCode.USAGE_ERROR)
 

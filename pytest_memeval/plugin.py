@@ -16,13 +16,24 @@ from typing import Any
 
 import pytest
 
-from . import arguments, collection, crashes, scheduling, shards
-from .adapter_guard import describe
-from .campaign import PLUGIN_NAME as CAMPAIGN_NAME
-from .campaign import Campaign, done_on_worker, stop_on_worker
-from .errors import MemevalError
-from .exit_watch import thread_idents, watch_exit
-from .fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
+from .campaigns import shards
+from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
+from .campaigns.campaign import Campaign, done_on_worker, stop_on_worker
+from .config import arguments
+from .config.errors import MemevalError
+from .config.options import add_options
+from .config.registry import load_object
+from .config.run_setup import prepare_run
+from .llm.local_session import attach_local_model
+from .rendering.failures import WrongAnswerSummary, mark_wrong_answer
+from .rendering.progress_display import ProgressDisplay
+from .rendering.terminal_text import write_line
+from .results.collector import SESSION_ERRORS, RecordCollector
+from .results.session_report import SessionReport
+from .running import collection, crashes, scheduling
+from .running.adapter_guard import describe
+from .running.exit_watch import thread_idents, watch_exit
+from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     RECORDED_KEY,
     STATE_KEY,
     attach,
@@ -35,20 +46,11 @@ from .fixtures import (  # noqa: F401  (fixtures are found by pytest through thi
     memeval_state,
     teardown_properties,
 )
-from .local_session import attach_local_model
-from .options import add_options
-from .prefetch import STAGES_AHEAD, pending_limit
-from .progress import PROGRESS_DIR, ProgressTracker
-from .registry import load_object
-from .report.collector import SESSION_ERRORS, RecordCollector
-from .report.failures import WrongAnswerSummary, mark_wrong_answer
-from .report.progress_display import ProgressDisplay
-from .report.session_report import SessionReport
-from .run_setup import prepare_run
-from .runner import error_record
-from .state import RunState
-from .terminal_text import write_line
-from .worker_share import shared_settings, worker_share
+from .running.prefetch import STAGES_AHEAD, pending_limit
+from .running.progress import PROGRESS_DIR, ProgressTracker
+from .running.runner import error_record
+from .running.state import RunState
+from .running.worker_share import shared_settings, worker_share
 
 COLLECTOR_NAME = "memeval-collector"
 WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
@@ -331,7 +333,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 def _estimate(state: RunState, items: list[pytest.Item]) -> list[str]:
     """--collect-only with an LLM: the calls and tokens the run would make, per phase."""
-    from .estimate import estimate, estimate_lines
+    from .campaigns.estimate import estimate, estimate_lines
 
     try:
         return estimate_lines(*estimate(state, items))

@@ -3,8 +3,8 @@
 from pathlib import Path
 from typing import Any
 
-from pytest_memeval.records import Record, RunKey
-from pytest_memeval.settings import Settings
+from pytest_memeval.config.settings import Settings
+from pytest_memeval.results.records import Record, RunKey
 
 #: the API key every pytester run gets; tests that look for leaks grep their outputs for it
 TEST_API_KEY = "sk-test-NEVER-WRITE-ME-0123456789abcdef"

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_memeval.benchmarks.memfail.release_rows import (
+from pytest_memeval.suites.memfail.release_rows import (
     COEXISTING_COLUMNS,
     CONDITIONAL_COLUMNS,
     FILES,

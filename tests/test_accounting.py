@@ -155,7 +155,7 @@ def test_a_failure_outside_the_plugin_still_ends_as_an_error_record(suite_pytest
 
 @pytest.mark.slow
 def test_the_json_report_round_trips_through_the_typed_values(toy_pytester: pytest.Pytester) -> None:
-    from pytest_memeval.records import Report
+    from pytest_memeval.results.records import Report
 
     _, data = _run(toy_pytester, "--memsystem=context,none", "--memeval-k=1,10")
     assert data["schema"] == "memeval-report/2"
@@ -202,10 +202,10 @@ def _run_suites(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult
 def test_a_retired_system_fails_before_its_next_context_is_built() -> None:
     """Building a context can cost LLM calls (memfail's storage turns); a system retired by a
     hung call must fail its next items at once, without building their contexts."""
-    from pytest_memeval.adapter_guard import AdapterGuard
-    from pytest_memeval.errors import AdapterError
+    from pytest_memeval.config.errors import AdapterError
     from pytest_memeval.memory.context import ContextMemory
-    from pytest_memeval.runner import ContextFiller
+    from pytest_memeval.running.adapter_guard import AdapterGuard
+    from pytest_memeval.running.runner import ContextFiller
     from pytest_memeval.types import Context
 
     guard = AdapterGuard("slow", timeout_s=0.05)
@@ -226,12 +226,12 @@ def test_a_retired_system_fails_before_its_next_context_is_built() -> None:
 def test_a_session_that_fails_still_counts_the_llm_calls_it_made() -> None:
     """MemOS or graphiti on a small model: the system's LLM answered, the system could not read
     the answer and the session failed; the error record still counts what the calls spent."""
-    from pytest_memeval.adapter_guard import AdapterGuard
-    from pytest_memeval.errors import AdapterError
+    from pytest_memeval.config.errors import AdapterError
+    from pytest_memeval.llm.metering import LLMUsage, Meter
+    from pytest_memeval.llm.tally import tallying
     from pytest_memeval.memory.context import ContextMemory
-    from pytest_memeval.models.metering import LLMUsage, Meter
-    from pytest_memeval.models.tally import tallying
-    from pytest_memeval.runner import BoundMemory
+    from pytest_memeval.running.adapter_guard import AdapterGuard
+    from pytest_memeval.running.runner import BoundMemory
     from pytest_memeval.types import Message
 
     meter = Meter("memsystem 'unreadable'")

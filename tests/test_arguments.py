@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.arguments import BundledSelection, Collection, resolve
+from pytest_memeval.config.arguments import BundledSelection, Collection, resolve
 
 
 @pytest.fixture

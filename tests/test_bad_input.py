@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.run_setup import prepare_run
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.run_setup import prepare_run
 
 #: no run of pytest in these tests may take longer (a hang fails the test, it does not hang it)
 SUBPROCESS_TIMEOUT_S = 300
@@ -528,7 +528,7 @@ def test_a_user_sees_one_error_line_and_exit_status_4(
 
 
 def test_dotted_metric_names_parse() -> None:
-    from pytest_memeval.gate_syntax import parse_gate
+    from pytest_memeval.config.gate_syntax import parse_gate
 
     gate = parse_gate("multisource.f0.5>=0.7")
     assert (gate.suite, gate.metric, gate.threshold) == ("multisource", "f0.5", 0.7)
@@ -635,7 +635,7 @@ def test_a_bad_value_from_an_adapter_is_its_items_error_and_loses_nothing_else(
 
 
 def test_converted_adapter_values_keep_what_can_be_kept() -> None:
-    from pytest_memeval.adapter_values import checked_memories, checked_stats
+    from pytest_memeval.running.adapter_values import checked_memories, checked_stats
     from pytest_memeval.types import Memory
 
     memories = checked_memories(
@@ -649,8 +649,8 @@ def test_converted_adapter_values_keep_what_can_be_kept() -> None:
 
 
 def test_an_adapter_value_nested_without_end_is_refused_not_recursed() -> None:
-    from pytest_memeval.adapter_values import checked_stats
-    from pytest_memeval.errors import AdapterError
+    from pytest_memeval.config.errors import AdapterError
+    from pytest_memeval.running.adapter_values import checked_stats
 
     deep: dict = {}
     for _ in range(100_000):

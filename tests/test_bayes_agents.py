@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes import BayesSuite, coin_mean, last_k, memoryless, perfect_bayesian, tempered
-from pytest_memeval.benchmarks.bayes.askers import DirectAsker
-from pytest_memeval.benchmarks.bayes.episode import probes, run_episode
-from pytest_memeval.benchmarks.bayes.parse import Flip, chronological, coin_evidence, coin_totals, rating_evidence
-from pytest_memeval.errors import ResponseError
+from pytest_memeval.config.errors import ResponseError
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.bayes import BayesSuite, coin_mean, last_k, memoryless, perfect_bayesian, tempered
+from pytest_memeval.suites.bayes.askers import DirectAsker
+from pytest_memeval.suites.bayes.episode import probes, run_episode
+from pytest_memeval.suites.bayes.parse import Flip, chronological, coin_evidence, coin_totals, rating_evidence
 from pytest_memeval.types import Answer, ItemView, Memory, Message
 
 
@@ -122,7 +122,7 @@ def test_recommender_reader_matches_the_reference(suite: BayesSuite) -> None:
     data = suite.episode_data(ids(suite, "single_turn-anonymized")[0])
     t = 12
     found = {p.task: perfect_bayesian().answer(p.view(), []).detail["distribution"] for p in probes(data, t, [])}
-    from pytest_memeval.benchmarks.bayes.reference import rating_predictive, type_posterior
+    from pytest_memeval.suites.bayes.reference import rating_predictive, type_posterior
 
     posterior = type_posterior(data.model, [(m, data.observations[m]) for m in range(t)])
     assert found["rec_type"] == pytest.approx(posterior)
@@ -149,8 +149,8 @@ def test_a_responder_without_beliefs_is_an_error() -> None:
         def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
             return Answer("heads")
 
-    from pytest_memeval.benchmarks.bayes.conditions import Condition
-    from pytest_memeval.benchmarks.bayes.probes import coin_probe
+    from pytest_memeval.suites.bayes.conditions import Condition
+    from pytest_memeval.suites.bayes.probes import coin_probe
 
     probe = coin_probe(Condition("coin", "passive", 1, "identical", "unknown_bias"))
     with pytest.raises(ResponseError, match="no belief distribution"):

@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from pytest_memeval.benchmarks.bayes import conditions
-from pytest_memeval.benchmarks.bayes.conditions import DEFAULT_SEED, episodes, parse_episode_id
-from pytest_memeval.benchmarks.bayes.environments import (
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.suites.bayes import conditions
+from pytest_memeval.suites.bayes.conditions import DEFAULT_SEED, episodes, parse_episode_id
+from pytest_memeval.suites.bayes.environments import (
     COIN_THETAS,
     IDENTIFY_AT,
     N_TYPES,
@@ -23,7 +24,7 @@ from pytest_memeval.benchmarks.bayes.environments import (
     recommender_ratings,
     stream,
 )
-from pytest_memeval.benchmarks.bayes.reference import (
+from pytest_memeval.suites.bayes.reference import (
     coin_mean,
     expected_rating,
     fit_coin_weight,
@@ -32,7 +33,6 @@ from pytest_memeval.benchmarks.bayes.reference import (
     tvd,
     type_posterior,
 )
-from pytest_memeval.errors import ConfigError
 
 
 def tiny_model() -> RecommenderModel:

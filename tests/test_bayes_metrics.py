@@ -7,8 +7,12 @@ import numpy as np
 import pytest
 from test_bayes_env import tiny_model
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes import (
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.memory.none import NoMemory
+from pytest_memeval.rendering.figures import LineChart, figure_from_json, figure_to_json
+from pytest_memeval.results.records import Record, Report, RunSummary
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.bayes import (
     BayesSuite,
     DeduplicatingMemory,
     last_k,
@@ -16,16 +20,12 @@ from pytest_memeval.benchmarks.bayes import (
     perfect_bayesian,
     tempered,
 )
-from pytest_memeval.benchmarks.bayes.conditions import Condition, Episode
-from pytest_memeval.benchmarks.bayes.episode import EpisodeData
-from pytest_memeval.benchmarks.bayes.figures import trajectory_figures
-from pytest_memeval.benchmarks.bayes.judge import coin_verdict, recommender_verdict
-from pytest_memeval.benchmarks.bayes.offline import run_episodes
-from pytest_memeval.benchmarks.bayes.summary import compare, summarize
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.memory.none import NoMemory
-from pytest_memeval.records import Record, Report, RunSummary
-from pytest_memeval.report.figures import LineChart, figure_from_json, figure_to_json
+from pytest_memeval.suites.bayes.conditions import Condition, Episode
+from pytest_memeval.suites.bayes.episode import EpisodeData
+from pytest_memeval.suites.bayes.figures import trajectory_figures
+from pytest_memeval.suites.bayes.judge import coin_verdict, recommender_verdict
+from pytest_memeval.suites.bayes.offline import run_episodes
+from pytest_memeval.suites.bayes.summary import compare, summarize
 
 MAIN = (
     "passive_b1-identical-unknown_bias",

@@ -10,20 +10,20 @@ import numpy as np
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes import BayesPrompt, BayesSuite
-from pytest_memeval.benchmarks.bayes.episode import probes
-from pytest_memeval.benchmarks.bayes.offline import run_episodes
-from pytest_memeval.benchmarks.bayes.readout import (
+from pytest_memeval.llm import LLMResponder, LLMSettings
+from pytest_memeval.llm.calls import TokenLogprob
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.bayes import BayesPrompt, BayesSuite
+from pytest_memeval.suites.bayes.episode import probes
+from pytest_memeval.suites.bayes.offline import run_episodes
+from pytest_memeval.suites.bayes.readout import (
     Reading,
     counterbalance,
     letter_reading,
     to_outcomes,
     verbalised_reading,
 )
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.models import LLMResponder, LLMSettings
-from pytest_memeval.models.calls import TokenLogprob
 from pytest_memeval.types import Memory
 
 MAPPING = re.compile(r"^A = .*$", re.M)

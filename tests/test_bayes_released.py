@@ -17,28 +17,28 @@ import numpy as np
 import pytest
 from reference_data import SHARED_DIR
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes import BayesSuite
-from pytest_memeval.benchmarks.bayes.conditions import (
+from pytest_memeval.config.errors import ConfigError, DataError
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.results.records import Report
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.bayes import BayesSuite
+from pytest_memeval.suites.bayes.conditions import (
     DEFAULT_SEED,
     episodes,
     parse_episode_id,
 )
-from pytest_memeval.benchmarks.bayes.environments import (
+from pytest_memeval.suites.bayes.environments import (
     REC_TURNS,
     RELEASED,
     draw_ratings,
 )
-from pytest_memeval.benchmarks.bayes.offline import run_episodes
-from pytest_memeval.benchmarks.bayes.reference import (
+from pytest_memeval.suites.bayes.offline import run_episodes
+from pytest_memeval.suites.bayes.reference import (
     type_identification,
     type_posterior,
 )
-from pytest_memeval.benchmarks.bayes.released import DATA_DIR, load_release
-from pytest_memeval.benchmarks.bayes.summary import summarize
-from pytest_memeval.errors import ConfigError, DataError
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.records import Report
+from pytest_memeval.suites.bayes.released import DATA_DIR, load_release
+from pytest_memeval.suites.bayes.summary import summarize
 
 EXCERPT = Path(__file__).parent / "data" / "bayesbench"
 RELEASE = Path(os.environ.get("MEMEVAL_BAYESBENCH_DIR") or SHARED_DIR.parent / "releases" / "Ankur-Samanta+BayesBench")

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes import BayesSuite, coin_mean
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.bayes import BayesSuite, coin_mean
 
 MAPPING = re.compile(r"^A = (\w+), B = (\w+)$", re.M)
 

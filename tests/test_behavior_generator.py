@@ -8,17 +8,17 @@ from itertools import combinations
 
 import pytest
 
-from pytest_memeval.benchmarks.behavior import episodes, views
-from pytest_memeval.benchmarks.behavior import facts as facts_module
-from pytest_memeval.benchmarks.behavior.catalog import COHORT
-from pytest_memeval.benchmarks.behavior.episodes import HELDOUT_QUESTIONS, heldout_half, training_half
-from pytest_memeval.benchmarks.behavior.evidence import _OVER, PHRASES, cue_axes, normalize
-from pytest_memeval.benchmarks.behavior.facts import Fact, extract
-from pytest_memeval.benchmarks.behavior.lexicon import AXES, CATEGORIES, FILLERS
-from pytest_memeval.benchmarks.behavior.pairing import adversarial, distance, random_derangement
-from pytest_memeval.benchmarks.behavior.predicates import PREDICATE_GROUPS, PREDICATES
-from pytest_memeval.benchmarks.behavior.spec import build_spec
-from pytest_memeval.benchmarks.behavior.subjects import Action, principles
+from pytest_memeval.suites.behavior import episodes, views
+from pytest_memeval.suites.behavior import facts as facts_module
+from pytest_memeval.suites.behavior.catalog import COHORT
+from pytest_memeval.suites.behavior.episodes import HELDOUT_QUESTIONS, heldout_half, training_half
+from pytest_memeval.suites.behavior.evidence import _OVER, PHRASES, cue_axes, normalize
+from pytest_memeval.suites.behavior.facts import Fact, extract
+from pytest_memeval.suites.behavior.lexicon import AXES, CATEGORIES, FILLERS
+from pytest_memeval.suites.behavior.pairing import adversarial, distance, random_derangement
+from pytest_memeval.suites.behavior.predicates import PREDICATE_GROUPS, PREDICATES
+from pytest_memeval.suites.behavior.spec import build_spec
+from pytest_memeval.suites.behavior.subjects import Action, principles
 
 SEED = 2026
 

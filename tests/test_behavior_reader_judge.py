@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.behavior.judge import ABSTENTION, OfflineJudge, recognize, rubric_score
-from pytest_memeval.benchmarks.behavior.lexicon import AXES
-from pytest_memeval.benchmarks.behavior.llm import BehaviorPrompt, PanelJudge, judge_prompt, parse_digit
-from pytest_memeval.benchmarks.behavior.reader import BehaviorReader
-from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
-from pytest_memeval.errors import ResponseError
-from pytest_memeval.models import InvalidOutput, JudgePanel, LLMSettings
-from pytest_memeval.models.calls import Completion
+from pytest_memeval.config.errors import ResponseError
+from pytest_memeval.llm import InvalidOutput, JudgePanel, LLMSettings
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.behavior.judge import ABSTENTION, OfflineJudge, recognize, rubric_score
+from pytest_memeval.suites.behavior.lexicon import AXES
+from pytest_memeval.suites.behavior.llm import BehaviorPrompt, PanelJudge, judge_prompt, parse_digit
+from pytest_memeval.suites.behavior.reader import BehaviorReader
+from pytest_memeval.suites.behavior.suite import BehaviorSuite
 from pytest_memeval.types import Answer, ItemView, Memory, Trace
 
 RISK, LOYALTY = 5, 1

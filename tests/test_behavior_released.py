@@ -18,22 +18,22 @@ import pytest
 from llm_server import LLMServer, Request
 from reference_data import SHARED_DIR
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.behavior.released import (
+from pytest_memeval.config.errors import ConfigError, DataError
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.behavior.released import (
     GEMINI_JUDGES,
     PRIMARY_JUDGES,
     condition_of,
 )
-from pytest_memeval.benchmarks.behavior.released_scores import read_release
-from pytest_memeval.benchmarks.behavior.released_study import (
+from pytest_memeval.suites.behavior.released_scores import read_release
+from pytest_memeval.suites.behavior.released_study import (
     Study,
     paragraphs,
     truncated,
 )
-from pytest_memeval.benchmarks.behavior.replay import main as replay_main
-from pytest_memeval.benchmarks.behavior.replay import replay
-from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
-from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.suites.behavior.replay import main as replay_main
+from pytest_memeval.suites.behavior.replay import replay
+from pytest_memeval.suites.behavior.suite import BehaviorSuite
 
 EXCERPT = Path(__file__).parent / "data" / "beyond_recall"
 RELEASE = Path(

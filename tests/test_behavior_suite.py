@@ -10,12 +10,12 @@ import pytest
 from harness import TEST_API_KEY as SECRET
 from llm_server import LLMServer, Request
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.behavior.catalog import COHORT
-from pytest_memeval.benchmarks.behavior.conditions import CONDITIONS
-from pytest_memeval.benchmarks.behavior.episodes import heldout_half
-from pytest_memeval.benchmarks.behavior.spec_llm import main as build_llm_specs
-from pytest_memeval.benchmarks.behavior.suite import BehaviorSuite
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.behavior.catalog import COHORT
+from pytest_memeval.suites.behavior.conditions import CONDITIONS
+from pytest_memeval.suites.behavior.episodes import heldout_half
+from pytest_memeval.suites.behavior.spec_llm import main as build_llm_specs
+from pytest_memeval.suites.behavior.suite import BehaviorSuite
 
 pytestmark = pytest.mark.slow
 

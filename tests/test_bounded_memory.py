@@ -11,10 +11,10 @@ from __future__ import annotations
 import gc
 import tracemalloc
 
-from pytest_memeval import runner
 from pytest_memeval.memory.tokens import count_tokens
-from pytest_memeval.records import RunKey
-from pytest_memeval.runner import Retrieval, conclude
+from pytest_memeval.results.records import RunKey
+from pytest_memeval.running import runner
+from pytest_memeval.running.runner import Retrieval, conclude
 from pytest_memeval.types import Answer, Item, ItemView, Trace, Verdict
 
 MB = 1 << 20
@@ -69,7 +69,7 @@ class _Memory:
 
 
 def test_an_invalid_answers_text_is_kept_to_its_beginning_and_its_length() -> None:
-    from pytest_memeval.record_values import RAW_CHARS, kept_text
+    from pytest_memeval.results.record_values import RAW_CHARS, kept_text
 
     item = Item("i", "c", "c", ItemView("toy", "t", "q?"), gold="x")
     raw = "no schema here " * (4 * MB // 15)
@@ -90,7 +90,7 @@ def test_an_invalid_answers_text_is_kept_to_its_beginning_and_its_length() -> No
 
 
 def test_memfails_reader_keeps_no_long_sentence_it_read() -> None:
-    from pytest_memeval.benchmarks.memfail.read_longhop import anchors_in
+    from pytest_memeval.suites.memfail.read_longhop import anchors_in
 
     anchors_in("warm the index up")
     gc.collect()

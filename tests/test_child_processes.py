@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 PARENT = """
 import subprocess, sys, time
-from pytest_memeval.child_processes import die_with_parent
+from pytest_memeval.running.child_processes import die_with_parent
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], preexec_fn=die_with_parent,
                          start_new_session=True)
 print(child.pid, flush=True)

@@ -12,12 +12,12 @@ import pytest
 from harness import make_record
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.errors import ConfigError
+from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.memory.tokens import count_tokens
-from pytest_memeval.prices import Price, load_prices
-from pytest_memeval.records import Report
-from pytest_memeval.report.usage_summary import run_usage
-from pytest_memeval.usage import Latency, Tokens
+from pytest_memeval.results.prices import Price, load_prices
+from pytest_memeval.results.records import Report
+from pytest_memeval.results.usage import Latency, Tokens
+from pytest_memeval.results.usage_summary import run_usage
 
 PRICES = '[answerer]\ninput = 1.0\noutput = 2.0\n\n["gpt-4o-mini"]\ninput = 0.5\noutput = 1.5\n'
 
@@ -71,7 +71,7 @@ def test_a_run_sums_its_records_tokens_and_prices_them() -> None:
 def load_prices_text(text: str) -> dict[str, Price]:
     import tomllib
 
-    from pytest_memeval.prices import prices_from
+    from pytest_memeval.results.prices import prices_from
 
     return prices_from(tomllib.loads(text), "test")
 

@@ -7,7 +7,7 @@ import json
 import uuid
 from datetime import date, timedelta
 
-from pytest_memeval.models.exchanges import exchange_key, mask_now, rename_ids, restore_ids
+from pytest_memeval.llm.exchanges import exchange_key, mask_now, rename_ids, restore_ids
 
 TODAY = date(2026, 11, 25)
 

@@ -19,21 +19,25 @@ import pytest
 import pytest_memeval
 from pytest_memeval import (
     Answer,
+    Answering,
     ExactLabelJudge,
     Item,
+    ItemSource,
     ItemView,
     Memory,
     MemorySystemBase,
     Record,
     Resources,
+    Scoring,
+    Statistics,
     Suite,
     SuiteOptions,
     Trace,
 )
-from pytest_memeval.errors import ConfigError
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.registry import Resolved, build_memsystem, check_settings
 from pytest_memeval.protocols import honours_k, keeps_sources, stores_nothing
-from pytest_memeval.registry import Resolved, build_memsystem, check_settings
-from pytest_memeval.runner import _answer
+from pytest_memeval.running.runner import _answer
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pytest_memeval"
@@ -222,16 +226,16 @@ def test_a_responder_is_told_the_item_only_when_it_declares_names_items() -> Non
 
 
 def test_the_bundled_responders_that_need_the_item_declare_it() -> None:
-    from pytest_memeval.benchmarks.multisource.reader import MultisourceReader
-    from pytest_memeval.models import LLMResponder
+    from pytest_memeval.llm import LLMResponder
     from pytest_memeval.protocols import NamesItems, Prefetches
+    from pytest_memeval.suites.multisource.reader import MultisourceReader
 
     assert all(hasattr(cls, "answer_item") for cls in (MultisourceReader, LLMResponder))
     assert issubclass(LLMResponder, Prefetches) and issubclass(LLMResponder, NamesItems)
 
 
 def test_a_prefetcher_asks_only_a_responder_that_declares_prefetch() -> None:
-    from pytest_memeval.prefetch import Prefetcher, Stage
+    from pytest_memeval.running.prefetch import Prefetcher, Stage
 
     class Fetching(_Plain):
         def __init__(self) -> None:
@@ -245,7 +249,7 @@ def test_a_prefetcher_asks_only_a_responder_that_declares_prefetch() -> None:
         system_name = "m"
 
         def retrieve_counted(self, query: str, k: int) -> Any:
-            from pytest_memeval.runner import Retrieval
+            from pytest_memeval.running.runner import Retrieval
 
             return Retrieval([], 0.0)
 
@@ -279,8 +283,8 @@ def test_a_report_written_before_the_typed_fields_reads_into_them() -> None:
 
 
 def test_the_failure_stage_of_the_reports_is_the_verdicts() -> None:
-    from pytest_memeval.report.explorer import stage
-    from pytest_memeval.report.failures import stage_of
+    from pytest_memeval.rendering.explorer import stage
+    from pytest_memeval.rendering.failures import stage_of
 
     wrong = _record("i", "c", False)
     assert stage_of(wrong) == stage(wrong) == "wrong answer"
@@ -288,7 +292,7 @@ def test_the_failure_stage_of_the_reports_is_the_verdicts() -> None:
 
 
 def test_a_condition_without_retrieval_is_a_typed_field_the_runner_reads() -> None:
-    from pytest_memeval.runner import retrieve
+    from pytest_memeval.running.runner import retrieve
 
     class Refuses:
         def retrieve_counted(self, query: str, k: int) -> Any:
@@ -435,8 +439,22 @@ def test_every_name_the_api_page_documents_imports_from_the_package() -> None:
 
 def test_the_statistics_callable_is_an_estimator_and_the_old_name_still_imports() -> None:
     from pytest_memeval import Metric
-    from pytest_memeval.records import Metric as RecordMetric
+    from pytest_memeval.results.records import Metric as RecordMetric
     from pytest_memeval.stats import Estimator
     from pytest_memeval.stats import Metric as OldName
 
     assert Metric is RecordMetric and OldName is Estimator
+
+
+def test_a_suite_is_its_four_roles_and_each_member_belongs_to_one() -> None:
+    roles = (ItemSource, Answering, Scoring, Statistics)
+    assert all(issubclass(Suite, role) for role in roles)
+    shared = {"name", "options"}  # what several roles read
+    owners: dict[str, list[str]] = {}
+    for role in roles:
+        own = {name for name in [*vars(role), *role.__annotations__] if not name.startswith("_")}
+        for name in own - shared:
+            owners.setdefault(name, []).append(role.__name__)
+    assert {name: where for name, where in owners.items() if len(where) > 1} == {}
+    suite_members = {name for name in [*vars(Suite), *Suite.__annotations__] if not name.startswith("_")}
+    assert suite_members == {"protocol_version"}, "a member of Suite itself belongs in one of its roles"

@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from harness import make_record, make_settings
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.fingerprint import Fingerprint, FingerprintError, SuiteProtocol, public_settings
-from pytest_memeval.fingerprinting import file_digests, sha256_of, suite_protocol
-from pytest_memeval.records import Report
-from pytest_memeval.report.baseline import Baseline, load_baseline, protocol_note
-from pytest_memeval.settings import Settings
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.settings import Settings
+from pytest_memeval.results.baseline import Baseline, load_baseline, protocol_note
+from pytest_memeval.results.fingerprint import Fingerprint, FingerprintError, SuiteProtocol, public_settings
+from pytest_memeval.results.fingerprinting import file_digests, sha256_of, suite_protocol
+from pytest_memeval.results.records import Report
+from pytest_memeval.suites.base import SuiteOptions
 
 TOY_PROMPT = SuiteProtocol("toy", "1", "smoke", prompts={"toy_judge": "a" * 64, "toy_answer": "b" * 64})
 FINGERPRINT = Fingerprint(
@@ -100,7 +100,7 @@ def test_data_files_are_hashed_once_per_content(tmp_path: Path) -> None:
 def test_a_suite_contributes_its_version_data_and_prompts_by_default(tmp_path: Path) -> None:
     from toysuite import ToySuite
 
-    from pytest_memeval.models.templates import prompts_dir
+    from pytest_memeval.llm.templates import prompts_dir
 
     class Released(ToySuite):
         name = "multisource"  # named like a bundled suite, so its bundled templates are its prompts
@@ -209,8 +209,8 @@ def test_a_run_refuses_a_baseline_whose_judge_prompt_differs(
 
 
 def test_locomo_fingerprints_locomo10_json_alone_and_its_prompts(tmp_path: Path) -> None:
-    from pytest_memeval.benchmarks.locomo.sample import write_sample
-    from pytest_memeval.benchmarks.locomo.suite import LocomoSuite
+    from pytest_memeval.suites.locomo.sample import write_sample
+    from pytest_memeval.suites.locomo.suite import LocomoSuite
 
     clone = tmp_path / "LoCoMo"
     (clone / "data").mkdir(parents=True)
@@ -223,8 +223,8 @@ def test_locomo_fingerprints_locomo10_json_alone_and_its_prompts(tmp_path: Path)
 
 
 def test_longmemeval_fingerprints_the_one_released_file_it_reads(tmp_path: Path) -> None:
-    from pytest_memeval.benchmarks.longmemeval.sample import write_sample
-    from pytest_memeval.benchmarks.longmemeval.suite import LongMemEvalSuite
+    from pytest_memeval.suites.longmemeval.sample import write_sample
+    from pytest_memeval.suites.longmemeval.suite import LongMemEvalSuite
 
     release = tmp_path / "release"
     write_sample(release)  # all three files, as the release ships them

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.gate_syntax import Gate, parse_gate
-from pytest_memeval.records import (
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.gate_syntax import Gate, parse_gate
+from pytest_memeval.results.gates import evaluate
+from pytest_memeval.results.records import (
     Comparison,
     Metric,
     PairedMetric,
@@ -17,7 +18,6 @@ from pytest_memeval.records import (
     RunSummary,
     SuiteSummary,
 )
-from pytest_memeval.report.gates import evaluate
 
 
 def test_parse_threshold_and_no_regression_gates() -> None:
@@ -135,7 +135,7 @@ def test_a_baseline_of_another_system_k_or_responder_says_so_in_the_gate_line() 
     ],
 )
 def test_a_gate_that_no_value_in_the_metrics_range_can_fail_is_known(gate: str, bounds: tuple, never: bool) -> None:
-    from pytest_memeval.gate_syntax import can_never_fail
+    from pytest_memeval.config.gate_syntax import can_never_fail
 
     assert can_never_fail(parse_gate(gate), bounds) is never
 
@@ -215,8 +215,8 @@ def test_baseline_pairs_by_id_and_names_unpaired_items(toy_pytester: pytest.Pyte
 
 @pytest.mark.parametrize("width", [60, 80, 100, 160])
 def test_terminal_summary_fits_the_terminal_width_with_runs_side_by_side(width: int) -> None:
-    from pytest_memeval.records import Cell, Unpaired
-    from pytest_memeval.report.terminal import comparison_lines, gate_lines, suite_lines
+    from pytest_memeval.rendering.terminal import comparison_lines, gate_lines, suite_lines
+    from pytest_memeval.results.records import Cell, Unpaired
 
     estimate = Metric(0.80879, (0.800926, 0.817133))
     key = RunKey("multisource", "mypackage.memory:LongAdapterName", "openai:qwen3-235b", k=15)
@@ -251,7 +251,7 @@ def test_terminal_summary_fits_the_terminal_width_with_runs_side_by_side(width: 
 
 
 def test_a_run_note_and_a_descriptive_cell_are_shown() -> None:
-    from pytest_memeval.report.terminal import comparison_lines, suite_lines
+    from pytest_memeval.rendering.terminal import comparison_lines, suite_lines
 
     run = RunSummary(KEY, 3, 3, 0, 0, SuiteSummary({}, note="scores from the approximate offline judge"))
     assert "  note: scores from the approximate offline judge" in suite_lines(Report({}, (run,), ()), KEY.suite)
@@ -262,7 +262,7 @@ def test_a_run_note_and_a_descriptive_cell_are_shown() -> None:
 
 
 def test_a_comparison_where_one_side_abstained_on_everything_prints() -> None:
-    from pytest_memeval.report.terminal import comparison_lines
+    from pytest_memeval.rendering.terminal import comparison_lines
 
     cell = PairedMetric(0.8, None, None, (None, None), None, "paired_cluster_bootstrap")
     comparison = Comparison("s", KEY, RunKey("s", "b"), "run", 12, {"selective_accuracy": cell})

@@ -15,10 +15,10 @@ import openai
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.models.caller import ReplayMissError
-from pytest_memeval.models.gateway import LLMGateway
-from pytest_memeval.models.metering import LLMUsage
-from pytest_memeval.models.settings import LLMSettings
+from pytest_memeval.llm.caller import ReplayMissError
+from pytest_memeval.llm.gateway import LLMGateway
+from pytest_memeval.llm.metering import LLMUsage
+from pytest_memeval.llm.settings import LLMSettings
 
 pytestmark = pytest.mark.slow  # every test starts servers
 
@@ -330,7 +330,7 @@ def test_an_unknown_route_is_a_one_line_404(gateway: LLMGateway) -> None:
 
 
 def test_a_repeat_is_asked_anew(gateway: LLMGateway) -> None:
-    from pytest_memeval.repetition import repeat_scope
+    from pytest_memeval.running.repetition import repeat_scope
 
     meter = gateway.meter(CALLER)
     with LLMServer(lambda request: "ok") as server:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from llm_server import LLMServer, Request
 
+from pytest_memeval.llm.gateway import LLMGateway
+from pytest_memeval.llm.settings import LLMSettings
 from pytest_memeval.memory.mem0 import Mem0Memory
-from pytest_memeval.models.gateway import LLMGateway
-from pytest_memeval.models.settings import LLMSettings
 from pytest_memeval.types import Message
 
 pytestmark = pytest.mark.slow

@@ -22,10 +22,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from pytest_memeval.record_values import RecordedMemory
-from pytest_memeval.records import Report, RunKey, RunSummary
-from pytest_memeval.report.explorer import DATA_ID, explorer_data, script, script_hash, stage, unpack
-from pytest_memeval.report.figures import (
+from pytest_memeval.rendering.explorer import DATA_ID, explorer_data, script, script_hash, stage, unpack
+from pytest_memeval.rendering.figures import (
     BarChart,
     DotPlot,
     Figure,
@@ -38,9 +36,11 @@ from pytest_memeval.report.figures import (
     figure_from_json,
     figure_to_json,
 )
-from pytest_memeval.report.html import CSP, render_html, write_html
-from pytest_memeval.report.report_figures import comparison_figure
-from pytest_memeval.report.svg import render_svg
+from pytest_memeval.rendering.html import CSP, render_html, write_html
+from pytest_memeval.rendering.report_figures import comparison_figure
+from pytest_memeval.rendering.svg import render_svg
+from pytest_memeval.results.record_values import RecordedMemory
+from pytest_memeval.results.records import Report, RunKey, RunSummary
 
 #: two systems on multisource (3 breakdowns x 4 metrics, a paired comparison and one against a
 #: baseline, gates) and a memfail run by a system with a hostile name

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from pytest_memeval.record_values import RecordedMemory
-from pytest_memeval.records import JudgeSensitivity, Metric, Record, Report, RunKey, RunSummary, SuiteSummary
-from pytest_memeval.report.explorer import DATA_ID, explorer_data, packed_data, page_data, script, unpack
-from pytest_memeval.report.html import render_html
-from pytest_memeval.report.terminal import Headline
+from pytest_memeval.rendering.explorer import DATA_ID, explorer_data, packed_data, page_data, script, unpack
+from pytest_memeval.rendering.html import render_html
+from pytest_memeval.rendering.terminal import Headline
+from pytest_memeval.results.record_values import RecordedMemory
+from pytest_memeval.results.records import JudgeSensitivity, Metric, Record, Report, RunKey, RunSummary, SuiteSummary
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from harness import make_settings
 
-from pytest_memeval import extras
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.settings import Settings
+from pytest_memeval.config import extras
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.settings import Settings
 
 HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "mem0")
 

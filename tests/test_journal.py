@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from harness import make_record
 
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.fingerprint import Fingerprint
-from pytest_memeval.journal import Journal, Resumed, journal_path
+from pytest_memeval.campaigns.journal import Journal, Resumed, journal_path
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.results.fingerprint import Fingerprint
 
 FINGERPRINT = Fingerprint(responder="reader", ks=(10,), embedder="hashing")
 

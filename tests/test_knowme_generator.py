@@ -8,11 +8,11 @@ from datetime import datetime
 
 import pytest
 
-from pytest_memeval.benchmarks.knowme.life import STYLES, generate_life
-from pytest_memeval.benchmarks.knowme.questions import life_questions
-from pytest_memeval.benchmarks.knowme.scoring import split_entities
-from pytest_memeval.benchmarks.knowme.stream import ALIGNMENTS, parse_units, render, whole_years_between
-from pytest_memeval.benchmarks.knowme.vocab_mind import SEVERITY
+from pytest_memeval.suites.knowme.life import STYLES, generate_life
+from pytest_memeval.suites.knowme.questions import life_questions
+from pytest_memeval.suites.knowme.scoring import split_entities
+from pytest_memeval.suites.knowme.stream import ALIGNMENTS, parse_units, render, whole_years_between
+from pytest_memeval.suites.knowme.vocab_mind import SEVERITY
 
 LIVES = [generate_life(7, i) for i in range(3)]
 

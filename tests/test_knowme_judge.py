@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 from llm_server import LLMServer, Request
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.knowme.judge import KnowmeJudge, KnowmeLLMJudge
-from pytest_memeval.benchmarks.knowme.rubric import (
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.knowme.judge import KnowmeJudge, KnowmeLLMJudge
+from pytest_memeval.suites.knowme.rubric import (
     ABSTENTION_ANSWER,
     ABSTENTION_REFERENCE,
     OUR_SYSTEM,
@@ -24,8 +25,7 @@ from pytest_memeval.benchmarks.knowme.rubric import (
     our_rubric,
     release_rubric,
 )
-from pytest_memeval.benchmarks.knowme.suite import KnowmeSuite
-from pytest_memeval.errors import ConfigError
+from pytest_memeval.suites.knowme.suite import KnowmeSuite
 from pytest_memeval.types import Answer, Trace, Verdict
 
 DATA = Path(__file__).parent / "data" / "knowme"

@@ -9,7 +9,7 @@ import re
 import pytest
 from llm_server import LLMServer, Request
 
-from pytest_memeval.benchmarks.knowme.llm import KnowmePrompt, parse_answer
+from pytest_memeval.suites.knowme.llm import KnowmePrompt, parse_answer
 from pytest_memeval.types import ItemView, Memory
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_memeval.benchmarks.knowme.judge import KnowmeJudge, evidence_recall
-from pytest_memeval.benchmarks.knowme.scoring import (
+from pytest_memeval.suites.knowme.judge import KnowmeJudge, evidence_recall
+from pytest_memeval.suites.knowme.scoring import (
     coverage_band,
     cue_band,
     duration_band,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.knowme.suite import KnowmeSuite
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.knowme.suite import KnowmeSuite
 
 SMOKE_ITEMS = 63  # 3 lives x 7 tasks x 3 questions
 

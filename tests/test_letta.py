@@ -19,16 +19,16 @@ import openai
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.errors import ConfigError
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.llm.gateway import LLMGateway
+from pytest_memeval.llm.metering import Meter
+from pytest_memeval.llm.settings import LLMSettings
 from pytest_memeval.memory import letta as letta_module
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.memory.embedding_endpoint import EmbeddingEndpoint
 from pytest_memeval.memory.letta import LettaMemory, _split_words
 from pytest_memeval.memory.letta_server import LettaServer
 from pytest_memeval.memory.tokens import count_tokens
-from pytest_memeval.models.gateway import LLMGateway
-from pytest_memeval.models.metering import Meter
-from pytest_memeval.models.settings import LLMSettings
 from pytest_memeval.types import Message
 
 letta_client = pytest.importorskip(

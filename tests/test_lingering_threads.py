@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from pytest_memeval.adapter_guard import AdapterGuard
-from pytest_memeval.errors import AdapterError
+from pytest_memeval.config.errors import AdapterError
+from pytest_memeval.running.adapter_guard import AdapterGuard
 
 #: far above what the runs take when they exit, far below "for ever"
 TIMEOUT_S = 240
@@ -66,7 +66,7 @@ def test_a_thread_the_adapter_never_stops_does_not_keep_the_run_alive(
 
 
 def test_a_timed_out_call_leaves_no_thread_that_blocks_exit() -> None:
-    from pytest_memeval.exit_watch import started_since, thread_idents
+    from pytest_memeval.running.exit_watch import started_since, thread_idents
 
     before = thread_idents()
     guard = AdapterGuard("hangs", timeout_s=0.05)

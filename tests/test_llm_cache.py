@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer, Reply, sequence
 
-from pytest_memeval.errors import ConfigError, ResponseError
-from pytest_memeval.models import (
+from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.llm import (
     CallCache,
     ChatRequest,
     Completion,
@@ -224,7 +224,7 @@ KILLED_WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from pytest_memeval.models import CallCache, ChatRequest, Completion, LLMSettings
+    from pytest_memeval.llm import CallCache, ChatRequest, Completion, LLMSettings
     cache = CallCache(Path(sys.argv[1]))
     settings = LLMSettings(model="m")
     for i in range(1_000_000):
@@ -271,7 +271,7 @@ REPLAY_WITHOUT_OPENAI = textwrap.dedent(
     import sys
     sys.modules["openai"] = None          # importing openai now fails
     from pathlib import Path
-    from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt
+    from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
     from pytest_memeval.types import ItemView, Memory
     view = ItemView("multisource", "A1", "Question 0?", ("fewer_than_10", "10_to_19", "20_or_more"))
     settings = LLMSettings(model="m", cache_mode="replay", cache_path=Path(sys.argv[1]))
@@ -300,7 +300,7 @@ def test_a_cache_opens_while_another_worker_briefly_locks_the_new_file(
     """Two xdist workers creating one cache: switching it to WAL can fail at once with
     "database is locked" (no busy timeout there); opening waits and tries again."""
 
-    import pytest_memeval.models.cache as cache_module
+    import pytest_memeval.llm.cache as cache_module
 
     real_connect = sqlite3.connect
     refusals = [sqlite3.OperationalError("database is locked")] * 2
@@ -404,7 +404,7 @@ def _someone_elses_database(path: Path) -> None:
     ids=["key-format", "key-format-replay", "truncated-replay", "garbage-replay", "not-a-cache"],
 )
 def test_a_broken_cache_file_is_refused_in_one_line_before_the_run(tmp_path: Path, make, mode, message) -> None:
-    from pytest_memeval.models.cache import check_cache_file
+    from pytest_memeval.llm.cache import check_cache_file
 
     path = tmp_path / "llm.sqlite"
     make(path)
@@ -417,7 +417,7 @@ def test_a_broken_cache_file_is_refused_in_one_line_before_the_run(tmp_path: Pat
 @pytest.mark.parametrize("make", [_truncated, _garbage_after_the_header], ids=["truncated", "garbage"])
 def test_an_unreadable_cache_file_is_moved_aside_and_rebuilt_when_recording(tmp_path: Path, make) -> None:
     """Nothing in it can be read, so nothing is lost by starting afresh; the file is kept aside."""
-    from pytest_memeval.models.cache import check_cache_file
+    from pytest_memeval.llm.cache import check_cache_file
 
     path = tmp_path / "llm.sqlite"
     make(path)

@@ -12,8 +12,8 @@ import pytest
 from harness import key_pieces
 from llm_server import LLMServer, Reply, fail_first, sequence
 
-from pytest_memeval.errors import ConfigError, ResponseError
-from pytest_memeval.models import ChatClient, ChatRequest, LLMSettings, ModelCaller, Secret
+from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.llm import ChatClient, ChatRequest, LLMSettings, ModelCaller, Secret
 
 SECRET = "sk-test-7c1f0d9e2b4a46f8-DO-NOT-LEAK"
 MESSAGES = [{"role": "user", "content": "hello"}]

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from llm_server import LLMServer, Reply
 
-from pytest_memeval.models import Completion, LLMResponder, LLMSettings, MultisourcePrompt, parse_answer
+from pytest_memeval.llm import Completion, LLMResponder, LLMSettings, MultisourcePrompt, parse_answer
 from pytest_memeval.types import ItemView, Memory
 
 SPACE = ("fewer_than_10", "10_to_19", "20_or_more")

@@ -11,22 +11,22 @@ from dataclasses import replace
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.benchmarks.memfail.llm_prompt import MemfailPrompt
-from pytest_memeval.errors import ConfigError, ResponseError
-from pytest_memeval.models import (
+from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.llm import (
     ChatClient,
     ChatRequest,
     LLMResponder,
     LLMSettings,
     MultisourcePrompt,
 )
-from pytest_memeval.models.budget import ENDPOINTS, ContextWindowError
-from pytest_memeval.models.structured import FORMS
-from pytest_memeval.models.templates import (
+from pytest_memeval.llm.budget import ENDPOINTS, ContextWindowError
+from pytest_memeval.llm.structured import FORMS
+from pytest_memeval.llm.templates import (
     available_templates,
     load_template,
     prompts_dir,
 )
+from pytest_memeval.suites.memfail.llm_prompt import MemfailPrompt
 from pytest_memeval.types import ItemView, Memory
 
 SPACE = ("fewer_than_10", "10_to_19", "20_or_more")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.models import ChatRequest, LLMSettings, available_templates, load_template
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.llm import ChatRequest, LLMSettings, available_templates, load_template
 
 
 def write(directory: Path, name: str, body: str) -> Path:

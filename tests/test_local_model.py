@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from live import SMOLLM
 
-from pytest_memeval import local_model
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.local_model import LocalServer, ModelSpec, parse_specs
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.llm import local_model
+from pytest_memeval.llm.local_model import LocalServer, ModelSpec, parse_specs
 
 HEADER = re.compile(r"memeval: local model server (\S+) at (http://127\.0\.0\.1:\d+/v1) \(n_ctx (\d+), pid (\d+)\)")
 needs_extra = pytest.mark.skipif(

@@ -88,7 +88,7 @@ def test_the_committed_recording_replays_offline_with_the_same_verdicts(
 
 
 EDITED_SCHEMA = """
-import pytest_memeval.models.multisource as multisource
+import pytest_memeval.llm.multisource as multisource
 
 _schema = multisource.MultisourcePrompt.schema
 

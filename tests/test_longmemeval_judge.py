@@ -13,8 +13,11 @@ import pytest
 from harness import make_record
 from llm_server import LLMServer, Request
 
-from pytest_memeval.benchmarks.longmemeval.judge import NOT_AVAILABLE, OfflineJudge, offline_correct, recall
-from pytest_memeval.benchmarks.longmemeval.llm import (
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.strict_json import InvalidOutput
+from pytest_memeval.llm.templates import load_template
+from pytest_memeval.suites.longmemeval.judge import NOT_AVAILABLE, OfflineJudge, offline_correct, recall
+from pytest_memeval.suites.longmemeval.llm import (
     JUDGE_TEMPLATES,
     LongMemEvalPrompt,
     history,
@@ -22,10 +25,7 @@ from pytest_memeval.benchmarks.longmemeval.llm import (
     judge_prompts,
     parse_yes,
 )
-from pytest_memeval.benchmarks.longmemeval.summary import summarize
-from pytest_memeval.models.calls import Completion
-from pytest_memeval.models.strict_json import InvalidOutput
-from pytest_memeval.models.templates import load_template
+from pytest_memeval.suites.longmemeval.summary import summarize
 from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
 # The official texts, as get_anscheck_prompt in src/evaluation/evaluate_qa.py and prepare_prompt
@@ -186,9 +186,9 @@ def test_the_released_answer_is_written_as_str_format_writes_it() -> None:
 
 
 def test_the_suite_asks_its_panel_for_the_official_call_settings() -> None:
-    from pytest_memeval.benchmarks.base import SuiteOptions
-    from pytest_memeval.benchmarks.longmemeval.suite import LongMemEvalSuite
-    from pytest_memeval.models import LLMSettings, PanelFactory, PanelMember
+    from pytest_memeval.llm import LLMSettings, PanelFactory, PanelMember
+    from pytest_memeval.suites.base import SuiteOptions
+    from pytest_memeval.suites.longmemeval.suite import LongMemEvalSuite
 
     suite = LongMemEvalSuite.__new__(LongMemEvalSuite)
     suite.options = SuiteOptions("smoke", None, None, 10, None, Path("."))
@@ -261,6 +261,19 @@ def test_metrics_equal_a_hand_computation() -> None:
     assert low is not None and high is not None and low < float(overall) < high
     assert summary.metrics["session_recall_all"].value is None  # no item carries recall
     assert summary.metrics["abstention_accuracy"].n == 3
+
+
+def test_all_correct_is_not_certainty_the_shares_have_wilson_intervals() -> None:
+    """16 of 16 correct: the interval of a share is Wilson's [0.806, 1], never [1, 1]."""
+    records = [_record(n, "multi-session", True, abstention=n < 4) for n in range(16)]
+    summary = summarize(records, n_resamples=200)
+    low, high = summary.metrics["overall_accuracy"].ci
+    assert summary.metrics["overall_accuracy"].value == 1.0
+    assert low == pytest.approx(16 / (16 + 1.959964**2), abs=1e-4) and high == 1.0
+    low, high = summary.metrics["abstention_accuracy"].ci
+    assert low == pytest.approx(4 / (4 + 1.959964**2), abs=1e-4) and high == 1.0
+    low, _ = summary.breakdown["question_type"]["multi-session"].metrics["accuracy"].ci
+    assert low is not None and low < 1.0
 
 
 def test_a_run_with_fewer_types_says_what_it_averages() -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.longmemeval import catalog as catalog_module
-from pytest_memeval.benchmarks.longmemeval.catalog import Catalog, session_of, split_dated
-from pytest_memeval.benchmarks.longmemeval.released import QUESTION_TYPES, scan, stream_sessions
-from pytest_memeval.benchmarks.longmemeval.sample import FILES, write_file, write_sample
-from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.config.errors import ConfigError, DataError
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.longmemeval import catalog as catalog_module
+from pytest_memeval.suites.longmemeval.catalog import Catalog, session_of, split_dated
+from pytest_memeval.suites.longmemeval.released import QUESTION_TYPES, scan, stream_sessions
+from pytest_memeval.suites.longmemeval.sample import FILES, write_file, write_sample
 
 
 def options(tmp_path: Path, data: Path | None = None, size: str = "smoke", **params: str) -> SuiteOptions:

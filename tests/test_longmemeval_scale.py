@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.benchmarks.longmemeval.sample import question_objects, write_file
+from pytest_memeval.suites.longmemeval.sample import question_objects, write_file
 
 #: what indexing and streaming every session of the file may add to the process's peak
 #: resident memory; parsing the file whole takes several times its size
@@ -22,9 +22,9 @@ MEASURE = textwrap.dedent(
     """
     import json, re, sys
     from pathlib import Path
-    from pytest_memeval.benchmarks.base import SuiteOptions
-    from pytest_memeval.benchmarks.longmemeval.catalog import Catalog
-    from pytest_memeval.progress import resident_mb
+    from pytest_memeval.suites.base import SuiteOptions
+    from pytest_memeval.suites.longmemeval.catalog import Catalog
+    from pytest_memeval.running.progress import resident_mb
 
     data, cache = Path(sys.argv[1]), Path(sys.argv[2])
     before = resident_mb()

@@ -8,16 +8,16 @@ from collections import Counter
 
 import pytest
 
-from pytest_memeval.benchmarks.memfail import gen_conditional
-from pytest_memeval.benchmarks.memfail.coexisting_data import CATEGORIES, FACTS, QUESTIONS
-from pytest_memeval.benchmarks.memfail.condition_data import CONDITION_TYPES, GROUPS, TYPES
-from pytest_memeval.benchmarks.memfail.conditional_data import CHARACTERS, PEOPLE, PETS
-from pytest_memeval.benchmarks.memfail.conditions import conditions_in, situations_in
-from pytest_memeval.benchmarks.memfail.datasets import DATASETS, build
-from pytest_memeval.benchmarks.memfail.longhop_data import ANCHORS
-from pytest_memeval.benchmarks.memfail.persona_data import SLOTS
-from pytest_memeval.benchmarks.memfail.read_longhop import anchors_in
-from pytest_memeval.benchmarks.memfail.text import contains, gerund, normalize, sentences, third_person
+from pytest_memeval.suites.memfail import gen_conditional
+from pytest_memeval.suites.memfail.coexisting_data import CATEGORIES, FACTS, QUESTIONS
+from pytest_memeval.suites.memfail.condition_data import CONDITION_TYPES, GROUPS, TYPES
+from pytest_memeval.suites.memfail.conditional_data import CHARACTERS, PEOPLE, PETS
+from pytest_memeval.suites.memfail.conditions import conditions_in, situations_in
+from pytest_memeval.suites.memfail.datasets import DATASETS, build
+from pytest_memeval.suites.memfail.longhop_data import ANCHORS
+from pytest_memeval.suites.memfail.persona_data import SLOTS
+from pytest_memeval.suites.memfail.read_longhop import anchors_in
+from pytest_memeval.suites.memfail.text import contains, gerund, normalize, sentences, third_person
 
 FORBIDDEN = ("only when", "unless", "except when", "but only if", "whenever", "if", "only after", "only if")
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from harness import make_record
 
-from pytest_memeval.benchmarks.memfail.attribution import attribute
-from pytest_memeval.benchmarks.memfail.figures import memfail_figures
-from pytest_memeval.benchmarks.memfail.judge import MemfailJudge
-from pytest_memeval.benchmarks.memfail.model import Fact, Piece
-from pytest_memeval.benchmarks.memfail.summary import clustered_wilson, compare, summarize
-from pytest_memeval.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
-from pytest_memeval.report.figures import LineChart, StackedBarChart
+from pytest_memeval.rendering.figures import LineChart, StackedBarChart
+from pytest_memeval.results.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
 from pytest_memeval.stats import wilson_interval
+from pytest_memeval.suites.memfail.attribution import attribute
+from pytest_memeval.suites.memfail.figures import memfail_figures
+from pytest_memeval.suites.memfail.judge import MemfailJudge
+from pytest_memeval.suites.memfail.model import Fact, Piece
+from pytest_memeval.suites.memfail.summary import clustered_wilson, compare, summarize
 from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
 RULE = Fact(
@@ -199,7 +199,7 @@ def test_figures_stack_stages_per_dataset_and_plot_success_against_k():
 
 
 def test_free_text_answers_are_checked_by_what_they_name():
-    from pytest_memeval.benchmarks.memfail.judge import answer_correct
+    from pytest_memeval.suites.memfail.judge import answer_correct
 
     def item(task: str, gold, grading=None) -> Item:
         return Item("i", "c", "i", ItemView("memfail", task, "q?"), gold, {}, {"facts": [], "grading": grading or {}})

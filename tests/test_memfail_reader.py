@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.memfail.datasets import DATASETS, build
-from pytest_memeval.benchmarks.memfail.judge import answer_correct
-from pytest_memeval.benchmarks.memfail.reader import MemfailReader
-from pytest_memeval.benchmarks.memfail.suite import MemfailSuite
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.memfail.datasets import DATASETS, build
+from pytest_memeval.suites.memfail.judge import answer_correct
+from pytest_memeval.suites.memfail.reader import MemfailReader
+from pytest_memeval.suites.memfail.suite import MemfailSuite
 from pytest_memeval.types import ItemView, Memory
 
 READER = MemfailReader()

@@ -22,9 +22,10 @@ from memfail_release_files import (
     write_release,
 )
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.memfail.release_build import build_released, select
-from pytest_memeval.benchmarks.memfail.release_rows import (
+from pytest_memeval.config.errors import DataError
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.memfail.release_build import build_released, select
+from pytest_memeval.suites.memfail.release_rows import (
     COEXISTING_COLUMNS,
     CONDITIONAL_COLUMNS,
     FILES,
@@ -32,8 +33,7 @@ from pytest_memeval.benchmarks.memfail.release_rows import (
     PERSONA_COLUMNS,
     load_release,
 )
-from pytest_memeval.benchmarks.memfail.suite import MemfailSuite
-from pytest_memeval.errors import DataError
+from pytest_memeval.suites.memfail.suite import MemfailSuite
 
 #: a checkout of github.com/ishirgarg/MemFail (never copied into the project: it has no licence)
 RELEASE = os.environ.get("MEMEVAL_MEMFAIL_RELEASE")
@@ -417,7 +417,7 @@ def test_the_gold_is_the_ground_truth_answer_and_a_disagreeing_condition_met_is_
     ground_truth_answer; a right "no" must score."""
     from harness import make_record
 
-    from pytest_memeval.benchmarks.memfail.summary import summarize
+    from pytest_memeval.suites.memfail.summary import summarize
 
     rows = _edit(conditional_rows(), 0, ground_truth_answer="No \u2014 Odile only hums when it rains; it is dry now.")
     suite = _suite(write_release(tmp_path, {"cond_easy": csv_text(CONDITIONAL_COLUMNS, rows)}))

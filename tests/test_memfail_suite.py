@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.memfail.suite import MemfailSuite
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.memfail.suite import MemfailSuite
 
 pytestmark = pytest.mark.slow
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_memeval.benchmarks.multisource import (
+from pytest_memeval.suites.multisource import (
     DAYS,
     FAILURE_MODES,
     QUESTION_IDS,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from reference_data import MULTISOURCE as REF
 
-from pytest_memeval.benchmarks.multisource import (
+from pytest_memeval.suites.multisource import (
     QUESTION_IDS,
     compute_ground_truth,
     parse_records,

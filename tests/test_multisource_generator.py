@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from reference_data import MULTISOURCE
 
-from pytest_memeval.benchmarks.multisource import (
+from pytest_memeval.suites.multisource import (
     DAYS,
     DIFFICULTIES,
     QUESTION_IDS,
@@ -25,7 +25,7 @@ from pytest_memeval.benchmarks.multisource import (
     split_of,
     split_personas,
 )
-from pytest_memeval.benchmarks.multisource.generator import split_for_number
+from pytest_memeval.suites.multisource.generator import split_for_number
 
 SEED = SEEDS[0]
 

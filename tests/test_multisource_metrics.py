@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from pytest_memeval.benchmarks.multisource import (
+from pytest_memeval.suites.multisource import (
     QUESTIONS,
     coverage,
     expected_random_accuracy,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_memeval.benchmarks.multisource import SEEDS, NBFModel, calibrate_theta, fit_nbf, generate, source_atoms
+from pytest_memeval.suites.multisource import SEEDS, NBFModel, calibrate_theta, fit_nbf, generate, source_atoms
 
 LO, MID, HI = "fewer_than_10", "10_to_19", "20_or_more"
 SOURCES = ("planner", "daily_self_report")

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pytest_memeval.benchmarks.multisource import (
+from pytest_memeval.suites.multisource import (
     SEEDS,
     SOURCE_NAMES,
     generate,

@@ -13,14 +13,14 @@ import pytest
 from reference_data import MULTISOURCE as REFERENCE
 from reference_data import needs_multisource_reference as needs_reference
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.multisource import NBFModel, fit_nbf, public_sources, source_atoms
-from pytest_memeval.benchmarks.multisource.catalog import Catalog
-from pytest_memeval.benchmarks.multisource.metrics import f_beta_counts
-from pytest_memeval.benchmarks.multisource.nbf import calibrate_selective, calibrate_temperature
-from pytest_memeval.benchmarks.multisource.reader import MultisourceReader, fitted_models
-from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
-from pytest_memeval.errors import ConfigError
+from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.multisource import NBFModel, fit_nbf, public_sources, source_atoms
+from pytest_memeval.suites.multisource.catalog import Catalog
+from pytest_memeval.suites.multisource.metrics import f_beta_counts
+from pytest_memeval.suites.multisource.nbf import calibrate_selective, calibrate_temperature
+from pytest_memeval.suites.multisource.reader import MultisourceReader, fitted_models
+from pytest_memeval.suites.multisource.suite import MultisourceSuite
 from pytest_memeval.types import ItemView, Memory
 
 YES, NO = "yes", "no"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from reference_data import MULTISOURCE as REF
 
-from pytest_memeval.benchmarks.multisource import (
+from pytest_memeval.suites.multisource import (
     DataError,
     compute_ground_truth,
     load_released,

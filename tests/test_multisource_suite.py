@@ -10,10 +10,10 @@ import pytest
 from reference_data import MULTISOURCE as REFERENCE
 from reference_data import needs_multisource_reference as needs_reference
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.multisource import QUESTIONS
-from pytest_memeval.benchmarks.multisource.generator import generate
-from pytest_memeval.benchmarks.multisource.suite import MultisourceSuite
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.multisource import QUESTIONS
+from pytest_memeval.suites.multisource.generator import generate
+from pytest_memeval.suites.multisource.suite import MultisourceSuite
 from pytest_memeval.types import Memory
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.gate_syntax import parse_gate
-from pytest_memeval.records import PairedMetric, Record, RunKey, RunSummary
-from pytest_memeval.report.comparisons import compare_runs
-from pytest_memeval.report.gates import evaluate
+from pytest_memeval.config.gate_syntax import parse_gate
+from pytest_memeval.results.comparisons import compare_runs
+from pytest_memeval.results.gates import evaluate
+from pytest_memeval.results.records import PairedMetric, Record, RunKey, RunSummary
 from pytest_memeval.stats.cells import compare_rates
 
 TIMEOUT_S = 300
@@ -52,7 +52,7 @@ def test_a_comparison_within_one_cluster_has_no_interval_mde_or_p() -> None:
 
 
 def test_two_clusters_are_estimable_and_flagged_as_few() -> None:
-    from pytest_memeval.report.clusters import RELIABLE_CLUSTERS, cluster_note
+    from pytest_memeval.results.clusters import RELIABLE_CLUSTERS, cluster_note
 
     comparison = compare_runs(
         (KEY_A, _records(KEY_A, [True] * 4, ["p1", "p1", "p2", "p2"])),
@@ -84,7 +84,7 @@ def test_a_suite_whose_test_refuses_one_cluster_leaves_the_point_estimates_out()
 
 
 def test_a_ci_gate_on_one_cluster_fails_saying_why_and_a_point_gate_carries_the_note() -> None:
-    from pytest_memeval.records import Metric, SuiteSummary
+    from pytest_memeval.results.records import Metric, SuiteSummary
 
     summary = SuiteSummary({"accuracy": Metric(0.889, (None, None), 18)})
     run = RunSummary(KEY_A, 18, 18, 0, 0, summary, n_clusters=1)

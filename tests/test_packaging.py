@@ -33,12 +33,15 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_contains_every_package_suite_and_prompt(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     packages = sorted(p.parent.relative_to(REPO) for p in (REPO / "pytest_memeval").rglob("__init__.py"))
+    # rglob does not enter the link pytest_memeval/suites -> ../suites: the suites' packages
+    packages += sorted("pytest_memeval" / p.parent.relative_to(REPO) for p in (REPO / "suites").rglob("__init__.py"))
     missing = [str(p) for p in packages if f"{p.as_posix()}/__init__.py" not in names]
     assert not missing, f"packages left out of the wheel (add them to pyproject.toml): {missing}"
     for suite in (REPO / "suites").glob("test_*.py"):
         assert f"pytest_memeval/suites/{suite.name}" in names
     for prompt in (REPO / "pytest_memeval" / "prompts").glob("*.toml"):
         assert f"pytest_memeval/prompts/{prompt.name}" in names
+    assert "pytest_memeval/rendering/explorer.js" in names
     entry_points = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "memeval = pytest_memeval.plugin" in entry_points
 

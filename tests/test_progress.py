@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from pytest_memeval.progress import (
+from pytest_memeval.rendering.progress_display import ProgressDisplay, _duration
+from pytest_memeval.running.progress import (
     Progress,
     ProgressTracker,
     TrackedEmbedder,
     read_progress,
 )
-from pytest_memeval.report.progress_display import ProgressDisplay, _duration
 
 LINE = re.compile(r"^memeval progress \S+: \d+/\d+ items")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_memeval.models.calls import Completion, TokenLogprob
-from pytest_memeval.models.settings import Secret
-from pytest_memeval.redaction import MIN_REDACTED, REDACTED, redact, redact_joined
+from pytest_memeval.llm.calls import Completion, TokenLogprob
+from pytest_memeval.llm.redaction import MIN_REDACTED, REDACTED, redact, redact_joined
+from pytest_memeval.llm.settings import Secret
 
 KEY = "sk-proj-Qx7vT2mNa9LcR4pW8yZb3KdF6hJs1"
 

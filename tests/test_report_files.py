@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.record_values import RecordedMemory
-from pytest_memeval.records import Record, Report, RunKey
-from pytest_memeval.report import html as html_module
-from pytest_memeval.report.explorer import data_element, script
-from pytest_memeval.report.html import write_html
+from pytest_memeval.rendering import html as html_module
+from pytest_memeval.rendering.explorer import data_element, script
+from pytest_memeval.rendering.html import write_html
+from pytest_memeval.results.record_values import RecordedMemory
+from pytest_memeval.results.records import Record, Report, RunKey
 
 TIMEOUT_S = 300
 NODE = shutil.which("node")
@@ -52,7 +52,7 @@ def test_a_failing_render_leaves_the_previous_page_whole(tmp_path: Path, monkeyp
 def test_a_report_is_replaced_in_one_rename_never_rewritten_in_place(tmp_path: Path) -> None:
     """A second name of the old file keeps the old content: the new one is a new file that
     was complete before it took the name (a write in place would have changed both)."""
-    from pytest_memeval.atomic_file import write_atomic
+    from pytest_memeval.files.atomic_file import write_atomic
 
     target, other_name = tmp_path / "report.json", tmp_path / "old.json"
     target.write_text('{"old": true}\n')
@@ -62,7 +62,7 @@ def test_a_report_is_replaced_in_one_rename_never_rewritten_in_place(tmp_path: P
 
 
 def test_an_atomic_write_follows_a_link_and_keeps_the_permissions_of_open(tmp_path: Path) -> None:
-    from pytest_memeval.atomic_file import write_atomic
+    from pytest_memeval.files.atomic_file import write_atomic
 
     real, link = tmp_path / "real.json", tmp_path / "link.json"
     real.write_text("old")

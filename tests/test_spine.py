@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.records import Report
+from pytest_memeval.results.records import Report
 
 pytestmark = pytest.mark.slow
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from harness import make_record
 
-from pytest_memeval.gate_syntax import parse_gate
-from pytest_memeval.records import PairedMetric, RunKey, RunSummary, SuiteSummary
-from pytest_memeval.report.comparisons import compare_runs
-from pytest_memeval.report.gates import evaluate
+from pytest_memeval.config.gate_syntax import parse_gate
+from pytest_memeval.results.comparisons import compare_runs
+from pytest_memeval.results.gates import evaluate
+from pytest_memeval.results.records import PairedMetric, RunKey, RunSummary, SuiteSummary
 from pytest_memeval.stats import compare_means, estimate_cell, json_number
 
 JUST_BELOW = 0.7499996  # rounded to 6 digits this was 0.75 and passed >=0.75

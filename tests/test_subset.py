@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pytest_memeval.records import Report
+from pytest_memeval.results.records import Report
 
 pytestmark = pytest.mark.slow
 

@@ -16,17 +16,17 @@ import pytest
 from llm_server import LLMServer, Request
 from toysuite import NAMES, THINGS, ToyReader, ToySuite
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.evaluation import Components, evaluate_record
+from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
+from pytest_memeval.llm.adaptive import THROTTLED, AdaptiveLimit
+from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.models import LLMResponder, LLMSettings, MultisourcePrompt
-from pytest_memeval.models.adaptive import THROTTLED, AdaptiveLimit
-from pytest_memeval.models.gateway import LLMGateway
-from pytest_memeval.prefetch import STAGES_AHEAD, Prefetcher, Stage, upcoming_in_order
-from pytest_memeval.records import RunKey
-from pytest_memeval.runner import FILLED_NAMESPACES_KEPT
+from pytest_memeval.results.records import RunKey
+from pytest_memeval.running.evaluation import Components, evaluate_record
+from pytest_memeval.running.prefetch import STAGES_AHEAD, Prefetcher, Stage, upcoming_in_order
+from pytest_memeval.running.runner import FILLED_NAMESPACES_KEPT
+from pytest_memeval.running.worker_share import shared_settings, worker_share
+from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.types import ItemView, Memory
-from pytest_memeval.worker_share import shared_settings, worker_share
 
 
 class Clock:
@@ -82,7 +82,7 @@ def test_workers_split_the_concurrency_budget(budget: int, workers: int) -> None
 
 
 def test_a_worker_uses_its_share_for_its_calls_and_its_gateway(tmp_path: Path) -> None:
-    from pytest_memeval.settings import Settings
+    from pytest_memeval.config.settings import Settings
 
     llm = LLMSettings(model="m", cache_mode="off", concurrency=9)
     settings = Settings(

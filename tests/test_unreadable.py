@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from harness import make_record
 
-from pytest_memeval.benchmarks.base import SuiteOptions
-from pytest_memeval.benchmarks.bayes.agents import perfect_bayesian
-from pytest_memeval.benchmarks.unreadable import count_unreadable, marked, unreadable_note
-from pytest_memeval.registry import available_suites, load_object
+from pytest_memeval.config.registry import available_suites, load_object
+from pytest_memeval.suites.base import SuiteOptions
+from pytest_memeval.suites.bayes.agents import perfect_bayesian
+from pytest_memeval.suites.unreadable import count_unreadable, marked, unreadable_note
 from pytest_memeval.types import Answer, ItemView, Memory
 
 #: suites whose items answer from a filled namespace (bayes is interactive: tested below)
@@ -129,10 +129,10 @@ def test_counting_and_the_note() -> None:
 
 
 def test_a_run_of_unreadable_memories_says_so_and_blocks_its_gates() -> None:
-    from pytest_memeval.gate_syntax import parse_gate
-    from pytest_memeval.records import Metric, SuiteSummary
-    from pytest_memeval.report.gates import evaluate
-    from pytest_memeval.report.session_report import _summarize
+    from pytest_memeval.config.gate_syntax import parse_gate
+    from pytest_memeval.results.gates import evaluate
+    from pytest_memeval.results.records import Metric, SuiteSummary
+    from pytest_memeval.results.session_report import _summarize
 
     class Suite:
         def summarize(self, records: Any) -> SuiteSummary:
@@ -182,7 +182,7 @@ class GistMemory:
 
 
 def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> None:
-    from pytest_memeval.benchmarks.bayes.offline import run_episodes
+    from pytest_memeval.suites.bayes.offline import run_episodes
 
     options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50)
     suite = load_object(available_suites()["bayes"])(options)
@@ -203,7 +203,7 @@ def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> Non
 
 
 def test_the_failure_message_says_the_memories_were_unreadable(suites: dict[str, Any]) -> None:
-    from pytest_memeval.runner import Outcome, failure_message
+    from pytest_memeval.running.runner import Outcome, failure_message
     from pytest_memeval.types import Verdict
 
     suite = suites["knowme"]

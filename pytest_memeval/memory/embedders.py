@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..config.errors import ConfigError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..sqlite_wal import switch_to_wal
+from ..files.sqlite_wal import switch_to_wal
 from .embedders import Embedder
 
 _SCHEMA = """

@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from ..models.llama_cpp import refuses_json_schema, with_json_object_schema, with_tool_choice
+from ..llm.llama_cpp import refuses_json_schema, with_json_object_schema, with_tool_choice
 
 
 class SchemaFormat:

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from ..records import Metric, PairedMetric
+from ..results.records import Metric, PairedMetric
 from .bootstrap import DEFAULT_RESAMPLES, paired_bootstrap_mean
 from .intervals import wilson_intervals
 from .power import design_effect, icc_oneway, minimum_detectable_effect, minimum_detectable_effect_binary

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from ..errors import ConfigError
-from ..fixtures import STATE_KEY, run_state
+from ..config.errors import ConfigError
+from ..config.registry import build_memsystem
 from ..memory.resources import LazyEmbedder, Resources
 from ..protocols import MemorySystem
-from ..registry import build_memsystem
-from ..state import RunState
+from ..running.fixtures import STATE_KEY, run_state
+from ..running.state import RunState
 
 #: build() shares the kit's embedder; build(own_embedder=True) gives the adapter one of its own
 MemsystemFactory = Callable[..., MemorySystem]

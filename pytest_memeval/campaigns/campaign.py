@@ -1,0 +1,268 @@
+"""On the controller: the run's fingerprint as suites join it, its journal, and what a
+resumed run starts with (see journal.py and fingerprint.py).
+
+Registered as a plugin on the controller of an active run; the workers learn from it,
+through their workerinput, which items a resumed run does not run again.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..config.errors import ConfigError
+from ..results.baseline import Baseline, protocol_note
+from ..results.fingerprint import Fingerprint
+from ..results.fingerprinting import run_fingerprint, suite_protocol
+from ..results.prices import cost
+from ..results.records import ItemKey, Record
+from ..running.adapter_guard import describe
+from ..running.state import RunState
+from .journal import RESUME, Journal, Resumed, journal_path
+
+PLUGIN_NAME = "memeval-campaign"
+#: the workerinput entry holding the items a resumed run does not run again
+DONE_KEY = "memeval_done"
+#: the workerinput entry naming the file whose existence tells xdist workers to stop
+STOP_KEY = "memeval_stop_file"
+STOPPED = "memeval: --memeval-max-cost reached"
+
+
+class Campaign:
+    def __init__(self, state: RunState, fingerprint: Fingerprint, journal: Journal | None = None) -> None:
+        self.state = state
+        self.fingerprint = fingerprint
+        self.journal = journal
+        self.resumed: tuple[Record, ...] = ()
+        self.done: frozenset[ItemKey] = frozenset()
+        #: lines for the report header (what was resumed, what was set aside)
+        self.header: list[str] = []
+        #: comparisons made across protocols, one line each (the report keeps them)
+        self.protocol_notes: list[str] = []
+        #: failures of the campaign's own machinery, one line each (session errors)
+        self.errors: list[str] = []
+        self._refs: set[str] = set()
+        #: whether this run started its journal (rather than resuming one)
+        self._started = False
+        #: what this run's LLM calls cost so far (cache misses, priced), against --memeval-max-cost
+        self.spent = 0.0
+        #: why the run was stopped early ("" while it runs)
+        self.stopped = ""
+        self._session: pytest.Session | None = None
+        #: with --memeval-max-cost, created when the run stops: each xdist worker stops after its current item
+        self.stop_file: Path | None = None
+        if state.settings.max_cost is not None:
+            self.stop_file = Path(tempfile.mkdtemp(prefix="memeval-stop-")) / "stop"
+
+    @classmethod
+    def open(cls, state: RunState, collect_only: bool, bundled: bool) -> Campaign:
+        """The run's campaign: the baseline's protocol checked, then a fresh journal beside
+        --memeval-report, or with --memeval-resume the one there; every refusal is a
+        one-line ConfigError that changes nothing. `bundled`: the run collects the bundled
+        suites (no test paths given), so the suites it runs are known now."""
+        settings = state.settings
+        campaign = cls(state, run_fingerprint(settings, state.memsystems))
+        if state.baseline is not None:
+            campaign.check_baseline(state.baseline, bundled)
+        if settings.report is None or collect_only:
+            return campaign
+        path = journal_path(settings.report)
+        if settings.resume and path.exists():
+            campaign.journal, resumed = Journal.resume(path, campaign._check_resumed)
+            campaign._take(resumed)
+            campaign.header.append(
+                f"memeval: resuming {path}: {len(resumed.records)} records kept, "
+                f"{len(campaign.done)} items not run again ({campaign.fingerprint.short()})"
+            )
+            campaign.header.extend(filter(None, [resumed.torn]))
+        else:
+            if settings.resume:
+                campaign.header.append(f"memeval: {RESUME}: no journal at {path} yet; this run starts it")
+            campaign.journal = Journal.start(path, campaign.fingerprint)
+            campaign._started = True
+        return campaign
+
+    def abandon(self) -> None:
+        """The run failed to start after its campaign opened: a journal it started goes (it
+        holds nothing), a resumed one stays as it was."""
+        if self.journal is not None:
+            self.finish(complete=self._started)
+
+    def _fingerprint_with(self, refs: Sequence[str]) -> Fingerprint:
+        settings = self.state.settings
+        return run_fingerprint(settings, self.state.memsystems, [self.state.suite(ref) for ref in refs])
+
+    def _check_resumed(self, resumed: Resumed) -> None:
+        refs = sorted({r.suite_ref for r in resumed.records})
+        difference = self._fingerprint_with(refs).difference(resumed.fingerprint, ("in this run", "in the journal"))
+        if difference is not None:
+            path = journal_path(self.state.settings.report) if self.state.settings.report else "the journal"
+            raise ConfigError(
+                f"{path} was written under another protocol: {difference} (rerun with that protocol, "
+                "or remove the journal to start over)"
+            )
+
+    def _take(self, resumed: Resumed) -> None:
+        refs = sorted({r.suite_ref for r in resumed.records})
+        self.fingerprint = self._fingerprint_with(refs)
+        self._refs.update(refs)
+        self.resumed = resumed.records
+        self.done = resumed.done()
+
+    def check_baseline(self, baseline: Baseline, bundled: bool) -> None:
+        """Before the run: the baseline's protocol against this run's on the suites both
+        ran. A run of the bundled suites knows its suites now; a run of named test files
+        does not, and checks each suite of the baseline it can build (`baseline_records`
+        checks again, on the suites that ran)."""
+        settings = self.state.settings
+        refs = settings.suites if bundled else sorted({r.suite_ref for r in baseline.records})
+        suites = []
+        for ref in refs:
+            try:
+                suites.append(self.state.suite(ref))
+            except Exception:  # not importable here: checked after the run, if it runs
+                continue
+        known = run_fingerprint(settings, self.state.memsystems, suites)
+        self._note(protocol_note(baseline, known, settings.any_protocol))
+
+    def baseline_records(self, baseline: Baseline | None) -> Sequence[Record] | None:
+        """After the run: the baseline's records when its protocol is this run's (or the
+        difference is allowed); else None, with the refusal as a session error."""
+        if baseline is None:
+            return None
+        try:
+            self._note(protocol_note(baseline, self.fingerprint, self.state.settings.any_protocol))
+        except ConfigError as exc:
+            self.errors.append(f"{exc}; the baseline was not compared")
+            return None
+        return baseline.records
+
+    def _note(self, note: str | None) -> None:
+        if note is not None and note not in self.protocol_notes:
+            self.protocol_notes.append(note)
+
+    def record_arrived(self, record: Record) -> None:
+        """A record reached the controller: its suite joins the fingerprint, the record goes
+        to the journal (a journal that cannot be written is one error; the run goes on), and
+        its cost counts against --memeval-max-cost."""
+        if record.suite_ref not in self._refs:
+            self._refs.add(record.suite_ref)
+            self._join(record.suite_ref)
+        self._journal_write(lambda journal: journal.append_record(record))
+        self._count_cost(record)
+
+    def _count_cost(self, record: Record) -> None:
+        settings = self.state.settings
+        if settings.max_cost is None:
+            return
+        for models in record.llm_tokens.values():
+            self.spent += cost({m: t.spent for m, t in models.items() if m in settings.prices}, settings.prices) or 0.0
+        if self.spent > settings.max_cost and not self.stopped:
+            where = f" in {self.journal.path}" if self.journal is not None else ""
+            self.stopped = (
+                f"memeval: stopped: this run's LLM calls cost {self.spent:.4f}, over --memeval-max-cost "
+                f"{settings.max_cost:g}; the records so far are kept{where}"
+                + (" (--memeval-resume continues the run)" if self.journal is not None else "")
+            )
+            self._stop(STOPPED)
+
+    def _stop(self, reason: str) -> None:
+        """Stop after the items running now: every xdist worker after its current item (it
+        looks for the stop file), and pytest's or xdist's loop on the controller."""
+        if self.stop_file is not None:
+            self.stop_file.touch()
+        if self._session is None:
+            return
+        distributed = self._session.config.pluginmanager.getplugin("dsession")
+        if distributed is not None:
+            distributed.shouldstop = reason
+        else:
+            self._session.shouldstop = reason
+
+    def _join(self, ref: str) -> None:
+        try:
+            protocol = suite_protocol(self.state.suite(ref), self.state.settings)
+        except Exception as exc:  # the run goes on; the fingerprint lacks the suite, and says why
+            self.errors.append(f"fingerprint: suite {ref}: {describe(exc)}")
+            return
+        joined = self.fingerprint.with_suite(protocol)
+        if joined == self.fingerprint:
+            return
+        self.fingerprint = joined
+        self._journal_write(lambda journal: journal.append_fingerprint(joined))
+
+    def _journal_write(self, write: Callable[[Journal], None]) -> None:
+        """One line to the journal; one that cannot be written is one error, and the run goes
+        on without a journal."""
+        if self.journal is None:
+            return
+        try:
+            write(self.journal)
+        except OSError as exc:
+            self.errors.append(
+                f"journal {self.journal.path}: cannot write: {exc.strerror or exc}; the run went on without it"
+            )
+            self.journal.close()
+            self.journal = None
+
+    def status_with_resumed(self, status: int, records: Sequence[Record]) -> int:
+        """pytest's exit status as if the resumed items had run now: one of them not judged
+        correct fails the run, as its test did; a run that had nothing left to run is OK."""
+        if not self.resumed or status not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            return status
+        resumed = {id(r) for r in self.resumed}
+        if any(r.correct is not True for r in records if id(r) in resumed):
+            return pytest.ExitCode.TESTS_FAILED
+        return pytest.ExitCode.OK
+
+    def finish(self, complete: bool) -> None:
+        """A complete run's report holds every record: its journal goes; otherwise it stays,
+        for --memeval-resume."""
+        if self.journal is None:
+            return
+        if complete:
+            self.journal.remove()
+        else:
+            self.journal.close()
+
+    # -- hooks --------------------------------------------------------------------------------
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[DONE_KEY] = [list(key) for key in sorted(self.done)]
+        if self.stop_file is not None:
+            node.workerinput[STOP_KEY] = str(self.stop_file)
+
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        return self.header
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self._session = session
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.stopped:
+            terminalreporter.write_line(self.stopped, yellow=True)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.journal is not None:
+            self.journal.close()
+        if self.stop_file is not None:
+            shutil.rmtree(self.stop_file.parent, ignore_errors=True)
+
+
+def stop_on_worker(item: pytest.Item) -> None:
+    """On an xdist worker, after each item: stop when the controller said so."""
+    stop_file = getattr(item.config, "workerinput", {}).get(STOP_KEY)
+    if stop_file is not None and os.path.exists(stop_file):
+        item.session.shouldstop = STOPPED
+
+
+def done_on_worker(config: pytest.Config) -> frozenset[ItemKey]:
+    """On an xdist worker: the items the controller's journal holds."""
+    raw = getattr(config, "workerinput", {}).get(DONE_KEY, [])
+    return frozenset((str(s), str(m), int(k), str(i), int(r)) for s, m, k, i, r in raw)

@@ -1,0 +1,169 @@
+"""Before anything is spent: the LLM calls and tokens a run will make, per phase and model
+(printed by `pytest --collect-only` when the run has an LLM responder or judge).
+
+For each selected item the suite's own prompts are rendered, so the prompt's wording, the
+question and its options count as they will be sent. What cannot be known before the run
+is assumed, and the output says so:
+
+- the memories a system will return: the context's first k turns (every turn for a system
+  that declares `honours_k = False`, the `context` ceiling), each turn one memory;
+- the answer the judge grades: the item's gold, with the first prompt the suite's judge
+  declares (a suite with a prompt per kind of item, knowme's families, is approximated);
+- the completion: ANSWER_TOKENS per answer call, VERDICT_TOKENS per judge call (the
+  suites' answers are a label or a short phrase, their verdicts a small JSON object).
+
+Tokens are counted as `memory.tokens.count_tokens` counts them (words and punctuation,
+close to BPE counts on English). Interactive suites (their protocol decides the calls) and
+the memory systems' own LLM calls are not estimated; the ingest line says what there is to
+store. A run of several repeats makes each call once per repeat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import pytest
+
+from ..config.settings import responder_model
+from ..memory.tokens import count_tokens
+from ..protocols import honours_k as declares_honours_k
+from ..results.usage import Tokens
+from ..running.collection import item_key
+from ..running.state import RunState
+from ..suites.base import Suite
+from ..types import Answer, Item, Memory
+
+if TYPE_CHECKING:
+    from ..llm.judge import PanelFactory
+
+ANSWER_TOKENS = 16
+VERDICT_TOKENS = 32
+
+
+@dataclass(frozen=True)
+class PhaseEstimate:
+    phase: str
+    model: str
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseEstimate], list[str]]:
+    """Per phase and model, the calls and tokens of these items; and what was not estimated."""
+    settings = state.settings
+    totals: dict[tuple[str, str], Tokens] = {}
+    notes: dict[str, None] = {}
+    sessions: dict[tuple[str, str, str], tuple[int, int]] = {}
+    memories: dict[tuple[str, str, bool, int], list[Memory]] = {}
+    judge_prompts: dict[str, list[Any]] = {}
+    for node in items:
+        key = item_key(node, settings.memsystems[0], settings.k)
+        if key is None:
+            continue
+        suite_ref, system, k, item_id, _ = key
+        suite = state.suite(suite_ref)
+        if suite.interactive:
+            notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
+            continue
+        item = suite.item(item_id)
+        honours_k = declares_honours_k(state.memsystems[system].load())
+        context = (suite_ref, item.context_id, honours_k, k)
+        if context not in memories:
+            memories[context] = _memories(suite, item.context_id, k if honours_k else None)
+        if (suite_ref, item.context_id, system) not in sessions:
+            context_sessions = suite.context(item.context_id).sessions
+            sessions[(suite_ref, item.context_id, system)] = (
+                len(context_sessions),
+                _tokens_of_sessions(context_sessions),
+            )
+        if (model := responder_model(settings.responder)) is not None:
+            prompt = suite.llm_prompt()
+            if prompt is not None:  # a suite without an LLM path is refused before any test runs
+                rendered = prompt.messages(item.view, memories[context])
+                _add(totals, "answer", model, _tokens(rendered), ANSWER_TOKENS)
+        if settings.judges:
+            if suite_ref not in judge_prompts:
+                judge_prompts[suite_ref] = _judge_prompts(suite)
+                if not judge_prompts[suite_ref]:
+                    notes[f"{suite.name}: its judge builds its prompts per item: judge calls not estimated"] = None
+            for judge_prompt in judge_prompts[suite_ref][:1]:
+                rendered = judge_prompt.messages(item, _gold_answer(item))
+                for judge in settings.judges:
+                    _add(totals, "judge", judge.model or str(judge), _tokens(rendered), VERDICT_TOKENS)
+    stored = list(sessions.values())
+    if stored:
+        count, text = sum(n for n, _ in stored), sum(t for _, t in stored)
+        notes[
+            f"ingest: {count} sessions ({text:,} tokens of text) to store; a memory system's own LLM calls "
+            "are not estimated"
+        ] = None
+    phases = [
+        PhaseEstimate(phase, model, t.calls, t.prompt_tokens, t.completion_tokens)
+        for (phase, model), t in totals.items()
+    ]
+    return phases, list(notes)
+
+
+def estimate_lines(phases: Sequence[PhaseEstimate], notes: Sequence[str]) -> list[str]:
+    lines = ["memeval estimate (before anything is spent; see docs/campaigns.md for what is assumed):"]
+    for phase in phases:
+        lines.append(
+            f"  {phase.phase:<7}{phase.model}: {phase.calls} calls, {phase.prompt_tokens:,} prompt + "
+            f"{phase.completion_tokens:,} completion tokens"
+        )
+    if phases:
+        total = sum(p.tokens for p in phases)
+        lines.append(f"  total: {sum(p.calls for p in phases)} calls, {total:,} tokens")
+    lines.extend(f"  {note}" for note in notes)
+    return lines
+
+
+def _add(totals: dict[tuple[str, str], Tokens], phase: str, model: str, prompt: int, completion: int) -> None:
+    totals[(phase, model)] = totals.get((phase, model), Tokens()) + Tokens(1, prompt, completion)
+
+
+def _memories(suite: Suite, context_id: str, k: int | None) -> list[Memory]:
+    turns = [message.content for session in suite.context(context_id).sessions for message in session]
+    texts = [text for text in turns if text.strip()]
+    return [Memory(text) for text in (texts if k is None else texts[:k])]
+
+
+def _tokens_of_sessions(sessions: Sequence[Sequence[Any]]) -> int:
+    return sum(count_tokens(message.content) for session in sessions for message in session)
+
+
+def _tokens(messages: Sequence[dict[str, str]]) -> int:
+    return sum(count_tokens(message["content"]) for message in messages)
+
+
+def _judge_prompts(suite: Suite) -> list[Any]:
+    """The prompts the suite's LLM judge asks its panel with (captured, never called)."""
+    capture = _CapturedPanel()
+    suite.llm_judge(cast("PanelFactory", capture))  # it only keeps the prompts it is given
+    return capture.prompts
+
+
+class _CapturedPanel:
+    """Stands in for PanelFactory: keeps the prompts a suite's judge would ask (its protocol's
+    default first, for a suite that names its judge prompts) and builds no panel."""
+
+    def __init__(self) -> None:
+        self.prompts: list[Any] = []
+
+    def __call__(self, prompt: Any, **call: Any) -> None:
+        self.prompts.append(prompt)
+
+    def named(self, prompts: Mapping[str, Any]) -> None:
+        self.prompts.extend(protocol.prompt for protocol in prompts.values())
+
+
+def _gold_answer(item: Item) -> Answer:
+    gold = item.gold
+    return Answer(label=str(gold[0] if isinstance(gold, (list, tuple)) and gold else gold))

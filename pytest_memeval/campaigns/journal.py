@@ -1,0 +1,215 @@
+"""The journal of a run: every record appended, as it reaches the controller, beside the report.
+
+    run.json              the report, written when the run ends
+    run.journal.jsonl     one JSON object per line, each flushed and fsynced:
+        {"journal": "memeval-journal/1", "fingerprint": {...}, "pid": ..., "host": ...}
+        {"fingerprint": {...}}      the run's fingerprint, again each time a suite joins it
+        {"record": {...}}           one record (its compact wire form)
+
+A run killed at any point (SIGKILL of the controller or a worker, SIGINT, a CI time limit)
+leaves every record it received, and `--memeval-resume` continues it: the items whose
+record the journal holds are not run again (an item that ended in an error is, since most
+errors of an interrupted run are its interruption: a rate limit, a timeout), and the
+report covers them all. A run that ends normally removes its journal once the report is
+written. The journal is locked (flock) while a run holds it.
+
+Every refusal is one line and changes nothing: an existing journal without
+--memeval-resume, a journal another live run holds, one of another protocol, a line that
+is not JSON before the last. Only a torn last line (a write cut by SIGKILL) is set aside,
+into `<journal>.torn`, and its item runs again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config.errors import ConfigError
+from ..results.collector import record_to_wire
+from ..results.fingerprint import Fingerprint, FingerprintError
+from ..results.records import ItemKey, Record, SchemaError
+
+FORMAT = "memeval-journal/1"
+RESUME = "--memeval-resume"
+
+
+def journal_path(report: Path) -> Path:
+    """run.json -> run.journal.jsonl, beside the report."""
+    return report.with_name(f"{report.stem}.journal.jsonl")
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a journal held: its last fingerprint and the latest record of each item."""
+
+    fingerprint: Fingerprint
+    records: tuple[Record, ...]
+    #: one line when a torn last line was set aside, else ""
+    torn: str = ""
+
+    def done(self) -> frozenset[ItemKey]:
+        """Items not to run again: those with a scored or invalid record."""
+        return frozenset(r.item_key for r in self.records if r.status != "error")
+
+
+class Journal:
+    """An open, locked journal; `append` writes one line and fsyncs it."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    @classmethod
+    def start(cls, path: Path, fingerprint: Fingerprint) -> Journal:
+        """A new journal; an existing one is refused (one line) and left as it is."""
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            fd = _open_locked(path, os.O_RDONLY)
+            os.close(fd)
+            held = sum(1 for line in _lines(path) if line.startswith('{"record"'))
+            raise ConfigError(
+                f"{path} holds {held} records of an unfinished run: pass {RESUME} to continue it, "
+                "or remove the file to start over"
+            ) from None
+        except OSError as exc:
+            raise ConfigError(f"cannot create the journal {path}: {exc.strerror or exc}") from None
+        _lock(fd, path)
+        journal = cls(path, fd)
+        journal._write({"journal": FORMAT, "fingerprint": fingerprint.to_json(), **_holder()})
+        return journal
+
+    @classmethod
+    def resume(cls, path: Path, check: Any) -> tuple[Journal, Resumed]:
+        """Open the journal at `path` for appending after reading it. `check(resumed)`
+        raises a ConfigError when its fingerprint is not this run's; nothing is changed
+        before it passed."""
+        fd = _open_locked(path, os.O_RDWR | os.O_APPEND)
+        try:
+            resumed, good_bytes = _read(path)
+            check(resumed)
+            if resumed.torn:
+                _set_aside(path, good_bytes)
+                os.ftruncate(fd, good_bytes)
+            os.lseek(fd, 0, os.SEEK_END)
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd), resumed
+
+    def append_record(self, record: Record) -> None:
+        self._write({"record": json.loads(record_to_wire(record))})
+
+    def append_fingerprint(self, fingerprint: Fingerprint) -> None:
+        self._write({"fingerprint": fingerprint.to_json()})
+
+    def _write(self, entry: dict[str, Any]) -> None:
+        if self._fd is None:
+            raise RuntimeError(f"journal {self.path} is closed")
+        data = (json.dumps(entry, separators=(",", ":"), sort_keys=True) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Release the lock (the file stays: a later run resumes it)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def remove(self) -> None:
+        """The run ended and its report holds every record: the journal has served."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+
+def _open_locked(path: Path, flags: int) -> int:
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise ConfigError(f"cannot open the journal {path}: {exc.strerror or exc}") from None
+    try:
+        _lock(fd, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _header_holder(path)
+        raise ConfigError(f"{path} is held by another live run{holder}: wait for it, or name another report") from None
+
+
+def _holder() -> dict[str, Any]:
+    return {"pid": os.getpid(), "host": socket.gethostname()}
+
+
+def _header_holder(path: Path) -> str:
+    try:
+        header = json.loads(next(_lines(path)))
+        return f" (pid {int(header['pid'])} on {header['host']})"
+    except (StopIteration, ValueError, KeyError, TypeError, OSError):
+        return ""
+
+
+def _lines(path: Path) -> Iterator[str]:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        yield from handle
+
+
+def _read(path: Path) -> tuple[Resumed, int]:
+    """The journal's content and the length of its complete lines. Raises a ConfigError
+    (one line, naming the line) for anything but a torn last line."""
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    tail = lines.pop()  # after the last newline: b"" when the last write was whole
+    torn = ""
+    if tail:
+        torn = f"{path}: its last line was cut short ({len(tail)} bytes, set aside in {path.name}.torn); its item runs again"
+    fingerprint: Fingerprint | None = None
+    records: dict[ItemKey, Record] = {}
+    for number, line in enumerate(lines, start=1):
+        where = f"{path}: line {number}"
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            raise ConfigError(f"{where} is not JSON; the journal is damaged (remove it to start over)") from None
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where} is not a journal entry")
+        if number == 1 and entry.get("journal") != FORMAT:
+            raise ConfigError(f"{path} is not a {FORMAT} journal (first line: {line[:60]!r})")
+        try:
+            if "fingerprint" in entry:
+                fingerprint = Fingerprint.from_json(entry["fingerprint"])
+            elif "record" in entry:
+                record = Record.from_json(entry["record"])
+                records[record.item_key] = record
+            else:
+                raise ConfigError(f"{where} is neither a record nor a fingerprint")
+        except (SchemaError, FingerprintError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    if fingerprint is None:
+        raise ConfigError(f"{path} has no header line; remove it to start over")
+    return Resumed(fingerprint, tuple(records.values()), torn), len(data) - len(tail)
+
+
+def _set_aside(path: Path, good_bytes: int) -> None:
+    """Keep the torn bytes beside the journal before they are cut from it."""
+    with open(path, "rb") as handle:
+        handle.seek(good_bytes)
+        torn = handle.read()
+    with open(path.with_name(f"{path.name}.torn"), "ab") as out:
+        out.write(torn + b"\n")
+        out.flush()
+        os.fsync(out.fileno())

@@ -1,0 +1,200 @@
+"""Merging the reports of --memeval-shard jobs into the report of one run.
+
+    python -m pytest_memeval merge SHARD.json... -o run.json [--html run.html] [--gate EXPR]...
+
+Every metric, interval, paired test, Holm family and gate is computed again from the union
+of the shards' records, exactly as the run would have computed them (the shards' summaries
+are never averaged). The shards must be every shard 1/N .. N/N of one protocol, each
+once, with no item in two of them; each refusal is one line. The suites are built from the
+shards' settings to summarise (a suite that read --memeval-data needs that directory here,
+or --data).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..config.errors import ConfigError
+from ..config.gate_syntax import parse_gate
+from ..config.option_values import cache_dir, readable_dir, readable_file, writable_file
+from ..config.settings import Settings
+from ..results.baseline import load_baseline, protocol_note
+from ..results.collector import group_by_run
+from ..results.fingerprint import Fingerprint
+from ..results.prices import prices_from
+from ..results.reading import read_report
+from ..results.records import ItemKey, Record, Report
+from ..results.session_report import SessionReport
+from ..running.state import RunState
+from .shards import Shard
+
+WHERE = "merge"
+
+
+@dataclass(frozen=True)
+class ShardReport:
+    path: Path
+    report: Report
+    shard: Shard
+    fingerprint: Fingerprint
+
+
+def read_shards(paths: Sequence[Path]) -> list[ShardReport]:
+    """The shards, checked: one protocol, every shard of N once, no item twice."""
+    shards = [_shard(path, read_report(path, WHERE)) for path in paths]
+    first = shards[0]
+    for other in shards[1:]:
+        names = (f"in {first.path.name}", f"in {other.path.name}")
+        difference = first.fingerprint.difference(other.fingerprint, names, shared_suites_only=True)
+        if difference is not None:
+            raise ConfigError(
+                f"{WHERE}: {first.path} and {other.path} were run under different protocols: {difference}"
+            )
+        if other.shard.count != first.shard.count:
+            raise ConfigError(f"{WHERE}: {first.path} is shard {first.shard}, {other.path} shard {other.shard}")
+    by_index: dict[int, ShardReport] = {}
+    for shard in shards:
+        if shard.shard.index in by_index:
+            twin = by_index[shard.shard.index]
+            raise ConfigError(f"{WHERE}: {twin.path} and {shard.path} are both shard {shard.shard}")
+        by_index[shard.shard.index] = shard
+    missing = [str(Shard(i, first.shard.count)) for i in range(1, first.shard.count + 1) if i not in by_index]
+    if missing:
+        raise ConfigError(
+            f"{WHERE}: shard {', '.join(missing)} missing (given: {', '.join(str(s.shard) for s in shards)})"
+        )
+    owners: dict[ItemKey, Path] = {}
+    for shard in shards:
+        for record in shard.report.records:
+            owner = owners.setdefault(record.item_key, shard.path)
+            if owner != shard.path:
+                raise ConfigError(
+                    f"{WHERE}: {owner} and {shard.path} both hold item {record.id} "
+                    f"({record.key.label()}, repeat {record.repeat}): the shards overlap"
+                )
+    return sorted(shards, key=lambda s: s.shard.index)
+
+
+def _shard(path: Path, report: Report) -> ShardReport:
+    raw = report.settings.get("shard")
+    if not isinstance(raw, str):
+        raise ConfigError(f"{WHERE}: {path} is not the report of a shard (run it with --memeval-shard I/N)")
+    if report.fingerprint is None:
+        raise ConfigError(f"{WHERE}: {path} has no protocol fingerprint")
+    try:
+        shard = Shard.parse(raw)
+    except ConfigError:
+        raise ConfigError(f"{WHERE}: {path}: shard {raw!r} is not I/N") from None
+    return ShardReport(path, report, shard, report.fingerprint)
+
+
+def merged_settings(shards: Sequence[ShardReport], args: argparse.Namespace) -> Settings:
+    """The run's settings as the shards recorded them, with the merge's files and gates."""
+    recorded: dict[str, Any] = dict(shards[0].report.settings)
+    data_dir = readable_dir("--data", args.data) if args.data else _recorded_dir(recorded.get("data_dir"))
+    seeds = recorded.get("seeds")
+    return Settings(
+        memsystems=tuple(recorded.get("memsystems") or ()),
+        suites=tuple(recorded.get("suites") or ()),
+        size=str(recorded.get("size", "smoke")),
+        split=recorded.get("split"),
+        seeds=tuple(seeds) if seeds else None,
+        ks=tuple(recorded.get("k") or (10,)),
+        responder=str(recorded.get("responder", "reader")),
+        report=writable_file("-o", args.output),
+        data_dir=data_dir,
+        embedder=str(recorded.get("embedder", "")),
+        cache_dir=cache_dir(None),
+        bootstrap=int(recorded.get("bootstrap", 2000)),
+        baseline=readable_file("--baseline", args.baseline),
+        gates=tuple(parse_gate(expression) for expression in args.gate),
+        max_errors=int(recorded.get("max_errors", 0)),
+        html=writable_file("--html", args.html),
+        judges=tuple(recorded.get("judges") or ()),
+        suite_params=recorded.get("suite_params") or {},
+        repeats=int(recorded.get("repeat", 1)),
+        record_memories=int(recorded.get("record_memories", 10)),
+        gate_subset=str(recorded.get("gate_subset", "allow")),
+        any_protocol=bool(args.any_protocol),
+        prices=prices_from(recorded["prices"], f"{WHERE}: the shards' prices") if recorded.get("prices") else {},
+    )
+
+
+def _recorded_dir(raw: Any) -> Path | None:
+    if raw is None:
+        return None
+    path = Path(str(raw))
+    if not path.is_dir():
+        raise ConfigError(
+            f"{WHERE}: the shards read --memeval-data {raw}, which is not here: give its copy with --data DIR"
+        )
+    return path
+
+
+def merge(args: argparse.Namespace) -> SessionReport:
+    """The merged report, its files written."""
+    shards = read_shards([Path(p) for p in args.shards])
+    settings = merged_settings(shards, args)
+    for gate in settings.gates:
+        if gate.needs_baseline and settings.baseline is None:
+            raise ConfigError(f"--gate: {gate.expression!r} needs --baseline")
+    fingerprint = shards[0].fingerprint
+    for shard in shards[1:]:
+        fingerprint = fingerprint.union(shard.fingerprint)
+    notes = list(dict.fromkeys(note for shard in shards for note in shard.report.protocol_notes))
+    baseline_records = None
+    if settings.baseline is not None:
+        baseline = load_baseline(settings.baseline)
+        note = protocol_note(baseline, fingerprint, settings.any_protocol)
+        notes += [note] if note is not None and note not in notes else []
+        baseline_records = baseline.records
+    records: list[Record] = [record for shard in shards for record in shard.report.records]
+    state = RunState(settings, {})
+    report = SessionReport.build(
+        settings,
+        state.suite,
+        group_by_run(records),
+        baseline_records,
+        list(dict.fromkeys(error for shard in shards for error in shard.report.session_errors)),
+        (),
+        _suite_sizes(shards),
+        fingerprint,
+        notes,
+        {key: str(value) for key, value in (shards[0].report.settings.get("selection") or {}).items()},
+    )
+    report.write_files(state.suite)
+    return report
+
+
+def _suite_sizes(shards: Sequence[ShardReport]) -> Any:
+    """Items of each suite in the run's selection of data, as the shards recorded it (every
+    shard that covered part of a suite says of how many)."""
+    names = {r.suite_ref: r.key.suite for shard in shards for r in shard.report.records}
+    sizes: dict[str, int] = {}
+    for shard in shards:
+        for run in shard.report.runs:
+            if run.subset is not None:
+                sizes[run.key.suite] = max(sizes.get(run.key.suite, 0), run.subset.of)
+
+    def size(suite_ref: str) -> int | None:
+        return sizes.get(names.get(suite_ref, suite_ref))
+
+    return size
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("shards", nargs="+", metavar="SHARD.json", help="the JSON reports of every shard")
+    parser.add_argument("-o", "--output", required=True, metavar="run.json", help="write the merged report here")
+    parser.add_argument("--html", metavar="run.html", help="write the merged HTML report here")
+    parser.add_argument(
+        "--gate", action="append", default=[], metavar="EXPR", help="a gate on the merged run, repeatable"
+    )
+    parser.add_argument("--baseline", metavar="PATH", help="an earlier report to pair the merged run with")
+    parser.add_argument(
+        "--any-protocol", action="store_true", help="compare with a baseline run under another protocol"
+    )
+    parser.add_argument("--data", metavar="DIR", help="this machine's copy of the shards' --memeval-data")

@@ -1,0 +1,461 @@
+"""Command-line options and their validation into one immutable `Settings`.
+
+Option names are part of the public interface. Every bad value becomes a `ConfigError`
+with a one-line message; the plugin reports it as a pytest usage error (exit status 4).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from ..campaigns.shards import Shard
+from ..llm.settings import LLMSettings
+from ..memory.embedders import DEFAULT_EMBEDDING_BATCH
+from ..results.prices import Price, load_prices
+from ..running.adapter_guard import DEFAULT_ADAPTER_TIMEOUT
+from .errors import ConfigError
+from .gate_syntax import Gate, parse_gate
+from .judge_specs import DEFAULT, parse_judge
+from .llm_options import add_llm_options, llm_settings, local_model_specs
+from .option_values import (
+    cache_dir,
+    choice,
+    integer,
+    names,
+    positive_float,
+    readable_dir,
+    readable_file,
+    writable_file,
+)
+from .settings import Settings, responder_model
+
+SIZES = ("smoke", "small", "full")
+SPLITS = ("train", "dev", "calibration", "test", "all")
+EMBEDDERS = ("minilm", "hashing")
+GATE_SUBSET = ("allow", "refuse")
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("memeval", "memory-system evaluation (pytest-memeval)")
+    group.addoption(
+        "--memsystem",
+        metavar="NAME[,NAME...]",
+        help="memory systems to evaluate: none, context, chroma, pkg.mod:Class, or a name from "
+        "the 'pytest_memeval.memsystems' entry points; several are compared item by item",
+    )
+    group.addoption(
+        "--memeval-suite",
+        metavar="NAME[,NAME...]",
+        help="benchmark suites to run (default: all available)",
+    )
+    group.addoption(
+        "--memeval-size",
+        default="smoke",
+        metavar="SIZE",
+        help="smoke (a few hundred items, for CI), small or full (default: smoke)",
+    )
+    group.addoption(
+        "--memeval-suite-option",
+        action="append",
+        default=[],
+        metavar="SUITE.KEY=VALUE",
+        help="a setting of one suite, repeatable (e.g. bayes.probe_every=5); `pytest --markers` "
+        "lists the suites; each suite's settings are on its page of the docs (docs/suites/)",
+    )
+    group.addoption(
+        "--memeval-split",
+        metavar="SPLIT",
+        help="train, dev, calibration, test or all (default: test; all for --memeval-size=full)",
+    )
+    group.addoption(
+        "--memeval-seed",
+        metavar="N[,N...]",
+        help="generator seeds (default: each suite's published seeds)",
+    )
+    group.addoption(
+        "--memeval-k",
+        default="10",
+        metavar="K[,K...]",
+        help="retrieval depth; several (e.g. 5,10,15) sweep every item over them (default: 10)",
+    )
+    group.addoption(
+        "--memeval-responder",
+        default="reader",
+        metavar="NAME",
+        help="response model: reader (each suite's offline, deterministic reader) or openai:MODEL "
+        "(any OpenAI-compatible endpoint) (default: reader)",
+    )
+    group.addoption(
+        "--memeval-judge",
+        metavar="JUDGE[,...]",
+        help="LLM judge(s) for suites graded by rubric; several form a panel: openai:MODEL, openai:MODEL@PROMPT "
+        "(one of the suite's judge prompts, e.g. mem0-j or longmemeval), default or default@PROMPT (the model "
+        "the suite's protocol names)",
+    )
+    group.addoption(
+        "--memeval-base-url",
+        metavar="URL",
+        help="OpenAI-compatible endpoint for responders and judges (default: $OPENAI_BASE_URL); "
+        "the key is read from $OPENAI_API_KEY",
+    )
+    group.addoption(
+        "--memeval-cache",
+        default="readwrite",
+        metavar="MODE",
+        help="LLM call cache: readwrite, replay (never touches the network; a miss is an error) or off "
+        "(default: readwrite)",
+    )
+    group.addoption(
+        "--memeval-cache-file",
+        metavar="PATH",
+        help="the LLM call cache, one SQLite file a team can commit (default: <cache dir>/llm-calls.sqlite)",
+    )
+    group.addoption(
+        "--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)"
+    )
+    group.addoption(
+        "--memeval-timeout", metavar="SECONDS", help="LLM timeout per attempt (default: 60; 120 with a local model)"
+    )
+    group.addoption(
+        "--memeval-adapter-timeout",
+        default=f"{DEFAULT_ADAPTER_TIMEOUT:g}",
+        metavar="SECONDS",
+        help="seconds one memory-system call (ingest, retrieve, ...) may take; a call that takes longer "
+        f"ends its item as an error and retires the system for this worker (default: {DEFAULT_ADAPTER_TIMEOUT:g})",
+    )
+    group.addoption(
+        "--memeval-concurrency",
+        metavar="N",
+        help="LLM calls in flight for the whole run, split between xdist workers; lowered on HTTP 429 and "
+        "raised again (default: 16; 1 with a local model, whose server answers one call at a time)",
+    )
+    add_llm_options(group)
+    group.addoption(
+        "--memeval-snapshot",
+        action="store_true",
+        help="compare each item's normalised verdict with its syrupy snapshot under snapshots/ "
+        "(record with --snapshot-update)",
+    )
+    group.addoption("--memeval-report", metavar="PATH", help="write the JSON report here")
+    group.addoption(
+        "--memeval-data",
+        metavar="DIR",
+        help="load a released benchmark layout from DIR instead of generating items",
+    )
+    group.addoption(
+        "--memeval-embedder",
+        default="minilm",
+        metavar="NAME",
+        help="embedder for built-in vector stores: minilm (all-MiniLM-L6-v2, offline) or "
+        "hashing (fast, dependency-free) (default: minilm)",
+    )
+    group.addoption(
+        "--memeval-embedding-batch",
+        default=str(DEFAULT_EMBEDDING_BATCH),
+        metavar="N",
+        help=f"texts per forward pass of the minilm embedder (default: {DEFAULT_EMBEDDING_BATCH})",
+    )
+    group.addoption(
+        "--memeval-cache-dir",
+        metavar="DIR",
+        help="cache for embeddings, item indexes and fitted readers "
+        "(default: $MEMEVAL_CACHE_DIR or ~/.cache/pytest-memeval)",
+    )
+    group.addoption(
+        "--memsystem-config",
+        metavar="PATH",
+        help="TOML file with one table of adapter settings per memory system, e.g. [chroma] host = ...",
+    )
+    group.addoption(
+        "--memeval-baseline",
+        metavar="PATH",
+        help="an earlier --memeval-report JSON: pair its items with this run's and report the differences",
+    )
+    group.addoption(
+        "--memeval-gate",
+        action="append",
+        default=[],
+        metavar="EXPR",
+        help="a CI gate, repeatable: multisource.accuracy>=0.75, ci:multisource.accuracy>=0.75 "
+        "(on the CI bound) or multisource.accuracy:no-regression[=MARGIN] (against --memeval-baseline); "
+        "with gates, they decide the exit status",
+    )
+    group.addoption(
+        "--memeval-max-errors",
+        default="0",
+        metavar="N",
+        help="items that may end in an error or an invalid answer before the run fails (default: 0)",
+    )
+    group.addoption("--memeval-html", metavar="PATH", help="write a self-contained HTML report here")
+    group.addoption(
+        "--memeval-repeat",
+        default="1",
+        metavar="N",
+        help="run each item N times (ids end in -r0 .. -rN-1) to measure how often verdicts change between "
+        "repeats (sampling responders and judges, nondeterministic systems); LLM calls are cached per "
+        "repeat (default: 1)",
+    )
+    group.addoption(
+        "--memeval-record-memories",
+        default="10",
+        metavar="N",
+        help="retrieved memories kept in each item's record for the reports, best first (0: none; default: 10)",
+    )
+    group.addoption(
+        "--memeval-gate-subset",
+        default="allow",
+        metavar="MODE",
+        help="gates on a run that covers part of its suite (-k, -m, --lf, --deselect): allow (the verdict "
+        "says so) or refuse (the gate fails) (default: allow)",
+    )
+    group.addoption(
+        "--memeval-progress",
+        default="10",
+        metavar="SECONDS",
+        help="print a progress line (items, texts embedded per second, ETA) at most this often while "
+        "contexts are filled; 0 turns it off (default: 10)",
+    )
+    group.addoption(
+        "--memeval-any-protocol",
+        action="store_true",
+        help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "
+        "prompts, k); the report names the first difference",
+    )
+    group.addoption(
+        "--memeval-resume",
+        action="store_true",
+        help="continue the run whose journal (REPORT.journal.jsonl) is beside --memeval-report: items it "
+        "holds are reported from it, the rest run",
+    )
+    group.addoption(
+        "--memeval-shard",
+        metavar="I/N",
+        help="run the I-th of N disjoint parts of the contexts (for N CI jobs; merge the reports with "
+        "python -m pytest_memeval merge)",
+    )
+    group.addoption(
+        "--memeval-shard-durations",
+        metavar="PATH",
+        help="an earlier --memeval-report whose recorded durations balance the shards (default: item counts)",
+    )
+    group.addoption(
+        "--memeval-prices",
+        metavar="PATH",
+        help="TOML price table, one [MODEL] table per model with input and output prices per million "
+        "tokens: the summary and reports give each run's cost (no built-in prices)",
+    )
+    group.addoption(
+        "--memeval-max-cost",
+        metavar="AMOUNT",
+        help="stop the run cleanly once its LLM calls (cache misses) cost more than this, in the price "
+        "table's currency; its records are kept and --memeval-resume continues it",
+    )
+    group.addoption(
+        "--memeval-bootstrap",
+        default="2000",
+        metavar="B",
+        help="bootstrap resamples for confidence intervals, and random sign patterns of the "
+        "cluster sign-flip test beyond 16 clusters (default: 2000)",
+    )
+
+
+class OptionSource(Protocol):
+    """Where option values come from: a pytest.Config, or anything with its `getoption`."""
+
+    def getoption(self, name: str) -> Any: ...
+
+
+def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Settings:
+    """Validate the raw options; `suite_names` are the suites this installation offers."""
+    opt = config.getoption
+    size = choice("--memeval-size", opt("memeval_size"), SIZES)
+    split = opt("memeval_split")
+    if split is not None:
+        split = choice("--memeval-split", split, SPLITS)
+    memsystems = names("--memsystem", opt("memsystem"))
+    cache = cache_dir(opt("memeval_cache_dir"))
+    responder = _responder(opt("memeval_responder"))
+    judges = tuple(parse_judge(name) for name in names("--memeval-judge", opt("memeval_judge")))
+    local_models = local_model_specs(opt, responder, judges)
+    local_n_ctx = integer("--memeval-local-n-ctx", opt("memeval_local_n_ctx"), 1)
+    prices = load_prices(Path(opt("memeval_prices")).expanduser()) if opt("memeval_prices") else {}
+    llm = None
+    if responder != "reader" or judges:
+        # a `default` judge's model is known once the suites are: run_setup puts it in
+        model = responder_model(responder) or judges[0].model or DEFAULT
+        llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
+    memsystem_config = _memsystem_config(opt("memsystem_config"), memsystems)
+    return Settings(
+        memsystems=memsystems,
+        suites=_suites(opt("memeval_suite"), suite_names),
+        size=size,
+        split=split,
+        seeds=_seeds(opt("memeval_seed")),
+        ks=tuple(integer("--memeval-k", part, 1) for part in names("--memeval-k", opt("memeval_k"))),
+        responder=responder,
+        report=writable_file("--memeval-report", opt("memeval_report")),
+        data_dir=readable_dir("--memeval-data", opt("memeval_data")),
+        embedder=choice("--memeval-embedder", opt("memeval_embedder"), EMBEDDERS),
+        embedding_batch=integer("--memeval-embedding-batch", opt("memeval_embedding_batch"), 1),
+        cache_dir=cache,
+        bootstrap=integer("--memeval-bootstrap", opt("memeval_bootstrap"), 1),
+        memsystem_config=memsystem_config,
+        baseline=readable_file("--memeval-baseline", opt("memeval_baseline")),
+        gates=_gates(opt("memeval_gate"), opt("memeval_baseline")),
+        max_errors=integer("--memeval-max-errors", opt("memeval_max_errors"), 0),
+        html=writable_file("--memeval-html", opt("memeval_html")),
+        llm=llm,
+        gateway=llm or _adapters_llm(opt, memsystem_config, cache),
+        judges=judges,
+        snapshot=bool(opt("memeval_snapshot")),
+        suite_params=_suite_params(opt("memeval_suite_option")),
+        adapter_timeout_s=positive_float("--memeval-adapter-timeout", opt("memeval_adapter_timeout")),
+        local_models=local_models,
+        local_n_ctx=local_n_ctx,
+        repeats=_repeats(opt("memeval_repeat"), bool(opt("memeval_snapshot"))),
+        record_memories=integer("--memeval-record-memories", opt("memeval_record_memories"), 0),
+        gate_subset=choice("--memeval-gate-subset", opt("memeval_gate_subset"), GATE_SUBSET),
+        progress_s=_seconds_or_off("--memeval-progress", opt("memeval_progress")),
+        any_protocol=bool(opt("memeval_any_protocol")),
+        resume=_resume(bool(opt("memeval_resume")), opt("memeval_report")),
+        shard=Shard.parse(opt("memeval_shard")) if opt("memeval_shard") is not None else None,
+        shard_durations=_shard_durations(opt("memeval_shard_durations"), opt("memeval_shard")),
+        prices=prices,
+        max_cost=_max_cost(
+            opt("memeval_max_cost"),
+            prices,
+            tuple(m for m in (responder_model(responder), *(j.model for j in judges)) if m is not None),
+        ),
+    )
+
+
+def _max_cost(raw: str | None, prices: dict[str, Price], models: tuple[str, ...]) -> float | None:
+    """The budget; every model the run asks must have a price, or the budget means nothing."""
+    if raw is None:
+        return None
+    if not prices:
+        raise ConfigError("--memeval-max-cost: needs --memeval-prices (there are no built-in prices)")
+    unpriced = [model for model in models if model not in prices]
+    if unpriced:
+        raise ConfigError(f"--memeval-max-cost: --memeval-prices has no price for model {unpriced[0]!r}")
+    return positive_float("--memeval-max-cost", raw)
+
+
+def _resume(resume: bool, report: str | None) -> bool:
+    if resume and report is None:
+        raise ConfigError("--memeval-resume: needs --memeval-report (the journal lives beside the report)")
+    return resume
+
+
+def _shard_durations(raw: str | None, shard: str | None) -> Path | None:
+    if raw is not None and shard is None:
+        raise ConfigError("--memeval-shard-durations: balances --memeval-shard, which is not given")
+    return readable_file("--memeval-shard-durations", raw)
+
+
+def _adapters_llm(opt: Any, memsystem_config: dict[str, dict[str, Any]], cache: Path) -> LLMSettings | None:
+    """The gateway's call settings when no response model or judge is an LLM but a memory
+    system's own config names one (`llm_model`); None when nothing of the run calls an LLM."""
+    models = [config["llm_model"] for config in memsystem_config.values() if config.get("llm_model")]
+    return llm_settings(opt, str(models[0]), cache) if models else None
+
+
+def _repeats(raw: str, snapshot: bool) -> int:
+    repeats = integer("--memeval-repeat", raw, 1)
+    if repeats > 1 and snapshot:
+        raise ConfigError("--memeval-repeat: a snapshot keeps one verdict per item; drop --memeval-snapshot to repeat")
+    return repeats
+
+
+def _seconds_or_off(option: str, raw: str) -> float:
+    return 0.0 if raw.strip() in ("0", "0.0") else positive_float(option, raw)
+
+
+def _suites(raw: str | None, available: tuple[str, ...]) -> tuple[str, ...]:
+    if raw is None:
+        return available
+    selected = names("--memeval-suite", raw)
+    unknown = [name for name in selected if name not in available]
+    if unknown:
+        raise ConfigError(f"--memeval-suite: unknown suite {unknown[0]!r} (available: {', '.join(available)})")
+    return selected
+
+
+def _suite_params(raw: list[str]) -> dict[str, dict[str, str]]:
+    params: dict[str, dict[str, str]] = {}
+    for setting in raw:
+        name, equals, value = setting.partition("=")
+        suite, dot, key = name.strip().partition(".")
+        if not (equals and dot and suite and key.strip()):
+            raise ConfigError(f"--memeval-suite-option: {setting!r} is not of the form SUITE.KEY=VALUE")
+        params.setdefault(suite, {})[key.strip()] = value.strip()
+    return params
+
+
+def _gates(raw: list[str], baseline: str | None) -> tuple[Gate, ...]:
+    gates = tuple(parse_gate(expression) for expression in raw)
+    for gate in gates:
+        if gate.needs_baseline and baseline is None:
+            raise ConfigError(f"--memeval-gate: {gate.expression!r} needs --memeval-baseline")
+    return gates
+
+
+def _seeds(raw: str | None) -> tuple[int, ...] | None:
+    if raw is None:
+        return None
+    seeds = []
+    for part in names("--memeval-seed", raw):
+        try:
+            seeds.append(int(part))
+        except ValueError:
+            raise ConfigError(f"--memeval-seed: {part!r} is not an integer") from None
+        if seeds[-1] < 0:
+            raise ConfigError(f"--memeval-seed: {part!r} is negative")
+    return tuple(seeds)
+
+
+def _responder(raw: str) -> str:
+    if raw == "reader":
+        return raw
+    if raw.startswith("openai:"):
+        return f"openai:{_model('--memeval-responder', raw)}"
+    raise ConfigError(f"--memeval-responder: unknown responder {raw!r} (available: reader, openai:MODEL)")
+
+
+def _model(option: str, raw: str) -> str:
+    """The model name of an `openai:MODEL` spec."""
+    kind, _, model = raw.partition(":")
+    if kind != "openai" or not model.strip():
+        raise ConfigError(f"{option}: {raw!r} is not of the form openai:MODEL")
+    return model.strip()
+
+
+def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Tables of the TOML file, keyed by memory-system name; a table for a system not run is an error."""
+    if raw is None:
+        return {}
+    path = Path(raw).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--memsystem-config: cannot read {raw}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"--memsystem-config: {raw} is not a UTF-8 text file (expected TOML)") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"--memsystem-config: {raw} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"--memsystem-config: {raw} is nested too deeply to be adapter settings") from None
+    config: dict[str, dict[str, Any]] = {}
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"--memsystem-config: {raw}: '{name}' must be a table like [{name}]")
+        if name not in memsystems:
+            raise ConfigError(f"--memsystem-config: {raw} has settings for '{name}', which is not in --memsystem")
+        config[name] = table
+    return config

@@ -1,0 +1,170 @@
+"""Names to objects: bundled suites, built-in memory systems and third-party plugins.
+
+Resolution imports lazily so that loading the plugin stays cheap (chromadb and torch are
+only imported when a run actually uses them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any
+
+from ..memory.resources import Resources
+from ..protocols import BuildsFromMemeval, ChecksSettings, MemorySystem
+from .errors import ConfigError
+
+SUITE_ENTRY_POINTS = "pytest_memeval.suites"
+MEMSYSTEM_ENTRY_POINTS = "pytest_memeval.memsystems"
+
+BUNDLED_SUITES: Mapping[str, str] = {
+    "multisource": "pytest_memeval.suites.multisource.suite:MultisourceSuite",
+    "memfail": "pytest_memeval.suites.memfail.suite:MemfailSuite",
+    "knowme": "pytest_memeval.suites.knowme.suite:KnowmeSuite",
+    "behavior": "pytest_memeval.suites.behavior.suite:BehaviorSuite",
+    "bayes": "pytest_memeval.suites.bayes.suite:BayesSuite",
+    "locomo": "pytest_memeval.suites.locomo.suite:LocomoSuite",
+    "longmemeval": "pytest_memeval.suites.longmemeval.suite:LongMemEvalSuite",
+}
+
+BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
+    "none": "pytest_memeval.memory.none:NoMemory",
+    "context": "pytest_memeval.memory.context:ContextMemory",
+    "chroma": "pytest_memeval.memory.chroma:ChromaMemory",
+    "mem0": "pytest_memeval.memory.mem0:Mem0Memory",
+    "amem": "pytest_memeval.memory.amem:AMemMemory",
+    "langmem": "pytest_memeval.memory.langmem:LangMemMemory",
+    "graphiti": "pytest_memeval.memory.graphiti:GraphitiMemory",
+    "letta": "pytest_memeval.memory.letta:LettaMemory",
+    "memos": "pytest_memeval.memory.memos:MemosMemory",
+    "supermemory": "pytest_memeval.memory.supermemory:SupermemoryMemory",
+}
+
+_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A name and where it points, e.g. ('chroma', 'pytest_memeval.memory.chroma:ChromaMemory')."""
+
+    name: str
+    target: str
+
+    def load(self) -> Any:
+        return load_object(self.target)
+
+
+def load_object(target: str) -> Any:
+    module_name, _, attribute = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import {module_name!r} for {target!r}: {exc}") from None
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ConfigError(f"{module_name!r} has no attribute {attribute!r}") from None
+    return obj
+
+
+def available_suites() -> dict[str, str]:
+    """Bundled suites plus those registered by other packages."""
+    suites = dict(BUNDLED_SUITES)
+    for entry in entry_points(group=SUITE_ENTRY_POINTS):
+        suites.setdefault(entry.name, entry.value)
+    return suites
+
+
+def resolve_memsystem(name: str) -> Resolved:
+    """Map a --memsystem name to an import target, failing with a one-line ConfigError."""
+    if name in BUILTIN_MEMSYSTEMS:
+        return Resolved(name, BUILTIN_MEMSYSTEMS[name])
+    if ":" in name:
+        if not _IMPORT_PATH.match(name):
+            raise ConfigError(f"--memsystem: {name!r} is not of the form pkg.module:Class")
+        load_object(name)  # fail now, on the controller, rather than once per test
+        return Resolved(name, name)
+    for entry in entry_points(group=MEMSYSTEM_ENTRY_POINTS):
+        if entry.name == name:
+            return Resolved(name, entry.value)
+    known = sorted(set(BUILTIN_MEMSYSTEMS) | {e.name for e in entry_points(group=MEMSYSTEM_ENTRY_POINTS)})
+    raise ConfigError(
+        f"--memsystem: unknown memory system {name!r} (known: {', '.join(known)}; or give pkg.module:Class)"
+    )
+
+
+def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
+    """Reject settings the adapter does not take, or of the wrong type, before any test runs.
+
+    The adapter's constructor signature is the schema: keyword names must exist and values
+    must match simple annotations (str, int, float, bool, and optionals of them). An adapter
+    may also check values (ranges, formats) in a `check_settings(settings)` classmethod
+    that raises ValueError with one line (`protocols.ChecksSettings`).
+    """
+    factory = resolved.load()
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return
+    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    for key, value in settings.items():
+        parameter = parameters.get(key)
+        if parameter is None or key in _PROVIDED_BY_PLUGIN:
+            if accepts_any and key not in _PROVIDED_BY_PLUGIN:
+                continue
+            known = ", ".join(k for k in parameters if k not in _PROVIDED_BY_PLUGIN and k != "self")
+            raise ConfigError(
+                f"--memsystem-config [{resolved.name}]: unknown setting {key!r} (settings: {known or 'none'})"
+            )
+        expected = _simple_types(parameter.annotation)
+        if expected and not _matches(value, expected):
+            names = " or ".join(t.__name__ for t in expected)
+            raise ConfigError(f"--memsystem-config [{resolved.name}]: {key} must be {names}, got {value!r}")
+    if isinstance(factory, ChecksSettings):
+        try:
+            factory.check_settings(settings)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"--memsystem-config [{resolved.name}]: {exc}") from None
+
+
+def accepts_settings(resolved: Resolved, names: tuple[str, ...]) -> bool:
+    """Whether the adapter's constructor takes every one of `names`."""
+    try:
+        parameters = inspect.signature(resolved.load()).parameters
+    except (TypeError, ValueError):
+        return False
+    return all(name in parameters for name in names)
+
+
+_PROVIDED_BY_PLUGIN = frozenset({"embedder", "resources"})
+_SIMPLE = {"str": str, "int": int, "float": float, "bool": bool, "Path": str}
+
+
+def _simple_types(annotation: Any) -> tuple[type, ...]:
+    """(int,) for 'int', (str,) for 'str | None', () when the annotation is not simple."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    parts = [part.strip() for part in str(text).split("|") if part.strip() != "None"]
+    types = tuple(_SIMPLE[part] for part in parts if part in _SIMPLE)
+    return types if len(types) == len(parts) else ()
+
+
+def _matches(value: Any, expected: tuple[type, ...]) -> bool:
+    if isinstance(value, bool) and bool not in expected:
+        return False  # TOML true must not pass for an int setting
+    if float in expected and isinstance(value, int):
+        return True
+    return isinstance(value, expected)
+
+
+def build_memsystem(resolved: Resolved, config: Mapping[str, Any], resources: Resources) -> MemorySystem:
+    """Instantiate an adapter: `from_memeval(config, resources)` when it has one
+    (`protocols.BuildsFromMemeval`), else `cls(**config)`."""
+    factory: Callable[..., MemorySystem] = resolved.load()
+    if isinstance(factory, BuildsFromMemeval):
+        return factory.from_memeval(dict(config), resources)
+    return factory(**config)

@@ -1,0 +1,69 @@
+"""From the command line's options to a checked `RunState`, before anything runs.
+
+Every bad input (an option's value, a file of the wrong content, a gate, adapter settings,
+a baseline, a data directory) ends here as a `ConfigError` of one line, which the plugin
+reports as a usage error (exit status 4). Nothing here needs a pytest session, so the
+tests check each case in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..campaigns.shards import Unit, durations
+from ..running.state import RunState
+from .errors import ConfigError, DataError
+from .extras import check_extras
+from .judge_specs import with_protocol_model
+from .options import OptionSource, read_settings
+from .registry import available_suites
+from .settings_checks import check_against_suites, check_before_run, judged_suites
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    state: RunState
+    #: the suites this installation offers, name -> import target
+    suites: dict[str, str]
+    #: problems that do not stop the run, one line each (the plugin shows them as warnings)
+    warnings: tuple[str, ...] = ()
+    #: seconds per context in --memeval-shard-durations' report (None: shards balance item counts)
+    shard_seconds: dict[Unit, float] | None = None
+
+
+def prepare_run(options: OptionSource, bundled_only: bool, controller: bool = True) -> PreparedRun:
+    """Settings read and checked against the suites they select; on the controller also the
+    files the run will use and the baseline. `bundled_only`: the run collects the bundled
+    suites alone, so every suite it runs is known now."""
+    suites = available_suites()
+    settings = read_settings(options, tuple(suites))
+    check_extras(settings)
+    state = RunState.from_settings(settings)
+    check_against_suites(settings, suites, bundled_only=bundled_only)
+    settings = with_protocol_model(settings, judged_suites(settings, suites))
+    state.rebind(settings)
+    warnings = tuple(check_before_run(settings)) if settings.active and controller else ()
+    if settings.baseline is not None and controller:
+        from ..results.baseline import load_baseline
+
+        state.baseline = load_baseline(settings.baseline)
+    if settings.active:
+        # Index the selected suites now: a broken data file is a usage error rather than a
+        # collection error, and under xdist the controller warms the on-disk caches before
+        # the workers start.
+        for name in settings.suites:
+            if not _index(state, name):
+                raise ConfigError(
+                    f"suite {name} has no items in this selection (size {settings.size}, split "
+                    f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
+                )
+    seconds = durations(settings.shard_durations) if settings.shard_durations is not None else None
+    return PreparedRun(state, suites, warnings, seconds)
+
+
+def _index(state: RunState, name: str) -> object:
+    try:
+        return state.index(name)
+    except DataError as exc:
+        option = "--memeval-data: " if state.settings.data_dir is not None else ""
+        raise ConfigError(f"{option}{exc}") from None

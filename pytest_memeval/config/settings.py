@@ -1,0 +1,104 @@
+"""The validated settings of one run: what options.py reads from the command line.
+
+A plain frozen value (shipped unchanged to xdist workers), imported by everything that
+needs the run's settings without depending on how options are parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..llm.local_model import DEFAULT_N_CTX, ModelSpec
+from ..llm.settings import LLMSettings
+from ..memory.embedders import DEFAULT_EMBEDDING_BATCH
+from ..running.adapter_guard import DEFAULT_ADAPTER_TIMEOUT
+from .gate_syntax import Gate
+from .judge_specs import JudgeSpec
+
+if TYPE_CHECKING:
+    from ..campaigns.shards import Shard
+    from ..results.prices import Price
+
+
+def responder_model(responder: str) -> str | None:
+    """The model of `--memeval-responder openai:MODEL`; None for the offline reader."""
+    return None if responder == "reader" else responder.removeprefix("openai:")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Validated options of one run; shipped unchanged to xdist workers."""
+
+    memsystems: tuple[str, ...]
+    suites: tuple[str, ...]
+    size: str
+    split: str | None
+    seeds: tuple[int, ...] | None
+    #: retrieval depths; several sweep every item over them
+    ks: tuple[int, ...]
+    responder: str
+    report: Path | None
+    data_dir: Path | None
+    embedder: str
+    cache_dir: Path
+    bootstrap: int
+    #: per memory system: settings from --memsystem-config (TOML table named like the system)
+    memsystem_config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    baseline: Path | None = None
+    gates: tuple[Gate, ...] = ()
+    max_errors: int = 0
+    html: Path | None = None
+    #: LLM call settings shared by responder and judges (None when no LLM is used)
+    llm: LLMSettings | None = None
+    #: the call settings of the LLM gateway (cache mode and file, endpoint, timeouts): `llm`,
+    #: or the same options when only a memory system's config names a model; None when
+    #: nothing of the run calls an LLM
+    gateway: LLMSettings | None = None
+    #: --memeval-judge: each judge's model (None: the suite protocol's) and prompt name
+    judges: tuple[JudgeSpec, ...] = ()
+    snapshot: bool = False
+    #: per suite: settings from --memeval-suite-option SUITE.KEY=VALUE (checked against the suite)
+    suite_params: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: seconds one memory-system call may take before the item is an error
+    adapter_timeout_s: float = DEFAULT_ADAPTER_TIMEOUT
+    #: --memeval-local-model: models a loopback llama.cpp server serves for this run
+    local_models: tuple[ModelSpec, ...] = ()
+    local_n_ctx: int = DEFAULT_N_CTX
+    #: how many times each item runs (--memeval-repeat); repeats of a run are one run
+    repeats: int = 1
+    #: retrieved memories kept in each record (0: none)
+    record_memories: int = 10
+    #: what gates do with a run that covers part of its suite: allow (with a note) or refuse
+    gate_subset: str = "allow"
+    #: seconds between progress lines while contexts are filled (0: none)
+    progress_s: float = 10.0
+    #: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
+    embedding_batch: int = DEFAULT_EMBEDDING_BATCH
+    #: compare with a baseline run under another protocol (the report names the difference)
+    any_protocol: bool = False
+    #: continue the run whose journal is beside --memeval-report
+    resume: bool = False
+    #: --memeval-shard I/N: this job's part of the contexts
+    shard: Shard | None = None
+    #: a previous report whose durations balance the shards
+    shard_durations: Path | None = None
+    #: --memeval-prices: per model, the price of a million input and output tokens
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    #: --memeval-max-cost: the run stops once what its LLM calls cost passes this
+    max_cost: float | None = None
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.responder != "reader" or bool(self.judges)
+
+    @property
+    def k(self) -> int:
+        return self.ks[0]
+
+    @property
+    def active(self) -> bool:
+        """The suites run only when at least one memory system is named."""
+        return bool(self.memsystems)

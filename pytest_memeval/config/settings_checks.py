@@ -1,0 +1,145 @@
+"""Checks of the run's settings against the suites they select, before anything runs.
+
+Each problem is a ConfigError with one line; the plugin turns it into a usage error.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..llm.cache import check_cache_file
+from ..suites.base import JudgeOption, Suite
+from .errors import ConfigError
+from .gate_syntax import can_never_fail
+from .judge_specs import panel_members
+from .registry import load_object
+from .settings import Settings
+
+
+def check_against_suites(settings: Settings, suites: dict[str, str], bundled_only: bool = True) -> None:
+    """`suites` maps every available suite name to its import target; `bundled_only` says
+    the run collects the bundled suites (no test paths given), so every suite it can run
+    is known now."""
+    _check_gates(settings, suites, bundled_only)
+    _check_suite_params(settings, suites)
+    _check_data_options(settings, suites)
+    _check_llm_support(settings, suites)
+
+
+def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
+    """An LLM responder needs every selected suite to have a prompt; a judge needs one suite graded by rubric."""
+    selected = {name: load_object(suites[name]) for name in settings.suites if name in suites}
+    if settings.responder != "reader":
+        lacking = [name for name, cls in selected.items() if cls.llm_prompt is Suite.llm_prompt]
+        if lacking:
+            raise ConfigError(f"--memeval-responder: suite {lacking[0]!r} has no LLM prompt (use reader)")
+    if settings.judges and all(cls.llm_judge is Suite.llm_judge for cls in selected.values()):
+        names = ", ".join(selected) or "none"
+        raise ConfigError(f"--memeval-judge: none of the selected suites ({names}) is graded by an LLM judge")
+    for name, prompts in judged_suites(settings, suites).items():
+        panel_members(settings.judges, prompts, name)
+
+
+def judged_suites(settings: Settings, suites: dict[str, str]) -> dict[str, Mapping[str, JudgeOption]]:
+    """The selected suites an LLM judge grades, with the judge prompts each names."""
+    selected = {name: load_object(suites[name]) for name in settings.suites if name in suites}
+    return {name: cls.judge_prompts for name, cls in selected.items() if cls.llm_judge is not Suite.llm_judge}
+
+
+def _check_data_options(settings: Settings, suites: dict[str, str]) -> None:
+    """--memeval-data and --memeval-split must mean something to every selected suite."""
+    for name in settings.suites:
+        cls = load_object(suites[name])
+        if settings.data_dir is not None and not cls.reads_data_dir:
+            readers = ", ".join(n for n in suites if load_object(suites[n]).reads_data_dir)
+            raise ConfigError(
+                f"--memeval-data: suite {name!r} generates its own data; select the suites that read a "
+                f"released layout with --memeval-suite ({readers})"
+            )
+        if settings.split is not None and settings.split not in cls.splits:
+            raise ConfigError(
+                f"--memeval-split: suite {name!r} has no {settings.split!r} split (splits: {', '.join(cls.splits)})"
+            )
+
+
+def _check_suite_params(settings: Settings, suites: dict[str, str]) -> None:
+    for suite, params in settings.suite_params.items():
+        if suite not in suites:
+            raise ConfigError(f"--memeval-suite-option: unknown suite {suite!r} (available: {', '.join(suites)})")
+        accepted = load_object(suites[suite]).parameters
+        for key in params:
+            if key not in accepted:
+                known = ", ".join(sorted(accepted)) or "none"
+                raise ConfigError(f"--memeval-suite-option: {suite} has no setting {key!r} (settings: {known})")
+
+
+def _check_gates(settings: Settings, suites: dict[str, str], bundled_only: bool) -> None:
+    """Suites, systems and metric names of gates are checked now. Only when test paths are
+    given can a gate name a suite that a test file names by import path; it is then known
+    at the end, where a gate that matched no run fails."""
+    for gate in settings.gates:
+        if gate.system is not None and settings.active and gate.system not in settings.memsystems:
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r}: memory system {gate.system!r} is not in --memsystem "
+                f"({', '.join(settings.memsystems)})"
+            )
+        if gate.suite not in suites:
+            if bundled_only and settings.active:
+                raise ConfigError(
+                    f"--memeval-gate: {gate.expression!r}: unknown suite {gate.suite!r} "
+                    f"(this run's suites: {', '.join(settings.suites)})"
+                )
+            continue
+        if bundled_only and settings.active and gate.suite not in settings.suites:
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r}: suite {gate.suite!r} is not selected "
+                f"(--memeval-suite: {', '.join(settings.suites)})"
+            )
+        suite = load_object(suites[gate.suite])
+        if gate.metric not in suite.metric_names:
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r}: {gate.suite} has no metric {gate.metric!r} "
+                f"(metrics: {', '.join(suite.metric_names)})"
+            )
+        bounds = suite.metric_bounds.get(gate.metric)
+        if bounds is not None and can_never_fail(gate, bounds):
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r} can never fail: {gate.metric} lies in "
+                f"[{bounds[0]:g}, {bounds[1]:g}]"
+            )
+
+
+def check_before_run(settings: Settings) -> list[str]:
+    """On the controller, before any worker starts: files the run will use. Returns
+    warnings to show (a cache that was repaired)."""
+    warnings = []
+    llm = settings.llm
+    if llm is not None and llm.cache_mode != "off" and llm.cache_path is not None:
+        warnings.append(check_cache_file("--memeval-cache-file", llm.cache_path, llm.cache_mode))
+    warnings.append(repair_embedding_cache(settings.cache_dir / "embeddings.sqlite"))
+    return [warning for warning in warnings if warning]
+
+
+def repair_embedding_cache(path: Path) -> str | None:
+    """A corrupt embedding cache (a cache only: every vector can be recomputed) is moved
+    aside, once, before workers open it, and a fresh one is built; returns the warning."""
+    if not path.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            ok = connection.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError:
+        ok = False
+    if ok:
+        return None
+    aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
+    path.replace(aside)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return f"memeval: the embedding cache {path} was corrupt; moved to {aside.name}, rebuilding it"

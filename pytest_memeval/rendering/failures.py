@@ -1,0 +1,134 @@
+"""Wrong answers in the terminal: one line each, then a count per suite, system and stage.
+
+A wrong answer is a failed test, so that `--lf`, `-x`, JUnit XML and the exit status all
+see it. pytest's own FAILURES section, however, costs O(failures x reports): for every
+failure it scans every passed report for teardown sections
+(`TerminalReporter._handle_teardown_sections`), which took 14.7 s of a 32 s run with
+1,600 wrong answers among 8,640 items, and minutes on 34,560. So the plugin marks the call
+report of a wrong answer (its one-line summary under `WRONG_ANSWER`, the failure message as
+a plain-string longrepr), keeps those reports out of pytest's failure sections and short
+summary while the terminal summary is written (they are put back before pytest counts the
+outcomes), and prints them itself, in time linear in their number, after pytest's short
+summary and before the memeval summary, which comes last.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Generator, Iterable, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from ..results.records import Record, RunKey
+from .terminal import shorten
+from .terminal_text import printable, write_line
+
+#: the report attribute (it travels from xdist workers) holding a wrong answer's one line
+WRONG_ANSWER = "memeval_wrong_answer"
+
+
+class WrongAnswer(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest types fail.Exception as an attribute
+    """Raised by `check` for an answer the judge rejected: a test failure with a one-line
+    summary beside the full message."""
+
+    def __init__(self, message: str, summary: str) -> None:
+        super().__init__(message, pytrace=False)
+        self.summary = summary
+
+
+def mark_wrong_answer(report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
+    """On the process that ran the test: a wrong answer's report carries its message as
+    a plain string (cheap to ship and print) and its one-line summary."""
+    excinfo = call.excinfo
+    if report.when == "call" and excinfo is not None and isinstance(excinfo.value, WrongAnswer):
+        report.longrepr = str(excinfo.value.msg)
+        setattr(report, WRONG_ANSWER, excinfo.value.summary)
+
+
+def is_wrong_answer(report: Any) -> bool:
+    return getattr(report, WRONG_ANSWER, None) is not None
+
+
+class WrongAnswerSummary:
+    """On the controller: holds the wrong answers out of pytest's failure sections and
+    short summary while the terminal summary is written (`held_out`), and writes them,
+    one line each (`write`)."""
+
+    def __init__(self) -> None:
+        self.held: list[Any] = []
+
+    @contextmanager
+    def held_out(self, terminal: pytest.TerminalReporter) -> Generator[None, None, None]:
+        failed = terminal.stats.get("failed", [])
+        self.held = [r for r in failed if is_wrong_answer(r)]
+        if self.held:
+            terminal.stats["failed"] = [r for r in failed if not is_wrong_answer(r)]
+        try:
+            yield
+        finally:
+            if self.held:
+                # the final "N failed" line and the exit status count them as usual
+                terminal.stats["failed"] = [*terminal.stats.get("failed", []), *self.held]
+
+    def write(self, terminal: pytest.TerminalReporter, records: Sequence[Record]) -> None:
+        if not self.held:
+            return
+        count = len(self.held)
+        terminal.write_sep("=", f"memeval: {count} wrong answer{'s' if count != 1 else ''}", red=True)
+        if "f" in terminal.reportchars and not terminal.config.option.no_summary:
+            verbose = terminal.config.get_verbosity() > 0
+            for report in self.held:
+                write_line(terminal, f"WRONG {report.nodeid} - {getattr(report, WRONG_ANSWER)}")
+                if verbose:  # the whole failure message (question, memories, judge)
+                    for text in str(report.longrepr).splitlines()[1:]:
+                        write_line(terminal, f"    {text}")
+        for line in grouped_lines(records):
+            write_line(terminal, line)
+
+
+def stage_of(record: Record) -> str:
+    """Where a wrong answer failed: the judge's stage when it attributes one (memfail),
+    else whether the model abstained."""
+    if record.stage:
+        return record.stage
+    return "abstained" if record.abstained else "wrong answer"
+
+
+def grouped_lines(records: Iterable[Record]) -> list[str]:
+    """One line per run: its wrong answers out of its scored items, by stage."""
+    scored: Counter[RunKey] = Counter()
+    stages: dict[RunKey, Counter[str]] = {}
+    for record in records:
+        if record.status != "scored":
+            continue
+        scored[record.key] += 1
+        if record.correct is False:
+            stages.setdefault(record.key, Counter())[stage_of(record)] += 1
+    if not stages:
+        return []
+    lines = ["wrong answers by suite | system | stage:"]
+    for key in sorted(stages):
+        counts = stages[key]
+        label = key.label([k for k in scored if k.suite == key.suite])
+        parts = ", ".join(f"{stage} {n:,}" for stage, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"  {key.suite} | {label}: {sum(counts.values()):,} of {scored[key]:,} scored ({parts})")
+    return lines
+
+
+#: characters of an answer or a gold shown in a wrong answer's line, and of the judge's reason
+SHOWN_VALUE = 100
+SHOWN_REASON = 160
+
+
+def summary_line(outcome: Any) -> str:
+    """A wrong answer in one line (the test id names the item): what was answered, what
+    was expected, and the judge's reason, each cut short (-v and the reports have them whole)."""
+    answer = outcome.answer
+    line = (
+        f"answered {shorten(repr(answer.label), SHOWN_VALUE)}, expected {shorten(repr(outcome.item.gold), SHOWN_VALUE)}"
+    )
+    line += " (abstained)" if answer.abstained else ""
+    reason = " ".join(str(outcome.verdict.reason).split())
+    return printable(f"{line}; judge: {shorten(reason, SHOWN_REASON)}" if reason else line)

@@ -1,0 +1,106 @@
+"""On the controller: gather the per-item records that workers ship, and everything that
+went wrong outside an item (a memory system failing in close, a crashed worker)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import MISSING, fields
+from functools import lru_cache
+from typing import Any
+
+import pytest
+
+from ..running.crashes import crash_message, is_crash
+from .records import Record, RunKey
+
+RECORD_PROPERTY = "memeval"
+SNAPSHOT_CHANGED = "memeval_snapshot_changed"
+#: what a worker puts in its workeroutput: failures not tied to one item
+SESSION_ERRORS = "memeval_session_errors"
+
+
+class RecordCollector:
+    """A pytest plugin object; each item's record arrives once, with its teardown report."""
+
+    def __init__(self) -> None:
+        self.records: list[Record] = []
+        #: items whose verdict differs from its syrupy snapshot (--memeval-snapshot)
+        self.snapshot_changes: list[str] = []
+        self.session_errors: list[str] = []
+        #: node ids whose xdist worker died while running them, and the worker (see `crashes`)
+        self.crashes: list[tuple[str, str]] = []
+        self._recorded: set[str] = set()
+        #: records of an earlier run this one resumes; a record of the same item received now wins
+        self.earlier: tuple[Record, ...] = ()
+        #: told about each record as it arrives (the campaign's journal)
+        self.listener: Callable[[Record], None] | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if is_crash(report):
+            node = getattr(report, "node", None)
+            self.crashes.append((report.nodeid, str(getattr(getattr(node, "gateway", None), "id", "?"))))
+        if report.when != "teardown":
+            return
+        for name, value in report.user_properties:
+            if name == RECORD_PROPERTY:
+                record = record_from_wire(str(value))
+                self.records.append(record)
+                self._recorded.add(report.nodeid)
+                if self.listener is not None:
+                    self.listener(record)
+            elif name == SNAPSHOT_CHANGED:
+                self.snapshot_changes.append(str(value))
+
+    def crash_errors(self) -> list[str]:
+        """One session error per crash, saying whether its item ran again."""
+        return [crash_message(nodeid, worker, nodeid in self._recorded) for nodeid, worker in self.crashes]
+
+    def unrecorded_crashes(self) -> list[str]:
+        """Node ids that crashed and never sent a record (each once)."""
+        return list(dict.fromkeys(nodeid for nodeid, _ in self.crashes if nodeid not in self._recorded))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker finished (or died); collect its session errors."""
+        output = getattr(node, "workeroutput", None) or {}
+        self.session_errors.extend(output.get(SESSION_ERRORS, ()))
+
+    def by_run(self) -> dict[RunKey, list[Record]]:
+        """Records grouped per run key, each group sorted by item id.
+
+        Sorting makes every aggregate independent of the order in which xdist workers
+        finished, so -n 2 and -n 0 give the same numbers to the last digit.
+        """
+        fresh = {record.item_key for record in self.records}
+        return group_by_run([*(r for r in self.earlier if r.item_key not in fresh), *self.records])
+
+
+def group_by_run(records: Iterable[Record]) -> dict[RunKey, list[Record]]:
+    """Records grouped per run key (keys in order), each group sorted by item id."""
+    groups: dict[RunKey, list[Record]] = defaultdict(list)
+    for record in records:
+        groups[record.key].append(record)
+    return {key: sorted(groups[key], key=lambda r: r.id) for key in sorted(groups)}
+
+
+def record_to_wire(record: Record) -> str:
+    """The record as the teardown report carries it: `Record.to_json()` without the fields
+    that hold their default value, as compact strict JSON (whatever fields Record gains
+    travel too). Raises TypeError or ValueError for a value JSON cannot hold (NaN included)."""
+    defaults = _record_defaults()
+    data = {name: value for name, value in record.to_json().items() if name not in defaults or value != defaults[name]}
+    return json.dumps(data, separators=(",", ":"), allow_nan=False)
+
+
+def record_from_wire(text: str) -> Record:
+    return Record.from_json(json.loads(text))
+
+
+@lru_cache(maxsize=1)
+def _record_defaults() -> dict[str, Any]:
+    """Each optional field of Record and its default, as `to_json` writes it."""
+    bare = Record("", RunKey("", ""), "", "", "", "", "scored").to_json()
+    optional = (f.name for f in fields(Record) if f.default is not MISSING or f.default_factory is not MISSING)
+    return {name: bare[name] for name in optional}

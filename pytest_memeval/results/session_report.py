@@ -1,0 +1,284 @@
+"""The controller's view of a finished session: summaries, comparisons, gates, files.
+
+Built once, in pytest_sessionfinish, from the records the workers shipped; the terminal
+summary, the JSON report, the HTML page and the exit status all read this one object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import pytest
+
+from ..config.settings import Settings
+from ..files.atomic_file import write_atomic
+from ..rendering.html import write_html
+from ..rendering.terminal import Headline, headline_of, write_overview, write_summary
+from ..rendering.terminal_text import write_line
+from ..running.adapter_guard import describe
+from ..suites.base import Suite
+from ..suites.unreadable import count_unreadable, unreadable_note
+from .baseline import baseline_for
+from .clusters import count_clusters, estimable, flakiness_point_only, summary_point_only
+from .comparisons import apply_holm, compare_runs, pairs_within_session
+from .fingerprint import Fingerprint
+from .flakiness import flakiness
+from .gates import evaluate
+from .judge_sensitivity import judge_sensitivity
+from .record_values import Subset
+from .records import Comparison, Record, Report, RunKey, RunSummary
+from .usage_summary import run_usage
+
+SuiteLookup = Callable[[str], Suite]
+#: how many items a suite (as the test names it) has in this run's size, split and seeds
+SuiteSize = Callable[[str], "int | None"]
+
+
+@dataclass
+class SessionReport:
+    settings: Settings
+    report: Report
+    snapshot_changes: list[str] = field(default_factory=list)
+    #: problems writing the report files, one line each (the run fails)
+    write_errors: list[str] = field(default_factory=list)
+    #: the metric the terminal's closing overview names for each run
+    headlines: dict[RunKey, Headline | None] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        settings: Settings,
+        suite: SuiteLookup,
+        grouped: dict[RunKey, list[Record]],
+        baseline: Sequence[Record] | None = None,
+        session_errors: Sequence[str] = (),
+        snapshot_changes: Sequence[str] = (),
+        suite_size: SuiteSize | None = None,
+        fingerprint: Fingerprint | None = None,
+        protocol_notes: Sequence[str] = (),
+        selection: Mapping[str, str] | None = None,
+    ) -> SessionReport:
+        """`selection` records what picked the items (-k, -m, the shard): it is not part of
+        the fingerprint."""
+        grouped = {key: sorted(records, key=lambda r: (r.id, r.repeat)) for key, records in grouped.items()}
+        refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
+        errors = list(session_errors)
+        runs = tuple(
+            _summarize(
+                suite(refs[key]), key, records, errors, _subset(records, refs[key], suite_size), settings.bootstrap
+            )
+            for key, records in grouped.items()
+        )
+        usage = {key: u for key, records in grouped.items() if (u := run_usage(records, settings.prices)) is not None}
+        records = tuple(r for group in grouped.values() for r in group)
+        try:
+            comparisons = tuple(_comparisons(settings, suite, grouped, refs, baseline))
+        except Exception as exc:  # a suite's statistics failing must not hide the summary
+            errors.append(f"paired comparisons failed: {describe(exc)}")
+            comparisons = ()
+        gates = tuple(
+            v
+            for gate in settings.gates
+            for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse")
+        )
+        report = Report(
+            dict(settings_json(settings), selection=dict(selection or {})),
+            runs,
+            records,
+            comparisons,
+            gates,
+            tuple(errors),
+            _plugin_version(),
+            fingerprint,
+            tuple(protocol_notes),
+            usage,
+        )
+        headlines = {}
+        for run in runs:
+            suite_class = suite(refs[run.key])
+            headlines[run.key] = headline_of(run, suite_class.headline_metrics, suite_class.lower_is_better)
+        return cls(settings, report, sorted(snapshot_changes), headlines=headlines)
+
+    @property
+    def n_errors(self) -> int:
+        """Items that ended without a score (errors and invalid answers) plus failures not
+        tied to one item."""
+        runs = self.report.runs
+        return sum(r.n_errors + r.n_invalid for r in runs) + len(self.report.session_errors)
+
+    def exit_status(self, pytest_status: int) -> int:
+        """With gates, the gates decide (item failures are expected in a benchmark); errors
+        beyond --memeval-max-errors, verdicts that differ from their snapshots and report
+        files that could not be written fail the run whatever the gates say."""
+        if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            return pytest_status
+        if self.n_errors > self.settings.max_errors or self.snapshot_changes or self.write_errors:
+            return pytest.ExitCode.TESTS_FAILED
+        if self.settings.gates:
+            gates = self.report.gates
+            return pytest.ExitCode.OK if gates and all(g.passed for g in gates) else pytest.ExitCode.TESTS_FAILED
+        return pytest_status
+
+    def write_files(self, suite: SuiteLookup) -> None:
+        """Write the JSON report and the HTML page; a failure is one line and fails the run."""
+        if self.settings.report is not None:
+            self._write(self.settings.report, "--memeval-report", lambda path: write_atomic(path, self.json_text()))
+        if self.settings.html is not None:
+            refs = {r.key.suite: r.suite_ref for r in self.report.records}
+            figures = {name: suite(refs[name]).figures(self.report) for name in self.report.suites() if name in refs}
+            self._write(
+                self.settings.html,
+                "--memeval-html",
+                lambda path: write_html(path, self.report, figures, self.headlines),
+            )
+
+    def json_text(self) -> str:
+        """The JSON report: strict JSON (a NaN or an infinity anywhere raises ValueError)."""
+        return json.dumps(self.report.to_json(), indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+    def _write(self, path: Any, option: str, write: Callable[[Any], None]) -> None:
+        try:
+            write(path)
+        except OSError as exc:
+            self.write_errors.append(f"{option}: cannot write {path}: {exc.strerror or exc}")
+        except ValueError as exc:  # a number JSON cannot hold reached the report
+            self.write_errors.append(f"{option}: not written, {describe(exc)}")
+
+    def write_terminal(self, terminal: pytest.TerminalReporter) -> None:
+        write_summary(terminal, self.report)
+        for error in self.report.session_errors:
+            write_line(terminal, f"memeval: session error: {error}", red=True)
+        if self.n_errors > self.settings.max_errors:
+            items = sum(r.n_errors + r.n_invalid for r in self.report.runs)
+            session = len(self.report.session_errors)
+            counted = [f"{items} items ended in an error or an invalid answer"] if items else []
+            counted += [f"{session} session error{'s' if session != 1 else ''}"] if session else []
+            terminal.write_line(
+                f"memeval: {' and '.join(counted)} (--memeval-max-errors={self.settings.max_errors}): the run fails",
+                red=True,
+            )
+        if self.snapshot_changes:
+            terminal.write_line(
+                f"memeval: {len(self.snapshot_changes)} verdicts differ from their snapshots "
+                "(review the diffs; record with --snapshot-update): the run fails",
+                red=True,
+            )
+        for error in self.write_errors:
+            write_line(terminal, f"memeval: {error}: the run fails", red=True)
+        files = []
+        if not self.write_errors:
+            if self.settings.report is not None:
+                files.append(("memeval report", str(self.settings.report)))
+            if self.settings.html is not None:
+                files.append(("memeval html", str(self.settings.html)))
+        write_overview(terminal, self.report, self.headlines, files)
+
+
+def _summarize(
+    suite: Suite,
+    key: RunKey,
+    records: list[Record],
+    errors: list[str],
+    subset: Subset | None,
+    n_resamples: int,
+) -> RunSummary:
+    """Counts plus the suite's own metrics, computed on the items that were scored (every
+    repeat of them: their intervals resample clusters, which hold an item's repeats); a
+    suite whose summary fails keeps its counts, and the failure is a session error. On
+    fewer than two clusters only the point estimates are kept (`clusters`)."""
+    scored = [r for r in records if r.is_scored]
+    n_clusters = count_clusters(scored) if scored else None
+    flaky = flakiness(records, n_resamples)
+    judges = judge_sensitivity(records, n_resamples)
+    if not estimable(n_clusters):
+        flaky = flakiness_point_only(flaky)
+    if not scored:
+        return RunSummary.of(key, records, subset=subset, flakiness=flaky)
+    try:
+        summary = suite.summarize(scored)
+    except Exception as exc:
+        errors.append(f"summary of {key.suite} | {key.label()} failed: {describe(exc)}")
+        return RunSummary.of(
+            key, records, subset=subset, flakiness=flaky, n_clusters=n_clusters, judge_sensitivity=judges
+        )
+    if not estimable(n_clusters):
+        summary = summary_point_only(summary)
+    unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
+    if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates
+        note = "; ".join(filter(None, [summary.note, unreadable]))
+        summary = replace(summary, note=note, gate_blocker=unreadable)
+    return RunSummary.of(key, records, summary, subset, flaky, n_clusters, judges)
+
+
+def _subset(records: Sequence[Record], suite_ref: str, suite_size: SuiteSize | None) -> Subset | None:
+    """Set when the run covered fewer distinct items than its suite has."""
+    size = suite_size(suite_ref) if suite_size is not None else None
+    covered = len({r.id for r in records})
+    return Subset(covered, size) if size is not None and covered < size else None
+
+
+def _comparisons(
+    settings: Settings,
+    suite: SuiteLookup,
+    grouped: dict[RunKey, list[Record]],
+    refs: dict[RunKey, str],
+    baseline: Sequence[Record] | None,
+) -> list[Comparison]:
+    by_suite: dict[str, list[RunKey]] = {}
+    for key in grouped:
+        by_suite.setdefault(key.suite, []).append(key)
+    order = {name: i for i, name in enumerate(settings.memsystems)}
+    comparisons = []
+    for keys in by_suite.values():
+        definition = suite(refs[keys[0]])
+        keys.sort(key=lambda k: (order.get(k.memsystem, len(order)), k.k, k.responder, k.judge))
+        runs = [(key, grouped[key]) for key in keys]
+        comparisons.extend(pairs_within_session(runs, definition.compare, definition.lower_is_better))
+        for key, records in runs if baseline is not None else ():
+            match = baseline_for(baseline or (), key)
+            if match is not None:
+                comparisons.append(
+                    compare_runs((key, records), match, definition.compare, "baseline", definition.lower_is_better)
+                )
+    return apply_holm(comparisons)
+
+
+def settings_json(settings: Settings) -> dict[str, Any]:
+    return {
+        "memsystems": list(settings.memsystems),
+        "suites": list(settings.suites),
+        "size": settings.size,
+        "split": settings.split,
+        "seeds": list(settings.seeds) if settings.seeds else None,
+        "k": list(settings.ks),
+        "responder": settings.responder,
+        "judges": [str(judge) for judge in settings.judges],
+        "embedder": settings.embedder,
+        "bootstrap": settings.bootstrap,
+        "data_dir": str(settings.data_dir) if settings.data_dir else None,
+        "baseline": str(settings.baseline) if settings.baseline else None,
+        "gates": [gate.expression for gate in settings.gates],
+        "max_errors": settings.max_errors,
+        "adapter_timeout_s": settings.adapter_timeout_s,
+        "html": str(settings.html) if settings.html else None,
+        "repeat": settings.repeats,
+        "record_memories": settings.record_memories,
+        "gate_subset": settings.gate_subset,
+        "any_protocol": settings.any_protocol,
+        "resume": settings.resume,
+        "shard": str(settings.shard) if settings.shard else None,
+        "suite_params": {suite: dict(params) for suite, params in settings.suite_params.items()},
+        "prices": {model: price.to_json() for model, price in settings.prices.items()},
+        "max_cost": settings.max_cost,
+    }
+
+
+def _plugin_version() -> str:
+    try:
+        return version("pytest-memeval")
+    except PackageNotFoundError:
+        return "unknown"

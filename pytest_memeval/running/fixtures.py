@@ -1,0 +1,173 @@
+"""Fixtures: the memory system filled for the item's context, the item, and its outcome.
+
+`memeval_result` does all the work during setup, so that adapter and response failures
+are reported as errors (not as wrong answers) and the test body only asserts. Whatever
+happens, the item's record (scored, invalid or error) goes to the session report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from ..rendering.failures import WrongAnswer, summary_line
+from ..rendering.terminal_text import printable
+from ..results.collector import RECORD_PROPERTY, record_to_wire
+from ..results.records import Record
+from .evaluation import Components, evaluate_record
+from .prefetch import Prefetcher, Stage, items_by_context, stage_of, upcoming_in_order, upcoming_in_queue
+from .runner import Outcome, failure_message
+from .snapshots import VerdictSnapshot, extension_for
+from .state import RunState
+
+STATE_KEY = pytest.StashKey[RunState]()
+#: set on a memeval item once its record is attached (the catch-all hook checks it)
+RECORDED_KEY = pytest.StashKey[bool]()
+#: the item's record, shipped once, on its teardown report (`teardown_properties`)
+RECORD_KEY = pytest.StashKey[Record]()
+
+
+def run_state(config: pytest.Config) -> RunState:
+    return config.stash[STATE_KEY]
+
+
+@pytest.fixture(scope="session")
+def memeval_state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunState]:
+    """This process's suites and memory systems; systems are closed at the end of the
+    session, and a failure to close is a session error, not a traceback."""
+    state = run_state(request.config)
+    state.use_workdir(tmp_path_factory.mktemp("memeval"))
+    yield state
+    state.close()
+
+
+@pytest.fixture(scope="session")
+def memeval_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
+    """Prefetching needs every item of a context on this worker: no xdist, or our scheduler.
+    With an LLM responder the stages scheduled next are filled ahead (prefetch.py)."""
+    from .scheduling import contexts_stay_together, queued_items
+
+    if not contexts_stay_together(request.config):
+        return Prefetcher({})
+    items = request.session.items
+    settings = run_state(request.config).settings
+    contexts = items_by_context(items)
+    if settings.responder == "reader" or settings.llm is None:
+        return Prefetcher(contexts)
+
+    def stage(item: pytest.Item) -> Stage | None:
+        return stage_of(item, settings.memsystems[0], settings.k)
+
+    if not hasattr(request.config, "workerinput"):
+        return Prefetcher(contexts, settings.llm.concurrency, upcoming_in_order([s for s in map(stage, items) if s]))
+    queued = queued_items(request.config, request.session)
+    return Prefetcher(contexts, settings.llm.concurrency, queued and upcoming_in_queue(queued, stage))
+
+
+@pytest.fixture
+def memeval_item_id() -> str:
+    raise pytest.UsageError("memeval_item_id is parametrized by @pytest.mark.memeval('<suite>')")
+
+
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
+def memeval_memsystem(request: pytest.FixtureRequest) -> str:
+    """The memory system of this test (parametrized when several are compared)."""
+    return run_state(request.config).settings.memsystems[0]
+
+
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
+def memeval_k(request: pytest.FixtureRequest) -> int:
+    """The retrieval depth of this test (parametrized when --memeval-k names several)."""
+    return run_state(request.config).settings.k
+
+
+@pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
+def memeval_repeat() -> int:
+    """Which repeat of the item this test is (parametrized r0..rN-1 by --memeval-repeat N)."""
+    return 0
+
+
+@pytest.fixture
+def memeval_result(
+    request: pytest.FixtureRequest,
+    memeval_state: RunState,
+    memeval_prefetcher: Prefetcher,
+    memeval_item_id: str,
+    memeval_memsystem: str,
+    memeval_k: int,
+    memeval_repeat: int,
+) -> Outcome:
+    """Fill the context, retrieve, answer and judge; the record goes to the session report."""
+    marker = request.node.get_closest_marker("memeval")
+    assert marker is not None and marker.args, "memeval_result needs @pytest.mark.memeval('<suite>')"
+    suite_ref = marker.args[0]
+    suite = memeval_state.suite(suite_ref)
+    key = memeval_state.run_key(suite, memeval_memsystem, memeval_k)
+    record, outcome = evaluate_record(
+        lambda: Components.of_state(memeval_state, memeval_prefetcher, suite_ref, memeval_memsystem),
+        suite_ref,
+        memeval_item_id,
+        key,
+        memeval_repeat,
+    )
+    attach(request.node, record)
+    memeval_state.progress.item_done()
+    if outcome is None:
+        pytest.fail(record.reason, pytrace=False)
+    if memeval_state.settings.snapshot:
+        assertion = request.getfixturevalue("snapshot").use_extension(
+            extension_for(request.config.rootpath, key, record.id)
+        )
+        outcome = replace(outcome, snapshot=VerdictSnapshot(assertion, request.node))
+    if record.status == "invalid":
+        pytest.fail(f"{record.id}: invalid answer from {key.responder!r}: {record.raw[:200]!r}", pytrace=False)
+    return outcome
+
+
+def check(outcome: Outcome, note: str = "") -> None:
+    """Pass when the judge accepted the answer; fail with a readable message otherwise
+    (a wrong answer is one line in the terminal; `note`, e.g. the condition the item was
+    served under, is a line of its whole message, which `-v` shows).
+
+    With --memeval-snapshot, a changed verdict fails first, with syrupy's diff.
+    """
+    __tracebackhide__ = True
+    diff = outcome.snapshot.differences(outcome) if outcome.snapshot is not None else None
+    if diff is not None:
+        pytest.fail(printable(f"{outcome.item.id}: the verdict differs from its snapshot\n{diff}", True), pytrace=False)
+    if not outcome.verdict.correct:
+        first, _, rest = failure_message(outcome).partition("\n")
+        message = printable("\n".join(filter(None, [first, note, rest])), multiline=True)
+        raise WrongAnswer(message, summary_line(outcome))
+
+
+#: record fields also shown as separate JUnit XML properties, for CI viewers
+JUNIT_FIELDS = ("status", "answer", "abstained", "correct", "score", "reason")
+
+
+def attach(node: pytest.Item, record: Record) -> None:
+    """Keep the item's record until its teardown report, the one report the controller
+    reads (setup and call reports no longer carry it)."""
+    node.stash[RECORD_KEY] = record
+    node.stash[RECORDED_KEY] = True
+
+
+def teardown_properties(item: pytest.Item) -> list[tuple[str, object]] | None:
+    """The teardown report's user properties: the item's own, the record in its compact
+    wire form, and with --junitxml a few fields repeated as readable JUnit properties.
+    None for an item without a record."""
+    record = item.stash.get(RECORD_KEY, None)
+    if record is None:
+        return None
+    properties: list[tuple[str, object]] = [*item.user_properties, (RECORD_PROPERTY, record_to_wire(record))]
+    if getattr(item.config.option, "xmlpath", None):
+        properties.append(("memeval_memsystem", record.key.memsystem))
+        properties.append(("memeval_k", record.key.k))
+        properties.extend(
+            (f"memeval_{name}", getattr(record, name))
+            for name in JUNIT_FIELDS
+            if getattr(record, name) not in (None, "")
+        )
+    return properties

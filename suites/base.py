@@ -1,0 +1,256 @@
+"""What a benchmark suite offers the plugin, in four roles.
+
+A suite knows how to list its items cheaply (for collection), how to build a context
+and its items on demand (on whichever worker runs them), how to answer offline, how to
+judge, and how to summarise records into metrics. It knows nothing of pytest.
+
+`Suite` is the union of four narrow roles, each a class of its own with its defaults (in
+the manner of syrupy's role classes): `ItemSource` (which items, their contexts and data
+files), `Answering` (the offline reader, the LLM prompt, interactive protocols), `Scoring`
+(the deterministic and the LLM judge) and `Statistics` (metrics, comparisons, figures).
+
+A minimal suite defines `index`, `context`, `item` and, to run without an LLM, `reader`;
+it is judged by `ExactLabelJudge` (the answer's label against the gold) and summarised
+as an accuracy with a cluster-adjusted interval, unless it overrides `judge` and
+`summarize`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..config.errors import ConfigError
+from ..llm.settings import LLMSettings
+from ..protocols import Judge, ResponseModel
+from ..results.records import PairedMetric, Record, Report, SuiteSummary
+from ..types import Answer, Context, Item, Trace, Verdict
+
+if TYPE_CHECKING:
+    from ..llm.judge import PanelFactory
+    from ..llm.responder import ResponsePrompt
+    from ..rendering.figures import Figure
+    from ..running.runner import BoundMemory
+
+
+@dataclass(frozen=True)
+class SuiteOptions:
+    """The part of the run's settings a suite reads."""
+
+    size: str
+    split: str | None
+    seeds: tuple[int, ...] | None
+    k: int
+    data_dir: Path | None
+    cache_dir: Path
+    bootstrap: int = 2000
+    #: this suite's settings from --memeval-suite-option (keys checked against Suite.parameters)
+    params: Mapping[str, str] = field(default_factory=dict)
+    #: the response model's call settings (None: the offline reader), for a suite whose
+    #: storage phase is a conversation with that model (memfail's storage turns)
+    responder_llm: LLMSettings | None = None
+
+
+@dataclass(frozen=True)
+class JudgeOption:
+    """A judge prompt a suite accepts by name (`--memeval-judge openai:MODEL@NAME`)."""
+
+    description: str
+    #: the model the prompt's protocol judges with: what `--memeval-judge=default` asks
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One item as collection sees it: no gold, nothing expensive."""
+
+    id: str
+    context_id: str
+    marks: tuple[str, ...]
+
+
+class ExactLabelJudge:
+    """Correct when the answer's label is the gold (`Item.gold`), compared exactly.
+
+    Subclasses add what their suite's report needs through `reason` and `detail`."""
+
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
+        correct = answer.label == item.gold
+        return Verdict(
+            correct=correct,
+            score=float(correct),
+            reason="" if correct else self.reason(item),
+            detail=self.detail(item),
+        )
+
+    def reason(self, item: Item) -> str:
+        """Why a wrong answer is wrong."""
+        return f"gold {item.gold!r}"
+
+    def detail(self, item: Item) -> dict[str, Any]:
+        """What the verdict records beside correctness (nothing by default)."""
+        return {}
+
+
+class ItemSource(ABC):
+    """Role: which items a run has, their contexts and the data they come from."""
+
+    name: ClassVar[str]
+    #: every marker the suite may attach, with its description (registered for -m)
+    markers: ClassVar[Mapping[str, str]]
+    #: the settings --memeval-suite-option accepts, with their descriptions
+    parameters: ClassVar[Mapping[str, str]] = {}
+    #: the --memeval-split values the suite understands; a generated suite's items are all held out
+    splits: ClassVar[tuple[str, ...]] = ("test", "all")
+    #: whether the suite reads --memeval-data (a released layout) instead of generating
+    reads_data_dir: ClassVar[bool] = False
+    #: whether items of one context at different depths (--memeval-k) may run on different
+    #: xdist workers, each filling the context itself. True where a context's store does not
+    #: depend on k and a second fill is cheap and gives the same store; False where every
+    #: depth must read the one store filled per memory system (memfail's shared datasets)
+    splits_by_k: ClassVar[bool] = True
+    options: SuiteOptions
+
+    @abstractmethod
+    def index(self) -> Sequence[IndexEntry]:
+        """All items of this run in a deterministic order, grouped by context (the plugin
+        asks once per process and keeps the result)."""
+
+    @abstractmethod
+    def context(self, context_id: str) -> Context:
+        """The sessions to store for one context."""
+
+    @abstractmethod
+    def item(self, item_id: str) -> Item:
+        """The full item (public view and private gold)."""
+
+    def data_files(self) -> Sequence[Path]:
+        """The data files this run reads; their sha256 go into the fingerprint. Default: every
+        file under --memeval-data (hidden ones aside) for a suite that reads it, none for
+        generated data (the fingerprint then holds the size, split and seeds). A suite that
+        reads a few files of a larger directory lists just those."""
+        from .data_files import regular_files
+
+        root = self.options.data_dir
+        if root is None or not self.reads_data_dir:
+            return ()
+        visible = (
+            p for p in sorted(root.rglob("*")) if not any(part.startswith(".") for part in p.relative_to(root).parts)
+        )
+        return regular_files(visible)
+
+
+class Answering:
+    """Role: how an item is answered, offline, by an LLM, or through an interactive protocol."""
+
+    name: ClassVar[str]
+    #: True when the suite drives the memory itself for each item (see `interact`)
+    interactive: ClassVar[bool] = False
+
+    def reader(self) -> ResponseModel:
+        """The offline, deterministic response model of this suite (needed to run without an
+        LLM responder)."""
+        raise ConfigError(f"suite {self.name!r} has no offline reader: pass --memeval-responder=openai:MODEL")
+
+    def interact(self, item: Item, memory: BoundMemory, responder: ResponseModel, k: int) -> Answer:
+        """For interactive suites: write to and probe `memory` (on a fresh namespace of this
+        item) as the item's protocol requires, asking `responder`, and return the answer that
+        the judge scores (its detail may hold a trajectory)."""
+        raise NotImplementedError(f"suite {self.name} is not interactive")
+
+    def llm_prompt(self) -> ResponsePrompt | None:
+        """The prompt an LLM responder answers with; None when the suite has no LLM path."""
+        return None
+
+    def prompt_files(self) -> Sequence[Path]:
+        """The prompt templates the suite's LLM responder and judges may use; their sha256 go
+        into the fingerprint of a run with an LLM. Default: the bundled templates named
+        `<suite name>_*.toml` (pytest_memeval/prompts/)."""
+        from ..llm.templates import prompts_dir
+
+        return sorted(prompts_dir().glob(f"{self.name}_*.toml"))
+
+
+class Scoring:
+    """Role: how an answer is judged, deterministically and by LLM judges."""
+
+    #: the judge prompts an LLM judge may name (`openai:MODEL@NAME`), the default first; a
+    #: suite without names gives its panel one prompt (`llm_judge`)
+    judge_prompts: ClassVar[Mapping[str, JudgeOption]] = {}
+
+    def judge(self) -> Judge:
+        """The deterministic judge of this suite; by default the exact label match."""
+        return ExactLabelJudge()
+
+    def llm_judge(self, panel: PanelFactory) -> Judge | None:
+        """A judge that grades with `panel`: `panel(prompt, **call settings)` -> JudgePanel,
+        where the keywords, e.g. max_tokens=10, override the run's LLMSettings for a protocol
+        that pins them; a suite that declares `judge_prompts` calls
+        `panel.named({name: ProtocolPrompt, ...})` instead, and each judge grades with the
+        prompt it names. None when the suite is scored deterministically."""
+        return None
+
+
+class Statistics:
+    """Role: the metrics of a run with their intervals, paired comparisons and figures."""
+
+    #: the metrics of `summarize` that gates and comparisons may name
+    metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
+    #: the metrics where lower is better (errors): a regression is an increase
+    lower_is_better: ClassVar[frozenset[str]] = frozenset()
+    #: the metric the terminal's closing overview names for a run: the first of these the
+    #: run's summary holds, else the summary's first metric
+    headline_metrics: ClassVar[tuple[str, ...]] = ()
+    #: (lowest, highest) of the metrics whose range is known (rates): a gate that every value
+    #: in the range passes can never fail and is refused at configure time
+    metric_bounds: ClassVar[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0)}
+    options: SuiteOptions
+
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
+        """Metrics with confidence intervals and breakdowns for the scored records of one run.
+
+        The default: `accuracy`, the share of correct records with a 95% Wilson interval at
+        the design-effect-adjusted n (items of one cluster are not independent)."""
+        from ..stats import clustered_wilson
+
+        return SuiteSummary(
+            metrics={"accuracy": clustered_wilson([bool(r.correct) for r in records], [r.cluster for r in records])}
+        )
+
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
+        """Paired differences a - b of the headline metrics; records are aligned item by item.
+
+        The default fits a success rate: the cluster sign-flip test and the interval that
+        inverts it (p and CI agree). Suites with macro or graded metrics override it.
+        """
+        from ..stats import compare_rates
+
+        correct_a = [bool(r.correct) for r in a]
+        correct_b = [bool(r.correct) for r in b]
+        return {"accuracy": compare_rates(correct_a, correct_b, [r.cluster for r in a], self.options.bootstrap)}
+
+    def figures(self, report: Report) -> Sequence[Figure]:
+        """Extra figures for the HTML report.
+
+        `report` is the whole session; a suite picks its own runs and records by name.
+        The standard figures (breakdown bars, paired differences) need nothing from here.
+        """
+        return []
+
+
+class Suite(ItemSource, Answering, Scoring, Statistics):
+    """Base class of the bundled suites and of third-party ones: the four roles together.
+
+    Required: `name`, `markers`, `index`, `context`, `item`; `reader` to run without an
+    LLM. Everything else has a default."""
+
+    #: the suite's protocol version, part of every report's fingerprint: bump it when items,
+    #: gold, scoring or metrics change, so that numbers of the old protocol are not compared
+    #: with the new one's
+    protocol_version: ClassVar[str] = "1"
+
+    def __init__(self, options: SuiteOptions) -> None:
+        self.options = options

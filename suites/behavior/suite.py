@@ -1,0 +1,121 @@
+"""The behavior suite: does memory capture how a person interprets, beyond recall? (seed 004)
+
+One item per (subject, held-out question, condition); the plugin adds the memory system.
+A subject has three contexts: an empty one for the direct conditions (their context is
+in the item's view), its facts one per write (controlled) and its raw training corpus
+(native). The offline reader predicts from what it is served; the offline judge maps the
+prediction to the paper's rubric (approximate), the LLM panel applies the paper's prompt.
+
+--memeval-data names either a checkout of the authors' release, whose 14 real subjects then
+replace the generated ones (released_study, released_items: they need an LLM responder and
+judge), or a directory of specifications written by spec_llm for the generated subjects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ...config.errors import ConfigError
+from ...results.records import PairedMetric, Record, Report, SuiteSummary
+from ...types import Context, Item
+from ..base import IndexEntry, Suite, SuiteOptions
+from . import released_items
+from .catalog import ItemRef, Selection, item_ref, selection
+from .conditions import CONDITIONS, metric_names
+from .episodes import heldout_half
+from .judge import OfflineJudge
+from .llm import BehaviorPrompt, PanelJudge
+from .markers import item_marks, marker_descriptions
+from .reader import BehaviorReader
+from .released import GLOBALS_DIR
+from .released_study import Study
+from .views import SPEC_DIR, SUITE, Documents, context, item
+
+if TYPE_CHECKING:
+    from ...llm.judge import PanelFactory
+    from ...rendering.figures import Figure
+
+#: contexts of a subject in index order, and the conditions whose items each holds
+_GROUPS = (
+    ("direct", [k for k, c in CONDITIONS.items() if c.memory is None]),
+    ("controlled", [k for k, c in CONDITIONS.items() if c.memory == "controlled"]),
+    ("native", [k for k, c in CONDITIONS.items() if c.memory == "native"]),
+)
+
+
+class BehaviorSuite(Suite):
+    name = SUITE
+    markers = marker_descriptions()
+    metric_names = metric_names()
+    # the condition that reads the memory system: its top-k retrievals (C3 adds the spec)
+    headline_metrics = ("C1", "C1_native")
+    reads_data_dir = True  # the authors' release, or specifications written by the LLM path (spec_llm)
+
+    def __init__(self, options: SuiteOptions) -> None:
+        super().__init__(options)
+        self.selection: Selection = selection(options)
+        self.study: Study | None = None
+        self.documents = Documents()
+        data = options.data_dir
+        if data is not None and (data / GLOBALS_DIR).is_dir():
+            self.study = Study.load(data)
+        elif data is not None and (data / SPEC_DIR).is_dir():
+            self.documents = Documents.from_data_dir(data)
+            self.documents.check(self.selection.seeds)
+        elif data is not None:
+            raise ConfigError(
+                f"--memeval-data: {data} is neither a beyond-recall checkout ({GLOBALS_DIR}/, results/) "
+                f"nor a directory of specifications written by spec_llm ({SPEC_DIR}/)"
+            )
+
+    def index(self) -> list[IndexEntry]:
+        if self.study is not None:
+            return released_items.index(self.study, self.selection.subjects, self.selection.questions)
+        entries = []
+        for subject in self.selection.subject_refs():
+            questions = heldout_half(subject.seed, subject.index)[: self.selection.questions]
+            for _, conditions in _GROUPS:
+                for question in questions:
+                    for key in conditions:
+                        ref = ItemRef(subject, question.number, key)
+                        entries.append(IndexEntry(ref.id, ref.context_id, item_marks(CONDITIONS[key], question)))
+        return entries
+
+    def context(self, context_id: str) -> Context:
+        if self.study is not None:
+            return released_items.context(self.study, context_id)
+        return context(context_id)
+
+    def item(self, item_id: str) -> Item:
+        if self.study is not None:
+            return released_items.item(self.study, item_id)
+        return item(item_ref(item_id), self.documents)
+
+    def reader(self) -> BehaviorReader | released_items.OfflineReaderRefuses:
+        return released_items.OfflineReaderRefuses() if self.study is not None else BehaviorReader()
+
+    def judge(self) -> OfflineJudge | released_items.OfflineJudgeRefuses:
+        return released_items.OfflineJudgeRefuses() if self.study is not None else OfflineJudge()
+
+    def llm_prompt(self) -> BehaviorPrompt:
+        return BehaviorPrompt()
+
+    def llm_judge(self, panel: PanelFactory) -> PanelJudge:
+        return PanelJudge.build(panel)
+
+    # The statistics import scipy; only the controller needs them, at the end of the session.
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
+        from .summary import summarize
+
+        return summarize(records, self.options.bootstrap)
+
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
+        from .summary import compare
+
+        return compare(a, b, self.options.bootstrap)
+
+    def figures(self, report: Report) -> Sequence[Figure]:
+        from .figures import figures
+
+        return figures(report)

@@ -1,0 +1,229 @@
+"""The released `locomo10.json` (snap-research/LoCoMo, `data/`), read as shipped.
+
+A JSON array of conversations, each `{sample_id, conversation, qa, observation,
+session_summary, event_summary}`. `conversation` holds `speaker_a`, `speaker_b`, and per
+session N `session_N` (a list of turns `{speaker, dia_id, text}`; image turns add
+`blip_caption`, `img_url`, `query`, sometimes `re-download`) and `session_N_date_time`
+("1:56 pm on 8 May, 2023"). Sessions are taken in the order of their numbers, never of
+the keys; a date without a session (conv-26 has dates up to session 35 and 19 sessions)
+is ignored. `qa` entries are `{question, answer, evidence, category}`; the file's quirks
+are read, not refused:
+
+- `answer` may be an integer (2022); it is kept as released, and scored as `str()` of it,
+  as the official scorer does;
+- category 5 (adversarial) keeps its distractor under `adversarial_answer`, and most have
+  no `answer`; the two that have one keep it beside the distractor;
+- evidence strings may be malformed: "D8:6; D9:17" and "D9:1 D4:4 D4:6" (several in
+  one), "D:11:26" (a stray colon), "D30:05" (a leading zero), "D" (nothing), or name a
+  turn that does not exist. Each is read as the dia_ids it spells; ids of no turn are left
+  out; the release's notes say what was read how.
+
+Anything else out of shape (a missing key, a wrong type, an unknown category) is a
+DataError naming the conversation and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...config.errors import DataError
+
+FILE_NAME = "locomo10.json"
+CATEGORIES = (1, 2, 3, 4, 5)
+_SESSION = re.compile(r"session_(\d+)")
+_DIA_ID = re.compile(r"D:?(\d+):(\d+)")
+_CANONICAL = re.compile(r"D[1-9]\d*:[1-9]\d*")
+
+
+@dataclass(frozen=True)
+class Turn:
+    speaker: str
+    dia_id: str
+    text: str
+    #: the image's caption on turns that share one (the official scripts show it)
+    blip_caption: str | None = None
+
+
+@dataclass(frozen=True)
+class Session:
+    number: int
+    date_time: str
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class QA:
+    """One question as released; `index` is its position in the conversation's `qa`."""
+
+    index: int
+    question: str
+    category: int
+    #: the released `answer` (str or int); None where there is none (most of category 5)
+    answer: str | int | None
+    #: category 5's distractor
+    adversarial_answer: str | None
+    #: the dia_ids the evidence strings spell that name a turn of the conversation
+    evidence: tuple[str, ...]
+    #: the evidence strings as released
+    raw_evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Conversation:
+    sample_id: str
+    speaker_a: str
+    speaker_b: str
+    sessions: tuple[Session, ...]
+    qa: tuple[QA, ...]
+
+    def turns(self) -> list[Turn]:
+        return [turn for session in self.sessions for turn in session.turns]
+
+
+@dataclass(frozen=True)
+class Release:
+    path: Path
+    sha256: str
+    conversations: tuple[Conversation, ...]
+    #: what reading the quirks did, one line each
+    notes: tuple[str, ...]
+
+
+def find_file(data_dir: Path) -> Path:
+    """`locomo10.json` in `data_dir`, or in its `data/` (a clone of the repository)."""
+    for candidate in (data_dir / FILE_NAME, data_dir / "data" / FILE_NAME):
+        if candidate.is_file():
+            return candidate
+    raise DataError(f"no {FILE_NAME} in {data_dir} or {data_dir / 'data'} (see docs/suites/locomo.md)")
+
+
+def load_release(path: Path) -> Release:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return parse_release(raw, path)
+
+
+def parse_release(raw: bytes, path: Path) -> Release:
+    """The release from the bytes of a file (`path` names it in messages)."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise DataError(f"{path}: not JSON: {exc}") from None
+    if not isinstance(data, list) or not data:
+        raise DataError(f"{path}: expected a non-empty JSON array of conversations")
+    notes: list[str] = []
+    conversations = tuple(read_conversation(entry, f"{path.name}[{i}]", notes) for i, entry in enumerate(data))
+    ids = [c.sample_id for c in conversations]
+    if len(set(ids)) != len(ids):
+        raise DataError(f"{path}: sample_id values repeat")
+    return Release(path, hashlib.sha256(raw).hexdigest(), conversations, tuple(notes))
+
+
+def read_conversation(entry: Any, where: str, notes: list[str]) -> Conversation:
+    entry = _mapping(entry, where)
+    sample_id = _text(entry, "sample_id", where)
+    where = f"{where} ({sample_id})"
+    conversation = _mapping(entry.get("conversation"), f"{where}: conversation")
+    speakers = (_text(conversation, "speaker_a", where), _text(conversation, "speaker_b", where))
+    sessions = _sessions(conversation, where)
+    known = {turn.dia_id for session in sessions for turn in session.turns}
+    if len(known) != sum(len(s.turns) for s in sessions):
+        raise DataError(f"{where}: dia_id values repeat")
+    qa_list = entry.get("qa")
+    if not isinstance(qa_list, list):
+        raise DataError(f"{where}: 'qa' must be a list")
+    qa = tuple(_qa(q, i, f"{where}: qa[{i}]", known, notes) for i, q in enumerate(qa_list))
+    return Conversation(sample_id, speakers[0], speakers[1], sessions, qa)
+
+
+def _sessions(conversation: Mapping[str, Any], where: str) -> tuple[Session, ...]:
+    numbers = sorted(int(m.group(1)) for key in conversation if (m := _SESSION.fullmatch(key)))
+    if not numbers:
+        raise DataError(f"{where}: no session_N in the conversation")
+    sessions = []
+    for number in numbers:
+        key = f"session_{number}"
+        turns = conversation[key]
+        if not isinstance(turns, list):
+            raise DataError(f"{where}: {key} must be a list of turns")
+        date_time = _text(conversation, f"{key}_date_time", where)
+        sessions.append(
+            Session(number, date_time, tuple(_turn(t, f"{where}: {key}[{i}]") for i, t in enumerate(turns)))
+        )
+    return tuple(sessions)
+
+
+def _turn(entry: Any, where: str) -> Turn:
+    entry = _mapping(entry, where)
+    caption = entry.get("blip_caption")
+    if caption is not None and not isinstance(caption, str):
+        raise DataError(f"{where}: blip_caption must be a string")
+    text = entry.get("text")
+    if not isinstance(text, str):
+        raise DataError(f"{where}: text must be a string")
+    return Turn(_text(entry, "speaker", where), _text(entry, "dia_id", where), text, caption)
+
+
+def _qa(entry: Any, index: int, where: str, known: set[str], notes: list[str]) -> QA:
+    entry = _mapping(entry, where)
+    category = entry.get("category")
+    if isinstance(category, bool) or category not in CATEGORIES:
+        raise DataError(f"{where}: category {category!r} is not one of 1-5")
+    answer = entry.get("answer")
+    if answer is not None and (isinstance(answer, bool) or not isinstance(answer, (str, int))):
+        raise DataError(f"{where}: answer must be a string or an integer")
+    adversarial = entry.get("adversarial_answer")
+    if adversarial is not None and not isinstance(adversarial, str):
+        raise DataError(f"{where}: adversarial_answer must be a string")
+    if category == 5 and adversarial is None:
+        raise DataError(f"{where}: a category-5 question without adversarial_answer")
+    if category != 5 and answer is None:
+        raise DataError(f"{where}: no answer")
+    raw = entry.get("evidence", [])
+    if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
+        raise DataError(f"{where}: evidence must be a list of strings")
+    return QA(
+        index=index,
+        question=_text(entry, "question", where),
+        category=category,
+        answer=answer,
+        adversarial_answer=adversarial,
+        evidence=read_evidence(raw, known, where, notes),
+        raw_evidence=tuple(raw),
+    )
+
+
+def read_evidence(raw: Sequence[str], known: set[str], where: str, notes: list[str]) -> tuple[str, ...]:
+    """The dia_ids the evidence strings spell, in order, once each, that name a known turn."""
+    found: list[str] = []
+    for text in raw:
+        spelled = [f"D{int(a)}:{int(b)}" for a, b in _DIA_ID.findall(text)]
+        if not _CANONICAL.fullmatch(text):
+            notes.append(f"{where}: evidence {text!r} read as {', '.join(spelled) or 'nothing'}")
+        for dia_id in spelled:
+            if dia_id not in known:
+                notes.append(f"{where}: evidence {dia_id} names no turn; left out")
+            elif dia_id not in found:
+                found.append(dia_id)
+    return tuple(found)
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise DataError(f"{where}: expected an object")
+    return value
+
+
+def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str):
+        raise DataError(f"{where}: {key!r} must be a string")
+    return value

@@ -1,0 +1,103 @@
+"""The longmemeval suite: LongMemEval (Wu et al., ICLR 2025) under its official protocol.
+
+One context per question (its haystack sessions with their dates, in order, streamed from
+the file as they are ingested), one item per question, asked at its `question_date`; the
+cluster is the question. `--memeval-data DIR` reads the release as shipped; without it the
+suite runs on a generated sample in the same format (sample.py), labelled as such in the
+summary. With `--memeval-judge` the official judge grades (evaluate_qa.py's prompts);
+without, an offline containment check that is not the official metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from ...config.judge_specs import off_protocol
+from ...llm.judge import PanelFactory
+from ...results.records import PairedMetric, Record, SuiteSummary
+from ...types import Context, Item
+from ..base import IndexEntry, Suite, SuiteOptions
+from ..locomo.llm import MEM0_J, MEM0_J_OPTION, j_protocol
+from .catalog import DATE_MODES, DOWNLOAD, FILES, Catalog, marker_of
+from .judge import OfficialJudge, OfflineJudge
+from .llm import JUDGE_TEMPLATES, LONGMEMEVAL, LONGMEMEVAL_OPTION, LongMemEvalPrompt, official_protocol
+from .reader import LongMemEvalReader
+from .released import QUESTION_TYPES
+from .summary import METRIC_NAMES, compare, summarize
+
+ABSTENTION = "abstention"
+
+
+def marker_descriptions() -> dict[str, str]:
+    markers = {marker_of(t): f"longmemeval question type {t}" for t in QUESTION_TYPES}
+    markers[ABSTENTION] = "longmemeval abstention question (id with _abs): the answer is not in the history"
+    return markers
+
+
+class LongMemEvalSuite(Suite):
+    name = "longmemeval"
+    markers = marker_descriptions()
+    metric_names = METRIC_NAMES
+    reads_data_dir = True  # the release: longmemeval_{s_cleaned,m_cleaned,oracle}.json
+    parameters = {
+        "file": f"which released file: {', '.join(f'{k} ({v})' for k, v in FILES.items())} (default: s)",
+        "dates": f"where a message carries its session's date: {' or '.join(DATE_MODES)} "
+        "(text: '[date] role: ' before each turn, default; timestamp: Message.timestamp only)",
+    }
+    #: the official judge, and Mem0's generous J on the same answers
+    judge_prompts = {LONGMEMEVAL: LONGMEMEVAL_OPTION, MEM0_J: MEM0_J_OPTION}
+
+    def __init__(self, options: SuiteOptions) -> None:
+        super().__init__(options)
+        self.catalog = Catalog(options)
+
+    def index(self) -> list[IndexEntry]:
+        entries = []
+        for q in self.catalog.questions.values():
+            marks = (marker_of(q.question_type), *((ABSTENTION,) if q.abstention else ()))
+            entries.append(IndexEntry(q.question_id, q.question_id, marks))
+        return entries
+
+    def context(self, context_id: str) -> Context:
+        return self.catalog.context(context_id)
+
+    def item(self, item_id: str) -> Item:
+        return self.catalog.item(item_id)
+
+    def data_files(self) -> Sequence[Path]:
+        """The one released file the run reads (--memeval-suite-option longmemeval.file)."""
+        return [] if self.catalog.sample else [self.catalog.path]
+
+    def reader(self) -> LongMemEvalReader:
+        return LongMemEvalReader()
+
+    def judge(self) -> OfflineJudge:
+        return OfflineJudge()
+
+    def llm_prompt(self) -> LongMemEvalPrompt:
+        return LongMemEvalPrompt()
+
+    def llm_judge(self, panel: PanelFactory) -> OfficialJudge:
+        # one panel per official prompt; a judge naming Mem0's J asks it of every question
+        j = j_protocol()
+        panels = {key: panel.named({LONGMEMEVAL: official_protocol(key), MEM0_J: j}) for key in JUDGE_TEMPLATES}
+        return OfficialJudge(panels, official=all(member.prompt == LONGMEMEVAL for member in panel.members))
+
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
+        summary = summarize(records, self.options.bootstrap)
+        data = self.catalog.describe()
+        if data["sample"]:
+            what = f"data: a generated sample in the released format ({data['file']}), not the benchmark"
+        else:
+            what = f"data: {data['file']} (sha256 {data['sha256'][:12]})"
+        judges = sorted({name for r in records for name in r.detail.get("judges", {})})
+        return replace(
+            summary,
+            note="; ".join(filter(None, [what, summary.note, *off_protocol(judges, self.judge_prompts)])),
+            extra={**summary.extra, "data": data, "download": DOWNLOAD},
+        )
+
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
+        return compare(a, b, self.options.bootstrap)

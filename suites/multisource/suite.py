@@ -1,0 +1,137 @@
+"""The multisource suite: selective QA over conflicting multi-source personal memory (seed 000).
+
+One item per (seed, persona, question). A persona's context is its natural-language
+memory: the profile, then one entry per day of each of the four daily sources, one
+session per source. The reader answers from what the memory system returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...llm.multisource import MultisourcePrompt
+from ...results.records import PairedMetric, Record, Report, SuiteSummary
+from ...types import Context, Item, ItemView, Message
+from ..base import ExactLabelJudge, IndexEntry, Suite, SuiteOptions
+from .catalog import Catalog, context_id, split_item_id
+from .figures import risk_coverage_figures
+from .headings import LABEL_NOTES, TITLES
+from .markers import marker_descriptions, question_marks
+from .nbf import NBFModel
+from .questions import QUESTIONS
+from .reader import READERS, MultisourceReader, fitted_models, reader_setting
+from .render import render_units, units_from_markdown
+
+if TYPE_CHECKING:
+    from ...rendering.figures import Figure
+
+
+class MultisourceJudge(ExactLabelJudge):
+    """Correct when the forced answer is the gold label; edge labels are answers, not SKIPs."""
+
+    def reason(self, item: Item) -> str:
+        return f"gold {item.gold!r} ({item.private['derivation']})"
+
+    def detail(self, item: Item) -> dict[str, Any]:
+        return {"source_unreachable": item.private["source_unreachable"]}
+
+
+class MultisourceSuite(Suite):
+    name = "multisource"
+    markers = marker_descriptions()
+    metric_names = ("accuracy", "coverage", "selective_accuracy", "f05")
+    metric_bounds = {name: (0.0, 1.0) for name in metric_names}  # all four are rates
+    splits = ("train", "dev", "calibration", "test", "all")
+    reads_data_dir = True
+    parameters: ClassVar[Mapping[str, str]] = {
+        "reader": "the offline reader: " + "; ".join(f"{name} = {text}" for name, text in READERS.items())
+    }
+
+    def __init__(self, options: SuiteOptions) -> None:
+        super().__init__(options)
+        self.reader_variant = reader_setting(options.params.get("reader"))
+        self.catalog = Catalog(options)
+
+    def index(self) -> list[IndexEntry]:
+        refs = self.catalog.selected()
+        facts = self.catalog.facts(refs)
+        entries = []
+        for ref in refs:
+            context = context_id(ref)
+            persona_facts = facts[(ref.seed, ref.persona_id)]
+            for qid, question in QUESTIONS.items():
+                gold = persona_facts.gold[qid]
+                marks = question_marks(question, ref.difficulty, gold, qid in persona_facts.unreachable)
+                entries.append(IndexEntry(f"{context}-{qid}", context, marks))
+        return entries
+
+    def context(self, context_id: str) -> Context:
+        persona = self.catalog.persona(self.catalog.ref(context_id))
+        if persona.nl_render is not None:
+            units = units_from_markdown(persona.nl_render)
+        else:
+            units = render_units(persona.sources)
+        sessions: dict[str, list[Message]] = {}
+        for source, text in units:
+            sessions.setdefault(source, []).append(Message(role="user", content=text))
+        return Context(context_id, tuple(tuple(messages) for messages in sessions.values()))
+
+    def item(self, item_id: str) -> Item:
+        context, qid = split_item_id(item_id)
+        ref = self.catalog.ref(context)
+        persona = self.catalog.persona(ref)
+        question = QUESTIONS[qid]
+        gold = persona.ground_truth[qid]
+        unreachable = qid in self.catalog.facts([ref])[(ref.seed, ref.persona_id)].unreachable
+        return Item(
+            id=item_id,
+            context_id=context,
+            cluster=context,
+            view=ItemView(
+                suite=self.name,
+                task=qid,
+                question=question.text,
+                answer_space=question.answer_space,
+                title=TITLES[qid],
+                label_notes=dict(LABEL_NOTES.get(qid, {})),
+            ),
+            gold=gold["answer"],
+            strata={
+                "type": question.type_letter,
+                "difficulty": ref.difficulty,
+                "topic": question.topic,
+                "seed": str(ref.seed),
+                "split": ref.split,
+            },
+            private={"derivation": gold.get("derivation_detail", ""), "source_unreachable": unreachable},
+        )
+
+    def reader(self) -> MultisourceReader:
+        return MultisourceReader(self._models, self.reader_variant)
+
+    @cached_property
+    def _models(self) -> dict[int, NBFModel]:
+        return fitted_models(self.catalog, self.reader_variant)
+
+    def judge(self) -> MultisourceJudge:
+        return MultisourceJudge()
+
+    def llm_prompt(self) -> MultisourcePrompt:
+        return MultisourcePrompt()
+
+    # The statistics import scipy, which would slow down every collection; only the
+    # controller needs them, once, at the end of the session.
+    def summarize(self, records: Sequence[Record]) -> SuiteSummary:
+        from .summary import summarize
+
+        return summarize(records, self.options.bootstrap)
+
+    def figures(self, report: Report) -> Sequence[Figure]:
+        return risk_coverage_figures(report, self.name)
+
+    def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
+        from .summary import compare
+
+        return compare(a, b, self.options.bootstrap)
