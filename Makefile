@@ -138,7 +138,7 @@ LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
 # minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
 SYSTEMS_multisource ?=
-SYSTEMS_memfail ?= mem0 langmem letta
+SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
 SYSTEMS_knowme ?=
 SYSTEMS_behavior ?=
 SYSTEMS_bayes ?= mem0
@@ -159,6 +159,12 @@ SYSTEM_TIMEOUT = --memeval-adapter-timeout=7200
 system_run = $(LOCAL_BASE) --memsystem=$(MEMSYSTEM_$(2)) --memsystem-config=fixtures/local-systems/$(2).toml \
 	$(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(3) || [ $$? -eq 1 ]
 RECORD_CHROMA ?= yes
+# a system's replay: errors and wrong answers are findings (pytest's exit 1: MemOS on SmolLM2
+# is an error item), a replay miss or a snapshot diff fails it
+system_replay = out=$$($(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(2)) \
+	--memsystem-config=fixtures/local-systems/$(2).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" \
+	$(LOCAL_ARGS_$(1)) 2>&1); rc=$$?; printf '%s\n' "$$out"; [ $$rc -le 1 ] && \
+	! printf '%s\n' "$$out" | grep -q -e 'replay cache miss' -e 'differs from its snapshot'
 
 .PHONY: record-local replay-local
 record-local: setup-test letta-venv memos-venv
@@ -168,4 +174,4 @@ record-local: setup-test letta-venv memos-venv
 
 replay-local: setup-test letta-venv memos-venv
 	$(foreach suite,$(LOCAL_SUITES),$(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(suite) -k "$(LOCAL_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&) true
-	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(system)) --memsystem-config=fixtures/local-systems/$(system).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(suite) -k "$(SYSTEM_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&)) true
+	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(call system_replay,$(suite),$(system)) &&)) true

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,29 @@ def test_a_retired_system_fails_before_its_next_context_is_built() -> None:
     with pytest.raises(AdapterError, match="is retired: ingest did not return within 0.05 s"):
         filler.ensure(filler.bind("ctx"), build)
     assert built == []
+
+
+def test_a_session_that_fails_still_counts_the_llm_calls_it_made() -> None:
+    """MemOS or graphiti on a small model: the system's LLM answered, the system could not read
+    the answer and the session failed; the error record still counts what the calls spent."""
+    from pytest_memeval.config.errors import AdapterError
+    from pytest_memeval.llm.metering import LLMUsage, Meter
+    from pytest_memeval.llm.tally import tallying
+    from pytest_memeval.memory.context import ContextMemory
+    from pytest_memeval.running.adapter_guard import AdapterGuard
+    from pytest_memeval.running.runner import BoundMemory
+    from pytest_memeval.types import Message
+
+    meter = Meter("memsystem 'unreadable'")
+
+    class Unreadable(ContextMemory):
+        def ingest(self, namespace: str, session: Sequence[Message]) -> None:
+            meter.add(LLMUsage(1, 120, 30, 0.5, 0), "small-model")  # the gateway metered the call
+            raise AdapterError("unreadable: could not read its extractor's answer")
+
+    memory = BoundMemory(AdapterGuard("unreadable", timeout_s=30), Unreadable(), "ns", meter=meter)
+    with tallying() as tally:
+        with pytest.raises(AdapterError, match="could not read"):
+            memory.ingest([Message("user", "The ferry code is ZX-1.")])
+    spent = tally.tokens()["ingest"]["small-model"]
+    assert (spent.calls, spent.prompt_tokens, spent.completion_tokens) == (1, 120, 30)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from local_model import LocalModel
 
 from pytest_memeval.config.errors import AdapterError, ConfigError
 from pytest_memeval.config.registry import check_settings, resolve_memsystem
+from pytest_memeval.llm.gateway import LLMGateway
+from pytest_memeval.llm.settings import LLMSettings
 from pytest_memeval.types import Message
 
 pytest.importorskip("agentic_memory", reason="the amem extra is not installed")
@@ -221,3 +224,39 @@ def test_notes_whose_analysis_was_not_json_are_counted_not_hidden(make_amem) -> 
         assert memory.ingest_stats("a") == {"notes_per_session": [1, 1], "llm_replies_not_json": 0}
         memory.reset("a")
         assert memory.ingest_stats("a") == {"notes_per_session": [], "llm_replies_not_json": 0}
+
+
+def a_mem_llm_with_a_twist(request: Request) -> str:
+    """A-MEM's LLM wording every note's context anew each time it is asked."""
+    reply = json.loads(a_mem_llm(request))
+    if "context" in reply:
+        reply["context"] = f"A filed code (take {uuid.uuid4().hex[:6]})."
+    return json.dumps(reply)
+
+
+def _notes_of_a_run(make_amem, gateway_settings: LLMSettings, upstream: str | None) -> list[tuple[str, object]]:
+    with LLMGateway(gateway_settings) as gateway:
+        route = gateway.route("memsystem 'amem'", upstream)
+        memory = make_amem(llm_base_url=route, llm_model="scripted", llm_max_retries=0)
+        memory.ingest("ada", [Message("user", "The violin lesson invoice is filed under VX-1.")])
+        memory.ingest("ada", [Message("user", "The harbour ferry timetable is filed under HF-2.")])
+        return [(m.text, m.metadata["context"]) for m in memory.dump("ada") or []]
+
+
+def test_a_recording_through_the_gateway_replays_without_a_server(make_amem, tmp_path: Path) -> None:
+    """`make record-local` records A-MEM's calls (analysis, and evolution with the neighbour's
+    id and the minute it was written in its prompt) and replays them offline to the same notes."""
+    cache = tmp_path / "llm.sqlite"
+    with LLMServer(a_mem_llm_with_a_twist) as server:
+        recorded = _notes_of_a_run(
+            make_amem, LLMSettings(model="scripted", cache_mode="readwrite", cache_path=cache), server.base_url
+        )
+        assert any("should_evolve" in r.text for r in server.requests)  # the neighbour was in a prompt
+        unrecorded = _notes_of_a_run(make_amem, LLMSettings(model="scripted"), server.base_url)
+    assert unrecorded != recorded, "without the recording, A-MEM's LLM words the notes anew"
+    replay = LLMSettings(model="scripted", cache_mode="replay", cache_path=cache)
+    assert _notes_of_a_run(make_amem, replay, None) == _notes_of_a_run(make_amem, replay, None) == recorded
+    with pytest.raises(AdapterError, match="replay cache miss: memsystem 'amem'"):
+        with LLMGateway(LLMSettings(model="scripted", cache_mode="replay", cache_path=cache)) as gateway:
+            memory = make_amem(llm_base_url=gateway.route("memsystem 'amem'"), llm_model="scripted", llm_max_retries=0)
+            memory.ingest("ada", [Message("user", "A note the recording never saw.")])

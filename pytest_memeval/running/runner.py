@@ -117,9 +117,10 @@ class BoundMemory:
                 except AdapterError:
                     scope.raise_miss()  # the cause, where the adapter's own words would hide it
                     raise
+                finally:  # the item filling the context pays its fill, a failed session's calls too
+                    for model, tokens in scope.tokens.items():
+                        count_tokens("ingest", model, tokens)
             scope.raise_miss()  # also when the system swallowed the failed call
-            for model, tokens in scope.tokens.items():  # the item filling the context pays its fill
-                count_tokens("ingest", model, tokens)
         self.ingest_ms.append((time.perf_counter() - started) * 1000)
 
     def retrieve(self, query: str, k: int) -> list[Memory]:
