@@ -292,8 +292,12 @@ def test_a_real_local_model_builds_a_graph_of_one_episode(make_graphiti, smollm2
         memory.ingest("a", [said])
     except AdapterError as exc:
         # the documented failure of this model (graphiti's prompts carry the time of ingest, so
-        # it varies from run to run): the episode fails as one line, never as a silent empty graph
-        assert "add_episode failed: JSONDecodeError" in str(exc) and "\n" not in str(exc)
+        # it varies from run to run):
+        # it fails as one line, never as a silent empty graph: either graphiti raised
+        # (add_episode failed) or it logged and skipped a failed call (its LLM call failed)
+        message = str(exc)
+        assert "\n" not in message and "JSONDecodeError" in message
+        assert message.startswith(("graphiti: add_episode failed: ", "graphiti: its LLM call failed ("))
     took = time.monotonic() - started
     facts = memory.dump("a") or []
     print(f"graphiti on {smollm2.alias}: one episode in {took:.1f} s, facts: {[m.text for m in facts]}")
