@@ -11,6 +11,7 @@ import re
 import shutil
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live import SMOLLM, plugin_args
@@ -49,21 +50,17 @@ def _recorded_suites() -> list[str]:
     return [s for s in runs if (SNAPSHOTS / f"test_{s}").is_dir()] if CACHE.is_file() else []
 
 
-@pytest.mark.parametrize(
-    "suite",
-    _recorded_suites()
-    or [pytest.param("none", marks=pytest.mark.skip(reason="no recording committed: make record-local"))],
-)
-def test_the_committed_recording_replays_offline_with_the_same_verdicts(
-    suite: str, suite_pytester: pytest.Pytester
-) -> None:
-    selection, args = _makefile_runs()[suite]
-    shutil.copytree(SNAPSHOTS / f"test_{suite}", suite_pytester.path / "snapshots" / f"test_{suite}")
-    report = suite_pytester.path / "report.json"
-    result = suite_pytester.runpytest_subprocess(
+def _replay(
+    pytester: pytest.Pytester, suite: str, selection: str, args: list[str], *system: str, timeout: int
+) -> tuple[pytest.RunResult, list[dict[str, Any]]]:
+    """Replays `suite`'s recorded items offline (nothing listens at the base URL) with their
+    snapshots; returns the run and its records."""
+    shutil.copytree(SNAPSHOTS / f"test_{suite}", pytester.path / "snapshots" / f"test_{suite}")
+    report = pytester.path / "report.json"
+    result = pytester.runpytest_subprocess(
         "-p",
         "no:cacheprovider",
-        "--memsystem=chroma",
+        *system,
         "--memeval-k=3",
         "--memeval-snapshot",
         f"--memeval-cache-file={CACHE}",
@@ -76,9 +73,21 @@ def test_the_committed_recording_replays_offline_with_the_same_verdicts(
         "--snapshot-no-colors",
         "--memeval-base-url=http://127.0.0.1:9/v1",  # nothing listens there: replay must not call
         *[a for a in args if not a.startswith("--memeval-local-model")],
-        timeout=600,
+        timeout=timeout,
     )
-    records = json.loads(report.read_text())["records"]
+    return result, json.loads(report.read_text())["records"]
+
+
+@pytest.mark.parametrize(
+    "suite",
+    _recorded_suites()
+    or [pytest.param("none", marks=pytest.mark.skip(reason="no recording committed: make record-local"))],
+)
+def test_the_committed_recording_replays_offline_with_the_same_verdicts(
+    suite: str, suite_pytester: pytest.Pytester
+) -> None:
+    selection, args = _makefile_runs()[suite]
+    result, records = _replay(suite_pytester, suite, selection, args, "--memsystem=chroma", timeout=600)
     snapshots = list((suite_pytester.path / "snapshots" / f"test_{suite}" / "chroma-k3").rglob("*.json"))
     assert len(records) >= len(snapshots) > 0
     misses = [r["id"] for r in records if "replay cache miss" in r["reason"]]
@@ -192,30 +201,17 @@ def test_each_recorded_memory_system_replays_offline_storing_the_same_memories(
     if system == "memos" and not (ROOT / ".memos-venv" / "bin" / "python").exists():
         pytest.skip("MemOS's environment is not installed: make memos-venv")
     _, args = _makefile_runs()[suite]
-    shutil.copytree(SNAPSHOTS / f"test_{suite}", suite_pytester.path / "snapshots" / f"test_{suite}")
-    report = suite_pytester.path / "report.json"
-    result = suite_pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
+    result, records = _replay(
+        suite_pytester,
+        suite,
+        variables[f"SYSTEM_SELECT_{suite}"],
+        args,
         f"--memsystem={memsystem}",
         f"--memsystem-config={_config_for(system, suite_pytester.path / 'systems.toml')}",
-        "--memeval-k=3",
-        "--memeval-snapshot",
-        f"--memeval-cache-file={CACHE}",
-        "--memeval-cache=replay",
-        "--memeval-max-errors=100000",
         "--memeval-adapter-timeout=1800",
-        f"--memeval-suite={suite}",
-        "-k",
-        variables[f"SYSTEM_SELECT_{suite}"],
-        f"--memeval-report={report}",
-        "--snapshot-no-colors",
-        "--memeval-base-url=http://127.0.0.1:9/v1",  # nothing listens there: replay must not call
-        *[a for a in args if not a.startswith("--memeval-local-model")],
         timeout=1800,
     )
     output = result.stdout.str()
-    records = json.loads(report.read_text())["records"]
     assert records, output[-3000:]
     snapshots = list(_snapshot_dir(suite, memsystem).glob("*.json"))
     assert len(snapshots) == sum(r["status"] != "error" for r in records), "a recorded item has no snapshot"
