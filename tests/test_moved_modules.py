@@ -18,13 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval._moved import MOVED
+from pytest_memeval._moved import MOVED, MOVED_PACKAGES, new_path
 
 BEFORE = [
     line
     for line in (Path(__file__).parent / "data" / "modules_before_layout.txt").read_text().splitlines()
     if line and not line.startswith("#")
 ]
+#: every old path that moved, below pytest_memeval
+OLD = sorted(
+    short for name in BEFORE if new_path(short := name.removeprefix("pytest_memeval.")) and name != "pytest_memeval"
+)
 
 
 @pytest.fixture
@@ -32,7 +36,7 @@ def forget_old_names() -> Iterator[None]:
     """Drops the old names this test registered, so that each test imports them afresh."""
 
     def forget() -> None:
-        for old in MOVED:
+        for old in OLD:
             module = sys.modules.pop(f"pytest_memeval.{old}", None)
             parent_name, _, child = f"pytest_memeval.{old}".rpartition(".")
             parent = sys.modules.get(parent_name)
@@ -53,9 +57,9 @@ def moved_warnings(caught: list[warnings.WarningMessage], old: str) -> list[str]
     ]
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
+@pytest.mark.parametrize("old", OLD)
 def test_an_old_path_is_the_module_at_its_new_path_and_warns_once(old: str, forget_old_names: None) -> None:
-    old_name, new_name = f"pytest_memeval.{old}", f"pytest_memeval.{MOVED[old]}"
+    old_name, new_name = f"pytest_memeval.{old}", f"pytest_memeval.{new_path(old)}"
     new_module = importlib.import_module(new_name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -91,13 +95,15 @@ def test_every_module_before_the_layout_is_still_there_or_moved() -> None:
     missing = []
     for name in BEFORE:
         short = name.removeprefix("pytest_memeval.")
-        if short in MOVED:
+        if short in OLD:
             continue
         spec = importlib.util.find_spec(name)
         if spec is None or spec.origin is None:
             missing.append(name)
     assert missing == []
-    assert {f"pytest_memeval.{old}" for old in MOVED} <= set(BEFORE), "the table names only modules that existed"
+    assert {f"pytest_memeval.{old}" for old in [*MOVED, *MOVED_PACKAGES]} <= set(BEFORE), (
+        "the tables name only modules that existed"
+    )
 
 
 def test_python_dash_m_of_an_old_path_runs_the_module_at_its_new_path(
