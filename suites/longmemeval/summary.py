@@ -58,8 +58,8 @@ def _columns(records: Sequence[Record]) -> dict[str, list[float]]:
 
 
 def _metrics() -> dict[str, Estimator]:
+    """The metrics the cluster bootstrap estimates (the shares of questions have Wilson's)."""
     metrics: dict[str, Estimator] = {
-        "overall_accuracy": lambda s: ratio(s["correct"].sum(-1), s["n"].sum(-1)),
         "task_averaged_accuracy": lambda s: mean_over_groups(ratio(s["correct"], s["n"])),
         "abstention_accuracy": lambda s: ratio(s["abstention_correct"].sum(-1), s["abstention"].sum(-1)),
     }
@@ -74,26 +74,25 @@ def _share(column: str) -> Estimator:
 
 
 def _bootstrap(records: Sequence[Record], names: Sequence[str], n_resamples: int) -> dict[str, Metric]:
-    metrics = {name: metric for name, metric in _metrics().items() if name in names}
+    """The metrics `names` with their intervals: Wilson's for the shares of questions, the
+    cluster bootstrap's (one set of resamples) for the others."""
+    shares, columns = _shares(records), _columns(records)
     results = cluster_bootstrap(
-        metrics,
-        _columns(records),
+        {name: metric for name, metric in _metrics().items() if name in names and name not in shares},
+        columns,
         [r.cluster for r in records],
         [r.strata["question_type"] for r in records],
         n_resamples=n_resamples,
         seed=0,
     )
-    columns = _columns(records)
-    counts = {
-        "overall_accuracy": len(records),
-        "task_averaged_accuracy": len(records),
-        "abstention_accuracy": int(sum(columns["abstention"])),
-        **{name: int(sum(columns[f"has_{name}"])) for name in RECALLS},
-    }
-    cells = {name: estimate_cell(r.estimate, r.ci, counts[name]) for name, r in results.items()}
-    for name, chosen in _shares(records).items():
-        if name in cells:
+    counts = {"task_averaged_accuracy": len(records), **{name: int(sum(columns[f"has_{name}"])) for name in RECALLS}}
+    cells = {}
+    for name in names:
+        if name in shares:
+            chosen = shares[name]
             cells[name] = clustered_wilson([bool(r.correct) for r in chosen], [r.cluster for r in chosen])
+        else:
+            cells[name] = estimate_cell(results[name].estimate, results[name].ci, counts[name])
     return cells
 
 
