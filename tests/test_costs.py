@@ -207,3 +207,30 @@ def test_max_cost_stops_a_run_cleanly_and_the_journal_resumes_it(suite_pytester:
     assert resumed.ret == pytest.ExitCode.TESTS_FAILED, resumed.stdout.str()
     assert f"memeval: resuming {journal}: {kept} records kept" in resumed.stdout.str()
     assert len(json.loads(report.read_text())["records"]) == 20 and not journal.exists()
+
+
+@pytest.mark.slow
+def test_the_estimate_counts_each_judge_with_the_prompt_it_grades_with(pytester: pytest.Pytester) -> None:
+    # LongMemEval names its judge prompts and reads its panel's members: the official
+    # prompt's default judge and a mem0-J judge grade with different prompts
+    judges = "--memeval-judge=default,openai:judge-b@mem0-j"
+    result = pytester.runpytest_subprocess(
+        "--memsystem=context",
+        "--memeval-suite=longmemeval",
+        "--memeval-responder=openai:answerer",
+        "--memeval-base-url=http://127.0.0.1:9/v1",
+        judges,
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    )
+    output = result.stdout.str()
+    assert "estimate: not available" not in output, output
+    prompt_tokens = {}
+    for line in output.splitlines():
+        if match := re.match(r"\s*judge\s+(\S+): (\d+) calls, ([\d,]+) prompt", line):
+            assert match[2] == "16"
+            prompt_tokens[match[1]] = int(match[3].replace(",", ""))
+    assert set(prompt_tokens) == {"gpt-4o-2024-08-06", "judge-b"}, output
+    assert prompt_tokens["judge-b"] > prompt_tokens["gpt-4o-2024-08-06"] > 0  # mem0's J prompt is the longer

@@ -7,8 +7,9 @@ is assumed, and the output says so:
 
 - the memories a system will return: the context's first k turns (every turn for a system
   that declares `honours_k = False`, the `context` ceiling), each turn one memory;
-- the answer the judge grades: the item's gold, with the first prompt the suite's judge
-  declares (a suite with a prompt per kind of item, knowme's families, is approximated);
+- the answer the judge grades: the item's gold, with the prompt the suite's judge gives
+  each of the run's judges (a suite with a prompt per kind of item, knowme's families, is
+  approximated by the first);
 - the completion: ANSWER_TOKENS per answer call, VERDICT_TOKENS per judge call (the
   suites' answers are a label or a short phrase, their verdicts a small JSON object).
 
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
+from ..config.judge_specs import panel_members
 from ..config.settings import responder_model
 from ..memory.tokens import count_tokens
 from ..protocols import honours_k as declares_honours_k
@@ -36,7 +38,7 @@ from ..suites.base import Suite
 from ..types import Answer, Item, Memory
 
 if TYPE_CHECKING:
-    from ..llm.judge import PanelFactory
+    from ..llm.judge import PanelFactory, PanelMember, ProtocolPrompt
 
 ANSWER_TOKENS = 16
 VERDICT_TOKENS = 32
@@ -90,13 +92,13 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
                 _add(totals, "answer", model, _tokens(rendered), ANSWER_TOKENS)
         if settings.judges:
             if suite_ref not in judge_prompts:
-                judge_prompts[suite_ref] = _judge_prompts(suite)
+                members = panel_members(settings.judges, suite.judge_prompts, suite.name)
+                judge_prompts[suite_ref] = _judge_prompts(suite, members)
                 if not judge_prompts[suite_ref]:
                     notes[f"{suite.name}: its judge builds its prompts per item: judge calls not estimated"] = None
-            for judge_prompt in judge_prompts[suite_ref][:1]:
+            for model, judge_prompt in judge_prompts[suite_ref]:
                 rendered = judge_prompt.messages(item, _gold_answer(item))
-                for judge in settings.judges:
-                    _add(totals, "judge", judge.model or str(judge), _tokens(rendered), VERDICT_TOKENS)
+                _add(totals, "judge", model, _tokens(rendered), VERDICT_TOKENS)
     stored = list(sessions.values())
     if stored:
         count, text = sum(n for n, _ in stored), sum(t for _, t in stored)
@@ -143,25 +145,38 @@ def _tokens(messages: Sequence[dict[str, str]]) -> int:
     return sum(count_tokens(message["content"]) for message in messages)
 
 
-def _judge_prompts(suite: Suite) -> list[Any]:
-    """The prompts the suite's LLM judge asks its panel with (captured, never called)."""
-    capture = _CapturedPanel()
+def _judge_prompts(suite: Suite, members: Sequence[PanelMember]) -> list[tuple[str, Any]]:
+    """(model, prompt) of each judge of the suite's panel: the prompt the suite's LLM judge
+    gives that judge (captured, never called)."""
+    capture = _CapturedPanel(members)
     suite.llm_judge(cast("PanelFactory", capture))  # it only keeps the prompts it is given
     return capture.prompts
 
 
 class _CapturedPanel:
-    """Stands in for PanelFactory: keeps the prompts a suite's judge would ask (its protocol's
-    default first, for a suite that names its judge prompts) and builds no panel."""
+    """Stands in for PanelFactory with the run's judges: keeps the prompt each judge would
+    grade with (for a suite with a prompt per kind of item, knowme's families, the first
+    one it builds) and builds no panel."""
 
-    def __init__(self) -> None:
-        self.prompts: list[Any] = []
+    def __init__(self, members: Sequence[PanelMember]) -> None:
+        self.members = tuple(members)
+        self.prompts: list[tuple[str, Any]] = []
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(member.name for member in self.members)
 
     def __call__(self, prompt: Any, **call: Any) -> None:
-        self.prompts.append(prompt)
+        if not self.prompts:
+            self.prompts = [(member.model, prompt) for member in self.members]
 
-    def named(self, prompts: Mapping[str, Any]) -> None:
-        self.prompts.extend(protocol.prompt for protocol in prompts.values())
+    def named(self, prompts: Mapping[str, ProtocolPrompt]) -> None:
+        if not self.prompts:
+            self.prompts = [
+                (member.model, prompts[member.prompt].prompt)
+                for member in self.members
+                if member.prompt is not None and member.prompt in prompts
+            ]
 
 
 def _gold_answer(item: Item) -> Answer:
