@@ -112,6 +112,10 @@ class ItemSource(ABC):
     #: depend on k and a second fill is cheap and gives the same store; False where every
     #: depth must read the one store filled per memory system (memfail's shared datasets)
     splits_by_k: ClassVar[bool] = True
+    #: whether an LLM responder writes a reply to every stored user message when a context
+    #: is built (memfail's storage turns: one call each, phase ingest); the estimate then
+    #: counts those calls and reads the context's messages from a suite built without it
+    responder_stores_replies: ClassVar[bool] = False
     options: SuiteOptions
 
     @abstractmethod
@@ -180,6 +184,10 @@ class Scoring:
     #: the judge prompts an LLM judge may name (`openai:MODEL@NAME`), the default first; a
     #: suite without names gives its panel one prompt (`llm_judge`)
     judge_prompts: ClassVar[Mapping[str, JudgeOption]] = {}
+    #: whether the LLM judge builds its prompts from what the run retrieved and stored
+    #: (memfail's staged judge: per fact and stage, up to the first failing stage); the
+    #: --collect-only estimate then says that it cannot count the judge's calls
+    judge_reads_the_run: ClassVar[bool] = False
 
     def judge(self) -> Judge:
         """The deterministic judge of this suite; by default the exact label match."""

@@ -234,3 +234,33 @@ def test_the_estimate_counts_each_judge_with_the_prompt_it_grades_with(pytester:
             prompt_tokens[match[1]] = int(match[3].replace(",", ""))
     assert set(prompt_tokens) == {"gpt-4o-2024-08-06", "judge-b"}, output
     assert prompt_tokens["judge-b"] > prompt_tokens["gpt-4o-2024-08-06"] > 0  # mem0's J prompt is the longer
+
+
+@pytest.mark.slow
+def test_the_estimate_of_memfail_counts_its_storage_turns_and_calls_nothing(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    from pytest_memeval.suites.base import SuiteOptions
+    from pytest_memeval.suites.memfail.suite import MemfailSuite
+
+    suite = MemfailSuite(SuiteOptions("smoke", None, None, 3, None, tmp_path))
+    contexts = {entry.context_id for entry in suite.index()}
+    stored = sum(len(session) for c in contexts for session in suite.context(c).sessions)
+    with LLMServer("a reply") as server:
+        result = pytester.runpytest_subprocess(
+            "--memsystem=context",
+            "--memeval-suite=memfail",
+            "--memeval-responder=openai:answerer",
+            f"--memeval-base-url={server.base_url}",
+            "--memeval-judge=openai:judge",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        )
+        assert server.count == 0, result.stdout.str()  # building the contexts wrote no storage turn
+    output = result.stdout.str()
+    match = re.search(r"ingest answerer: (\d+) calls", output)
+    assert match is not None, output
+    assert int(match[1]) == stored  # one reply per stored user message
+    assert "memfail: its judge asks from what the run retrieves and stores: judge calls not estimated" in output

@@ -11,11 +11,16 @@ is assumed, and the output says so:
   each of the run's judges (a suite with a prompt per kind of item, knowme's families, is
   approximated by the first);
 - the completion: ANSWER_TOKENS per answer call, VERDICT_TOKENS per judge call (the
-  suites' answers are a label or a short phrase, their verdicts a small JSON object).
+  suites' answers are a label or a short phrase, their verdicts a small JSON object);
+- the responder's storage turns of a suite that declares them (memfail): one call per
+  stored message, its prompt the message after the session's earlier turns, each reply
+  ANSWER_TOKENS long (the template's own words are not counted). The contexts are built
+  without the responder, so the estimate itself makes no call.
 
 Tokens are counted as `memory.tokens.count_tokens` counts them (words and punctuation,
-close to BPE counts on English). Interactive suites (their protocol decides the calls) and
-the memory systems' own LLM calls are not estimated; the ingest line says what there is to
+close to BPE counts on English). Interactive suites (their protocol decides the calls), a
+judge that asks from what the run retrieved (memfail's staged judge) and the memory
+systems' own LLM calls are not estimated; the ingest line says what there is to
 store. A run of several repeats makes each call once per repeat.
 """
 
@@ -75,22 +80,32 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
             continue
         item = suite.item(item_id)
+        model = responder_model(settings.responder)
+        # never the responder's storage turns: they would be spent here
+        source = state.offline_suite(suite_ref) if suite.responder_stores_replies else suite
         honours_k = declares_honours_k(state.memsystems[system].load())
         context = (suite_ref, item.context_id, honours_k, k)
         if context not in memories:
-            memories[context] = _memories(suite, item.context_id, k if honours_k else None)
+            memories[context] = _memories(source, item.context_id, k if honours_k else None)
         if (suite_ref, item.context_id, system) not in sessions:
-            context_sessions = suite.context(item.context_id).sessions
+            context_sessions = source.context(item.context_id).sessions
             sessions[(suite_ref, item.context_id, system)] = (
                 len(context_sessions),
                 _tokens_of_sessions(context_sessions),
             )
-        if (model := responder_model(settings.responder)) is not None:
+            if model is not None and suite.responder_stores_replies:
+                for prompt_tokens in _storage_turns(context_sessions):
+                    _add(totals, "ingest", model, prompt_tokens, ANSWER_TOKENS)
+        if model is not None:
             prompt = suite.llm_prompt()
             if prompt is not None:  # a suite without an LLM path is refused before any test runs
                 rendered = prompt.messages(item.view, memories[context])
                 _add(totals, "answer", model, _tokens(rendered), ANSWER_TOKENS)
-        if settings.judges:
+        if settings.judges and suite.judge_reads_the_run:
+            notes[f"{suite.name}: its judge asks from what the run retrieves and stores: judge calls not estimated"] = (
+                None
+            )
+        elif settings.judges:
             if suite_ref not in judge_prompts:
                 members = panel_members(settings.judges, suite.judge_prompts, suite.name)
                 judge_prompts[suite_ref] = _judge_prompts(suite, members)
@@ -139,6 +154,19 @@ def _memories(suite: Suite, context_id: str, k: int | None) -> list[Memory]:
 
 def _tokens_of_sessions(sessions: Sequence[Sequence[Any]]) -> int:
     return sum(count_tokens(message.content) for session in sessions for message in session)
+
+
+def _storage_turns(sessions: Sequence[Sequence[Any]]) -> list[int]:
+    """The prompt tokens of the responder's reply to each stored message: the message after
+    the earlier turns of its session, each earlier reply ANSWER_TOKENS long."""
+    prompts = []
+    for session in sessions:
+        history = 0
+        for message in session:
+            tokens = count_tokens(message.content)
+            prompts.append(history + tokens)
+            history += tokens + ANSWER_TOKENS
+    return prompts
 
 
 def _tokens(messages: Sequence[dict[str, str]]) -> int:

@@ -84,6 +84,7 @@ class RunState:
     settings: Settings
     memsystems: dict[str, Resolved]
     _suites: dict[str, Suite] = field(default_factory=dict)
+    _offline_suites: dict[str, Suite] = field(default_factory=dict)
     _systems: dict[str, MemorySystem] = field(default_factory=dict)
     _fillers: dict[str, ContextFiller] = field(default_factory=dict)
     _responders: dict[str, ResponseModel] = field(default_factory=dict)
@@ -121,6 +122,14 @@ class RunState:
             )
             self._suites[name] = suite_class(options)
         return self._suites[name]
+
+    def offline_suite(self, name: str) -> Suite:
+        """The suite as a run with the offline reader builds it: building its contexts makes
+        no LLM call (what the estimate reads a context's messages from)."""
+        if name not in self._offline_suites:
+            suite = self.suite(name)
+            self._offline_suites[name] = type(suite)(replace(suite.options, responder_llm=None))
+        return self._offline_suites[name]
 
     def index(self, name: str) -> Sequence[IndexEntry]:
         """A suite's item index, built once per process (configure and collection both ask)."""

@@ -52,6 +52,8 @@ class MemfailSuite(Suite):
     # a dataset is one store shared by all its questions, filled once per memory system
     # (with an LLM responder, by a conversation that is not replayed): every k reads it
     splits_by_k = False
+    responder_stores_replies = True  # storage_turns.converse
+    judge_reads_the_run = True  # llm_judge.MemfailLLMJudge
     parameters = {
         "prompt": f"the answer prompt: {' or '.join(TEMPLATES)} (default {DEFAULT_VARIANT}: the paper's D.2 graded "
         "turn; guided adds our abstention instructions, not comparable with the paper)",
