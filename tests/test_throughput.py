@@ -223,3 +223,21 @@ def test_xdist_workers_split_the_budget(suite_pytester: pytest.Pytester) -> None
     assert {r["status"] for r in report["records"]} == {"scored"}
     # each worker keeps its 12 in flight (more than one context's 18 items are queued on each)
     assert 12 < server.max_in_flight <= 24
+
+
+@pytest.mark.slow
+def test_the_one_worker_with_work_uses_the_whole_budget(
+    suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One context selected under -n 2: only one worker has items. A static split would keep
+    it at 4 of the 8 calls; the run's shared slots let it take all 8, and no more."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # where the controller creates the run's slots
+    with LLMServer(first_label, latency_s=0.3) as server:
+        report = _run(suite_pytester, server, "-n", "2", "-k", "stable_121", "--memeval-concurrency=8")
+    records = report["records"]
+    assert len(records) == 18 and {r["status"] for r in records} == {"scored"}
+    assert {r["context"] for r in records} == {"gen20260321-stable_121"}
+    assert 4 < server.max_in_flight <= 8
+    assert not list(temp.glob("memeval-slots-*"))  # the controller removed them at the end
