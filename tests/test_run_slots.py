@@ -21,6 +21,7 @@ from pytest_memeval.config.settings import Settings
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.llm.run_slots import SLOTS_FILE, RunSlots, create_run_slots, remove_run_slots
 from pytest_memeval.llm.settings import LLMSettings
+from pytest_memeval.running import worker_share
 from pytest_memeval.running.worker_share import RUN_SLOTS, shared_settings
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="slots are shared through POSIX record locks")
@@ -85,6 +86,18 @@ def test_a_worker_that_cannot_reach_the_slots_keeps_its_static_share(tmp_path: P
     worker = shared_settings(settings, {"workercount": 2, "workerid": "gw1", RUN_SLOTS: str(tmp_path / "elsewhere")})
     assert worker.gateway is not None and worker.gateway.run_slots is None
     assert worker.gateway.concurrency == 4
+
+
+def test_without_record_locks_the_budget_is_split_statically(
+    tmp_path: Path, slots_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows declares no shared slots: the controller creates none, a worker keeps its share."""
+    monkeypatch.setattr(worker_share, "SHARES_SLOTS", False)
+    settings = _settings(tmp_path, 9)
+    assert worker_share.run_slots_for(settings) is None
+    worker = shared_settings(settings, {"workercount": 2, "workerid": "gw0", RUN_SLOTS: str(slots_dir)})
+    assert worker.gateway is not None and worker.gateway.run_slots is None
+    assert worker.gateway.concurrency == 5
 
 
 HOLDER = textwrap.dedent(
