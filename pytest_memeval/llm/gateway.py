@@ -39,8 +39,8 @@ raised by one after a round of successes); under xdist each call also holds one 
 run's slots that the workers share (`settings.run_slots`, run_slots.py), so that the run
 keeps --memeval-concurrency upstream in all. A call waits for its slots within its
 deadline; one it does not get in time is answered 429 (never sent). One attempt per call:
-retries are the client's. Identical recorded calls in flight at once (a client retrying after its own
-timeout) wait for the first instead of asking the endpoint twice.
+retries are the client's. Identical recorded calls in flight at once (a client retrying
+after its own timeout) wait for the first instead of asking the endpoint twice.
 
 A streamed request (`stream: true`) is forwarded whole and told to the client as
 server-sent events (streams.py), so a recording holds answers, never streams.
