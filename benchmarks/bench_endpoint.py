@@ -1,7 +1,7 @@
 """How close a run with an LLM responder comes to the endpoint's limit.
 
     .venv/bin/python benchmarks/bench_endpoint.py [--latency 1.0] [--concurrency 8,16,32]
-        [--workers 0,2] [--capacity 64] [--size smoke] [--json out.json]
+        [--workers 0,2] [--capacity 64] [--size smoke] [--select EXPR] [--json out.json]
 
 Against a loopback OpenAI-compatible endpoint (tests/llm_server.py) that answers every chat
 call after exactly `--latency` seconds and answers HTTP 429 to a call arriving while
@@ -9,14 +9,17 @@ call after exactly `--latency` seconds and answers HTTP 429 to a call arriving w
 
     pytest --memsystem=context --memeval-suite=multisource --memeval-size=SIZE
         --memeval-responder=openai:bench-model --memeval-base-url=URL
-        --memeval-cache=off --memeval-concurrency=C [-n N]
+        --memeval-cache=off --memeval-concurrency=C [-n N] [-k EXPR]
 
 once per worker count N (0: one process) and concurrency C, in a fresh directory, and the same
 run offline (the suite's reader, no endpoint) once per N. For each it prints wall seconds,
 items/s, the limit `offline wall + items x latency / C` (the waiting no harness avoids, on top
 of the run's own work), wall / limit (the issue's goal: <= 1.25), the most calls the endpoint
-held at once and how many it refused with 429. Every run must end with one record per item
-(scored, invalid or error); the script exits 1 if one does not.
+held at once ("most calls held") and how many it refused with 429. `--select` keeps the
+items whose test ids match a -k expression, e.g. fewer contexts than workers:
+`--select "stable_121 or stable_122"` (multisource smoke's contexts are shift_, stable_ and
+stated_ 121..124, 18 items each). Every run must end with one record per item (scored,
+invalid or error); the script exits 1 if one does not.
 """
 
 from __future__ import annotations
@@ -84,12 +87,14 @@ def main() -> None:
     parser.add_argument("--workers", default="0,2", help="xdist worker counts (0: one process)")
     parser.add_argument("--capacity", type=int, default=64, help="calls the endpoint holds before answering 429")
     parser.add_argument("--size", default="smoke", help="--memeval-size (smoke: 216 items)")
+    parser.add_argument("--select", help="a -k expression: run only the items it matches (e.g. some contexts)")
     parser.add_argument("--json", type=Path, help="also write every figure here")
     options = parser.parse_args()
     concurrencies = [int(c) for c in options.concurrency.split(",")]
     workers = [int(n) for n in options.workers.split(",")]
     base = ["--memsystem=context", "--memeval-suite=multisource", f"--memeval-size={options.size}"]
-    print(f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}")
+    selected = ["-k", options.select] if options.select else []
+    print(f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, load {_load()}")
     print(f"endpoint: {options.latency:g} s per call, 429 above {options.capacity} calls held")
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="memeval-endpoint-") as tmp:
@@ -99,7 +104,7 @@ def main() -> None:
         run([*base, "-k", "memeval_warm_up_selects_nothing"], root, env)  # item index and readers, once
         for n in workers:
             xdist = ["-n", str(n)] if n else ["-p", "no:xdist"]
-            offline, _, items = run([*base, *xdist], root, env)
+            offline, _, items = run([*base, *selected, *xdist], root, env)
             rows.append({"workers": n, "concurrency": None, "wall_s": offline, "items": items})
             print(f"-n {n} offline: {offline:.1f} s, {items} items", flush=True)
             for c in concurrencies:
@@ -110,7 +115,7 @@ def main() -> None:
                         "--memeval-cache=off",
                         f"--memeval-concurrency={c}",
                     ]
-                    wall, status, records = run([*base, *xdist, *llm], root, env)
+                    wall, status, records = run([*base, *selected, *xdist, *llm], root, env)
                     limit = offline + records * options.latency / c
                     row = {
                         "workers": n,
@@ -125,13 +130,17 @@ def main() -> None:
                         "exit": status,
                     }
                 rows.append(row)
-                print(f"-n {n} c={c}: {wall:.1f} s (limit {limit:.1f} s, {wall / limit:.2f}x)", flush=True)
+                print(
+                    f"-n {n} c={c}: {wall:.1f} s (limit {limit:.1f} s, {wall / limit:.2f}x), "
+                    f"most calls held {row['max_in_flight']}, load {_load()}",
+                    flush=True,
+                )
                 if records != items:
                     sys.exit(f"-n {n} c={c}: {records} records for {items} items")
     print()
     print(
         f"{'-n':>3} {'conc':>5} {'items':>6} {'wall s':>7} {'items/s':>8} {'limit s':>8} {'ratio':>6} "
-        f"{'calls':>6} {'max held':>8} {'429s':>5}"
+        f"{'calls':>6} {'most calls held':>15} {'429s':>5}"
     )
     for r in rows:
         if r["concurrency"] is None:
@@ -140,10 +149,16 @@ def main() -> None:
         print(
             f"{r['workers']:>3} {r['concurrency']:>5} {r['items']:>6} {r['wall_s']:>7.1f} "
             f"{r['items'] / r['wall_s']:>8.1f} {r['limit_s']:>8.1f} {r['ratio']:>6.2f} {r['calls']:>6} "
-            f"{r['max_in_flight']:>8} {r['refused_429']:>5}"
+            f"{r['max_in_flight']:>15} {r['refused_429']:>5}"
         )
+    print(f"load average at the end: {_load()}")
     if options.json:
         options.json.write_text(json.dumps({"latency_s": options.latency, "capacity": options.capacity, "rows": rows}))
+
+
+def _load() -> str:
+    """The 1/5/15-minute load averages (figures on a shared machine need them)."""
+    return "unknown" if sys.platform == "win32" else " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":

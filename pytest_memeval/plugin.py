@@ -25,6 +25,7 @@ from .config.options import add_options
 from .config.registry import load_object
 from .config.run_setup import prepare_run
 from .llm.local_session import attach_local_model
+from .llm.run_slots import remove_run_slots
 from .rendering.failures import WrongAnswerSummary, mark_wrong_answer
 from .rendering.progress_display import ProgressDisplay
 from .rendering.terminal_text import write_line
@@ -50,7 +51,7 @@ from .running.prefetch import STAGES_AHEAD, pending_limit
 from .running.progress import PROGRESS_DIR, ProgressTracker
 from .running.runner import error_record
 from .running.state import RunState
-from .running.worker_share import shared_settings, worker_share
+from .running.worker_share import RUN_SLOTS, run_slots_for, shared_settings, worker_share
 
 COLLECTOR_NAME = "memeval-collector"
 WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
@@ -59,6 +60,7 @@ REPORT_ERROR_KEY = pytest.StashKey[str]()
 GROUPS_DIR_KEY = pytest.StashKey[str]()
 PROGRESS_DIR_KEY = pytest.StashKey[str]()
 ITEMS_DIR_KEY = pytest.StashKey[str]()
+RUN_SLOTS_KEY = pytest.StashKey[Path]()
 #: the threads running when the plugin was configured, and the session (for its exit status)
 THREADS_KEY = pytest.StashKey[frozenset[int]]()
 SESSION_KEY = pytest.StashKey[pytest.Session]()
@@ -124,6 +126,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.active and controller and scheduling.is_distributed(config) and not config.option.collectonly:
         warm_shared_caches(state)
         config.stash[ITEMS_DIR_KEY] = crashes.make_items_dir()
+        slots = run_slots_for(state.settings)
+        if slots is not None:
+            config.stash[RUN_SLOTS_KEY] = slots
     if controller:
         collector = RecordCollector()
         if campaign is not None:
@@ -192,6 +197,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         shutil.rmtree(config.stash[PROGRESS_DIR_KEY], ignore_errors=True)
     if ITEMS_DIR_KEY in config.stash:
         crashes.remove_items_dir(config.stash[ITEMS_DIR_KEY])
+    if RUN_SLOTS_KEY in config.stash:
+        remove_run_slots(config.stash[RUN_SLOTS_KEY])
     if THREADS_KEY in config.stash and SESSION_KEY in config.stash:
         # the last hook of the run: nothing is left to do but wait for what adapters started
         before: frozenset[int] = config.stash[THREADS_KEY]
@@ -312,6 +319,8 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[PROGRESS_DIR] = config.stash[PROGRESS_DIR_KEY]
     if ITEMS_DIR_KEY in config.stash:
         node.workerinput[crashes.ITEMS_DIR] = config.stash[ITEMS_DIR_KEY]
+    if RUN_SLOTS_KEY in config.stash:
+        node.workerinput[RUN_SLOTS] = str(config.stash[RUN_SLOTS_KEY])
     selections = _collection(config).selections
     if selections:
         node.workerinput[SELECTIONS] = [[s.module, s.within] for s in selections]

@@ -261,3 +261,18 @@ class CrashesOnEveryCity(ContextMemory):
         if "city" in query:
             os._exit(7)
         return super().retrieve(namespace, query, k)
+
+
+class NamesItsProcess(ContextMemory):
+    """Writes its process id to MEMEVAL_VICTIM_PID at its first retrieve in the run (for a
+    test that kills that xdist worker from outside while its calls are upstream)."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        import os
+
+        path = os.environ["MEMEVAL_VICTIM_PID"]
+        if not os.path.exists(path):
+            with open(path + ".tmp", "w") as handle:
+                handle.write(str(os.getpid()))
+            os.replace(path + ".tmp", path)
+        return super().retrieve(namespace, query, k)

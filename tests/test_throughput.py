@@ -5,7 +5,9 @@ per run that xdist workers split."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -223,3 +225,63 @@ def test_xdist_workers_split_the_budget(suite_pytester: pytest.Pytester) -> None
     assert {r["status"] for r in report["records"]} == {"scored"}
     # each worker keeps its 12 in flight (more than one context's 18 items are queued on each)
     assert 12 < server.max_in_flight <= 24
+
+
+@pytest.mark.slow
+def test_the_one_worker_with_work_uses_the_whole_budget(
+    suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One context selected under -n 2: only one worker has items. A static split would keep
+    it at 4 of the 8 calls; the run's shared slots let it take all 8, and no more."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # where the controller creates the run's slots
+    with LLMServer(first_label, latency_s=0.3) as server:
+        report = _run(suite_pytester, server, "-n", "2", "-k", "stable_121", "--memeval-concurrency=8")
+    records = report["records"]
+    assert len(records) == 18 and {r["status"] for r in records} == {"scored"}
+    assert {r["context"] for r in records} == {"gen20260321-stable_121"}
+    assert 4 < server.max_in_flight <= 8
+    assert not list(temp.glob("memeval-slots-*"))  # the controller removed them at the end
+
+
+@pytest.mark.slow
+def test_a_worker_killed_while_holding_slots_gives_them_back_and_every_item_is_recorded(
+    suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One context under -n 2: its worker is killed while the endpoint holds 8 of its calls,
+    each holding one of the run's 8 slots. Were the slots not given back, no call of the
+    worker that runs the context again could be sent (each answered 429 until its retries
+    ran out: error records). The kernel drops the dead worker's locks: every item scored."""
+    victim = tmp_path / "victim.pid"
+    monkeypatch.setenv("MEMEVAL_VICTIM_PID", str(victim))
+    arrived, killed = [0], threading.Event()
+    lock = threading.Lock()
+
+    def kill_the_caller_at_its_eighth_call(request: Request) -> str:
+        with lock:
+            arrived[0] += 1
+            if arrived[0] == 8 and victim.exists():
+                os.kill(int(victim.read_text()), signal.SIGKILL)
+                killed.set()
+        return first_label(request)
+
+    with LLMServer(kill_the_caller_at_its_eighth_call, latency_s=1.0) as server:
+        report = _run(
+            suite_pytester,
+            server,
+            "-n",
+            "2",
+            "-k",
+            "stable_121",
+            "--memsystem=faulty_adapters:NamesItsProcess",
+            "--memeval-concurrency=8",
+            "--memeval-timeout=5",  # without the slots back, the retries would end within a minute
+        )
+    assert killed.is_set()
+    records = report["records"]
+    assert len({r["id"] for r in records}) == len(records) == 18
+    assert {r["status"] for r in records} == {"scored"}  # no call was refused for want of a slot
+    assert server.count > 18  # the calls the dead worker had upstream were asked again
+    assert server.max_in_flight <= 8
+    assert any("crashed" in error for error in report["session_errors"])

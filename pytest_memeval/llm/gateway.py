@@ -34,11 +34,13 @@ response it records or returns. Nothing of the headers is recorded.
 Every forwarded call has a deadline: the settings' attempt timeout for the size of the
 body (`LLMSettings.attempt_timeout`); a timeout answers 504, a connection failure 502
 (the client's own retry policy decides what then). At most `settings.concurrency` calls
-(the process's share of --memeval-concurrency) are upstream at once, fewer after the
-endpoint answered 429 (adaptive.py: halved on a 429, raised by one after a round of
-successes); a call waits for a slot within its deadline. One attempt per call: retries are the
-client's. Identical recorded calls in flight at once (a client retrying after its own
-timeout) wait for the first instead of asking the endpoint twice.
+are upstream at once, fewer after the endpoint answered 429 (adaptive.py: halved on a 429,
+raised by one after a round of successes); under xdist each call also holds one of the
+run's slots that the workers share (`settings.run_slots`, run_slots.py), so that the run
+keeps --memeval-concurrency upstream in all. A call waits for its slots within its
+deadline; one it does not get in time is answered 429 (never sent). One attempt per call:
+retries are the client's. Identical recorded calls in flight at once (a client retrying
+after its own timeout) wait for the first instead of asking the endpoint twice.
 
 A streamed request (`stream: true`) is forwarded whole and told to the client as
 server-sent events (streams.py), so a recording holds answers, never streams.
@@ -79,6 +81,7 @@ from .budget import BYTES_PER_TOKEN
 from .cache import CallCache
 from .exchanges import canonical, exchange_key, restore_ids
 from .metering import LLMUsage, Meter
+from .run_slots import RunSlots
 from .settings import LLMSettings, Secret, api_key_from_env
 from .streams import CONTENT_TYPE, stream_events
 
@@ -127,9 +130,11 @@ class LLMGateway:
         self._inflight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self._http = httpx.Client(timeout=settings.timeout_s)
-        #: the calls this process has upstream at once: its share of --memeval-concurrency,
-        #: lowered on 429 and raised again (adaptive.py)
+        #: the calls this process has upstream at once: --memeval-concurrency (or its share
+        #: of it), lowered on 429 and raised again (adaptive.py)
         self.in_flight = AdaptiveLimit(settings.concurrency)
+        #: the run's slots shared with the other xdist workers, one held per call upstream
+        self.run_slots = RunSlots(settings.run_slots) if settings.run_slots is not None else None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -154,6 +159,8 @@ class LLMGateway:
             self._thread.join(timeout=5)
             self._thread = None
         self._http.close()
+        if self.run_slots is not None:
+            self.run_slots.close()
         if self.cache is not None:
             self.cache.close()
 
@@ -330,13 +337,20 @@ class LLMGateway:
 
     def _send(self, url: str, method: str, raw: bytes, secret: Secret, timeout: float) -> _Answer:
         """One call upstream within `timeout`, the wait for an in-flight slot included."""
+        started = time.monotonic()
         slot = self.in_flight.acquire(timeout)
+        shared = None
+        if slot is not None and self.run_slots is not None:
+            shared = self.run_slots.acquire(timeout - (time.monotonic() - started))
+            if shared is None:
+                self.in_flight.release(slot, 0)
+                slot = None
         if slot is None:  # the client retries it like the endpoint's own 429
             return _error(THROTTLED, f"no in-flight slot came free within {timeout:.0f} s (the endpoint answered 429)")
         status = 0
         headers = {"Authorization": f"Bearer {secret.reveal()}", "Content-Type": "application/json"}
         try:
-            left = max(timeout - slot.waited_s, 0.01)
+            left = max(timeout - (time.monotonic() - started), 0.01)
             response = self._http.request(method, url, content=raw or None, headers=headers, timeout=left)
             status = response.status_code
         except httpx.TimeoutException:
@@ -344,6 +358,8 @@ class LLMGateway:
         except httpx.HTTPError as exc:
             return _error(502, f"the endpoint at {_where(url)} cannot be reached ({type(exc).__name__})")
         finally:
+            if shared is not None and self.run_slots is not None:
+                self.run_slots.release(shared)
             self.in_flight.release(slot, status)
         content_type = response.headers.get("content-type", "application/json")
         return _Answer(status, secret.scrub(response.text).encode(), content_type)

@@ -51,6 +51,10 @@ class LLMSettings:
     backoff_max_s: float = 30.0
     #: parallel calls per process (the prefetch pool)
     concurrency: int = 16
+    #: the file of the run's slots that the xdist workers of one machine share
+    #: (llm/run_slots.py): `concurrency` is then the run's whole budget, held by the workers
+    #: that have work; None: `concurrency` is this process's own
+    run_slots: Path | None = None
     cache_mode: CacheMode = "off"
     cache_path: Path | None = None
     logprobs: bool = False
