@@ -30,7 +30,7 @@ from .rendering.progress_display import ProgressDisplay
 from .rendering.terminal_text import write_line
 from .results.collector import SESSION_ERRORS, RecordCollector
 from .results.session_report import SessionReport
-from .running import collection, crashes, scheduling
+from .running import collection, crashes, frozen_heap, scheduling
 from .running.adapter_guard import describe
 from .running.exit_watch import thread_idents, watch_exit
 from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
@@ -184,8 +184,19 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return lines
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
+    """A memeval run's loop, with what is alive when it starts left out of the garbage
+    collector's full collections (`frozen_heap`)."""
+    state = session.config.stash.get(STATE_KEY, None)
+    if state is not None and state.settings.active:
+        frozen_heap.freeze(session.config)
+    return (yield)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
+    frozen_heap.thaw(config)
     if GROUPS_DIR_KEY in config.stash:
         scheduling.remove_groups_dir(config.stash[GROUPS_DIR_KEY])
     if PROGRESS_DIR_KEY in config.stash:
