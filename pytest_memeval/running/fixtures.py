@@ -34,10 +34,13 @@ def run_state(config: pytest.Config) -> RunState:
 
 
 @pytest.fixture(scope="session")
-def memeval_state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunState]:
+def memeval_state(request: pytest.FixtureRequest) -> Iterator[RunState]:
     """This process's suites and memory systems; systems are closed at the end of the
     session, and a failure to close is a session error, not a traceback."""
     state = run_state(request.config)
+    # asked for here, not as an argument: pytest walks every argument of every fixture of
+    # every item again (a session fixture's too), and this one is needed once
+    tmp_path_factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
     state.use_workdir(tmp_path_factory.mktemp("memeval"))
     yield state
     state.close()
