@@ -121,6 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE_KEY] = state
     if settings.active:
         config.stash[THREADS_KEY] = thread_idents()
+        # the last of pytest's cleanups (the first registered): after its final collections
+        config.add_cleanup(lambda: frozen_heap.thaw(config))
     if settings.active and controller and scheduling.is_distributed(config) and not config.option.collectonly:
         warm_shared_caches(state)
         config.stash[ITEMS_DIR_KEY] = crashes.make_items_dir()
@@ -196,7 +198,6 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    frozen_heap.thaw(config)
     if GROUPS_DIR_KEY in config.stash:
         scheduling.remove_groups_dir(config.stash[GROUPS_DIR_KEY])
     if PROGRESS_DIR_KEY in config.stash:

@@ -120,3 +120,19 @@ def test_the_heap_frozen_for_the_loop_is_given_back_once() -> None:
     assert gc.get_freeze_count() == 0
     frozen_heap.thaw(config)  # type: ignore[arg-type]
     assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.slow
+def test_a_run_in_process_leaves_nothing_frozen(toy_pytester: pytest.Pytester) -> None:
+    """The run freezes what is alive when its loop starts; pytest's cleanup gives it back."""
+    seen: list[int] = []
+
+    class Watch:
+        def pytest_runtest_call(self) -> None:
+            seen.append(gc.get_freeze_count())
+
+    before = gc.get_freeze_count()
+    result = toy_pytester.runpytest_inprocess("test_toy.py", "--memsystem=context", "-p", "no:xdist", plugins=[Watch()])
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+    assert seen and all(count > before for count in seen)  # frozen while the items ran
+    assert gc.get_freeze_count() == before

@@ -7,9 +7,11 @@ On multisource small the full collections during the loop and at its end took ab
 sixth of the run's CPU, most of it re-traversing those (docs/performance.md).
 
 So a memeval run moves them to the permanent generation (`gc.freeze`) before the loop, and
-back (`gc.unfreeze`) when pytest is unconfigured: pytest's own final collection, which
-finalizes whatever is left, then sees every object again. Nothing is freed later than a
-plain run frees it, except cyclic garbage among the objects frozen, which waits until then.
+back (`gc.unfreeze`) in the last of pytest's cleanups, after pytest's own final collections
+(which look for unraisable exceptions among the garbage): those then traverse only what the
+run made, not everything again. Nothing is freed later than in a plain run, except cyclic
+garbage among the objects frozen (what was alive when the loop started and died in a cycle
+during it), which is left to the next collection after the cleanup, or to the exit.
 """
 
 from __future__ import annotations
