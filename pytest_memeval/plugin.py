@@ -25,7 +25,7 @@ from .config.options import add_options
 from .config.registry import load_object
 from .config.run_setup import prepare_run
 from .llm.local_session import attach_local_model
-from .rendering.failures import WrongAnswerSummary, mark_wrong_answer
+from .rendering.failures import WrongAnswerSummary, mark_wrong_answer, trim_wrong_answer
 from .rendering.progress_display import ProgressDisplay
 from .rendering.terminal_text import write_line
 from .results.collector import SESSION_ERRORS, RecordCollector
@@ -357,7 +357,8 @@ def _estimate(state: RunState, items: list[pytest.Item]) -> list[str]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """A memeval item that fails before its record exists (a fixture, a plugin) still ends
     as an error record: no item leaves the denominator. The record travels once, on the
-    teardown report; a wrong answer's report is made cheap to ship and to summarise."""
+    teardown report; a wrong answer's report is made cheap to make, ship and summarise."""
+    trim_wrong_answer(call)
     report = yield
     if report.failed and not item.stash.get(RECORDED_KEY, False) and item.get_closest_marker("memeval"):
         record = _fallback_record(item, call)

@@ -15,6 +15,7 @@ import pytest
 from pytest_memeval.config.errors import AdapterError
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
+from pytest_memeval.rendering.failures import WrongAnswer, trim_wrong_answer
 from pytest_memeval.results.collector import RECORD_PROPERTY, record_from_wire, record_to_wire
 from pytest_memeval.results.records import Record, RunKey
 from pytest_memeval.running import frozen_heap
@@ -136,3 +137,25 @@ def test_a_run_in_process_leaves_nothing_frozen(toy_pytester: pytest.Pytester) -
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     assert seen and all(count > before for count in seen)  # frozen while the items ran
     assert gc.get_freeze_count() == before
+
+
+def _call_raising(exc: BaseException) -> pytest.CallInfo[None]:
+    def nested() -> None:
+        raise exc
+
+    def outer() -> None:
+        nested()
+
+    return pytest.CallInfo.from_call(outer, "call")
+
+
+def test_a_wrong_answer_keeps_only_the_frame_that_raised_it_and_other_failures_keep_theirs() -> None:
+    wrong = _call_raising(WrongAnswer("q1: answered 'a', expected 'b'", "q1 a != b"))
+    other = _call_raising(ValueError("a bug"))
+    assert wrong.excinfo is not None and other.excinfo is not None
+    assert len(wrong.excinfo.traceback) > 1
+    trim_wrong_answer(wrong)
+    trim_wrong_answer(other)
+    assert [entry.name for entry in wrong.excinfo.traceback] == ["nested"]
+    assert [entry.name for entry in other.excinfo.traceback][-2:] == ["outer", "nested"]
+    assert str(wrong.excinfo.value) == "q1: answered 'a', expected 'b'"
