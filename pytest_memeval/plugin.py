@@ -26,12 +26,12 @@ from .config.registry import load_object
 from .config.run_setup import prepare_run
 from .llm.local_session import attach_local_model
 from .llm.run_slots import remove_run_slots
-from .rendering.failures import WrongAnswerSummary, mark_wrong_answer
+from .rendering.failures import WrongAnswerSummary, mark_wrong_answer, trim_wrong_answer
 from .rendering.progress_display import ProgressDisplay
 from .rendering.terminal_text import write_line
 from .results.collector import SESSION_ERRORS, RecordCollector
 from .results.session_report import SessionReport
-from .running import collection, crashes, scheduling
+from .running import collection, crashes, frozen_heap, scheduling
 from .running.adapter_guard import describe
 from .running.exit_watch import thread_idents, watch_exit
 from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
@@ -123,6 +123,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE_KEY] = state
     if settings.active:
         config.stash[THREADS_KEY] = thread_idents()
+        # the last of pytest's cleanups (the first registered): after its final collections
+        config.add_cleanup(lambda: frozen_heap.thaw(config))
     if settings.active and controller and scheduling.is_distributed(config) and not config.option.collectonly:
         warm_shared_caches(state)
         config.stash[ITEMS_DIR_KEY] = crashes.make_items_dir()
@@ -187,6 +189,16 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             f"(cache {gateway.cache_mode}{where})",
         )
     return lines
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, Any, Any]:
+    """A memeval run's loop, with what is alive when it starts left out of the garbage
+    collector's full collections (`frozen_heap`)."""
+    state = session.config.stash.get(STATE_KEY, None)
+    if state is not None and state.settings.active:
+        frozen_heap.freeze(session.config)
+    return (yield)
 
 
 @pytest.hookimpl(trylast=True)
@@ -354,7 +366,8 @@ def _estimate(state: RunState, items: list[pytest.Item]) -> list[str]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     """A memeval item that fails before its record exists (a fixture, a plugin) still ends
     as an error record: no item leaves the denominator. The record travels once, on the
-    teardown report; a wrong answer's report is made cheap to ship and to summarise."""
+    teardown report; a wrong answer's report is made cheap to make, ship and summarise."""
+    trim_wrong_answer(call)
     report = yield
     if report.failed and not item.stash.get(RECORDED_KEY, False) and item.get_closest_marker("memeval"):
         record = _fallback_record(item, call)

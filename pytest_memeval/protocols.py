@@ -18,13 +18,14 @@ module is the one place that asks a third-party object whether it has one:
 | adapter | `keeps_sources` | class attribute | False: memories name no source messages |
 | adapter | `honours_k` | class (or instance) attribute | True: at most k memories |
 | adapter | `stores_nothing` | class attribute | False (the conformance kit's floor) |
+| adapter | `returns_at_once` | attribute of the adapter's own class (not inherited) | False: each call runs on the system's own thread |
 | response model | `answer_item(item_id, view, memories)` | `NamesItems` | `answer(view, memories)` |
 | response model | `prefetch(requests)` | `Prefetches` | each answer asked when its test runs |
 | response model, judge | `close()` | `Closes` | nothing to release |
 | response model | `position_invariant` | class attribute | False: bayes asks every rotation of the options |
 | LLM prompt | `schema(view or item)` | `DeclaresSchema` | no structured-output constraint |
 
-`MemorySystemBase` declares the three attributes with their defaults for an adapter that
+`MemorySystemBase` declares the four attributes with their defaults for an adapter that
 likes to inherit them; an adapter that does not inherit it gets the same defaults.
 """
 
@@ -74,6 +75,13 @@ class MemorySystemBase:
     #: a floor that stores nothing by design: the conformance kit skips the checks that
     #: need stored memories
     stores_nothing: ClassVar[bool] = False
+    #: every call returns at once: the store lives in this process and does no I/O, takes
+    #: no lock and starts no thread (the `context` and `none` stores). The adapter guard
+    #: then calls it on the caller's thread instead of handing each call to the system's
+    #: own thread; a call that still overruns the time limit fails and retires the system
+    #: when it returns (it cannot be abandoned while it runs). Read from the adapter's own
+    #: class only: a subclass that may wait declares nothing and is called on its thread
+    returns_at_once: ClassVar[bool] = False
 
 
 @runtime_checkable
@@ -165,6 +173,14 @@ def honours_k(system: object) -> bool:
 def stores_nothing(system: object) -> bool:
     """Whether an adapter declares itself a floor (`stores_nothing = True`)."""
     return _declared(system, "stores_nothing", default=False)
+
+
+def returns_at_once(system: object) -> bool:
+    """Whether a memory system's own class declares `returns_at_once = True` (its calls need
+    no thread of their own to be bounded in time). Not inherited: a subclass (a test double,
+    an adapter built on `context`) may wait on anything, so it must say so itself."""
+    value = vars(type(system)).get("returns_at_once", False)
+    return value if isinstance(value, bool) else False
 
 
 def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:

@@ -21,6 +21,8 @@ class ContextMemory:
     honours_k = False
     #: each memory names the message it holds (`Memory.sources`)
     keeps_sources = True
+    #: a dict in this process: no I/O, no lock, no thread (the guard calls it inline)
+    returns_at_once = True
 
     def __init__(self, token_budget: int = 32_000) -> None:
         self.check_settings({"token_budget": token_budget})

@@ -9,18 +9,25 @@ its thread hung, so the system is retired: every later call fails at once saying
 
 The thread is a daemon: a call that never returns must not keep the process from exiting
 once the reports are written (`lingering` names such calls for the exit message).
+
+A system that declares `returns_at_once` (an in-process store that cannot block: `context`,
+`none`) is called on the caller's thread once it is built, without the hand-off to its
+thread and back (tens of microseconds of CPU per call); its calls keep the time limit: one
+that overruns it fails with the same message and retires the system, when it returns.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from ..config.errors import AdapterError
+from ..protocols import returns_at_once
 from ..rendering.terminal_text import printable
 
 T = TypeVar("T")
@@ -44,6 +51,8 @@ class AdapterGuard:
         self._thread: _AdapterThread | None = None
         #: why the system can no longer be called (construction failed, a call hung)
         self.retired: str | None = None
+        #: the system built declares `returns_at_once`: its calls run on the caller's thread
+        self.inline = False
 
     def raise_if_retired(self) -> None:
         """Fail at once, before anything is spent on a call the system can no longer take."""
@@ -52,35 +61,57 @@ class AdapterGuard:
 
     def call(self, method: str, function: Callable[[], T]) -> T:
         self.raise_if_retired()
+        if self.inline:
+            return self._call_inline(method, function)
         if self._thread is None:
             self._thread = _AdapterThread(f"memsystem-{self.system_name}")
         future: Future[Any] = self._thread.submit(method, lambda: _capture(function))
         try:
             outcome = future.result(timeout=self.timeout_s)
         except FutureTimeout:
-            self.retired = (
-                f"memsystem {self.system_name!r} is retired: {method} did not return within "
-                f"{self.timeout_s:g} s (--memeval-adapter-timeout)"
-            )
             self._thread.stop(wait=False)
-            raise AdapterError(
-                f"memsystem {self.system_name!r} timed out in {method} after {self.timeout_s:g} s "
-                "(--memeval-adapter-timeout)"
-            ) from None
+            raise self._timed_out(method) from None
         if isinstance(outcome, _Raised):
-            raise AdapterError(
-                f"memsystem {self.system_name!r} failed in {method}: {describe(outcome.exc)}"
-            ) from outcome.exc
+            raise self._failed(method, outcome.exc) from outcome.exc
         result: T = outcome
         return result
 
-    def construct(self, build: Callable[[], T]) -> T:
-        """Build the adapter on its thread; a failure retires the guard with that one line."""
+    def _call_inline(self, method: str, function: Callable[[], T]) -> T:
+        """A call of a system that returns at once, on this thread: the same errors and time
+        limit as on its own thread (a Ctrl-C while it runs stays the user's interrupt)."""
+        started = time.monotonic()
         try:
-            return self.call("construction", build)
+            result = function()
+        except (Exception, SystemExit) as exc:
+            raise self._failed(method, exc) from exc
+        if time.monotonic() - started > self.timeout_s:
+            raise self._timed_out(method)
+        return result
+
+    def _failed(self, method: str, exc: BaseException) -> AdapterError:
+        return AdapterError(f"memsystem {self.system_name!r} failed in {method}: {describe(exc)}")
+
+    def _timed_out(self, method: str) -> AdapterError:
+        """The error of a call past the time limit; the system is retired."""
+        self.retired = (
+            f"memsystem {self.system_name!r} is retired: {method} did not return within "
+            f"{self.timeout_s:g} s (--memeval-adapter-timeout)"
+        )
+        return AdapterError(
+            f"memsystem {self.system_name!r} timed out in {method} after {self.timeout_s:g} s "
+            "(--memeval-adapter-timeout)"
+        )
+
+    def construct(self, build: Callable[[], T]) -> T:
+        """Build the adapter on its thread; a failure retires the guard with that one line.
+        A system that declares `returns_at_once` is called inline from then on."""
+        try:
+            built = self.call("construction", build)
         except AdapterError as exc:
             self.retired = str(exc)
             raise
+        self.inline = returns_at_once(built)
+        return built
 
     def shutdown(self) -> None:
         if self._thread is not None:

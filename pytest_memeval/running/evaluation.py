@@ -151,6 +151,16 @@ def _fill_and_start(
     return namespace
 
 
+@dataclass(frozen=True)
+class Evaluated:
+    """An item's record, its wire form (`record_to_wire`, made once: it is also the check
+    that the record can travel), and the outcome when the item was answered."""
+
+    record: Record
+    wire: str
+    outcome: Outcome | None
+
+
 def evaluate_record(
     build: ComponentsFactory,
     suite_ref: str,
@@ -160,6 +170,18 @@ def evaluate_record(
 ) -> tuple[Record, Outcome | None]:
     """The item's record whatever happens: an error record (one line) when any step fails,
     building the memory system or the item included; the outcome when it was answered."""
+    evaluated = evaluate_wired(build, suite_ref, item_id, key, repeat)
+    return evaluated.record, evaluated.outcome
+
+
+def evaluate_wired(
+    build: ComponentsFactory,
+    suite_ref: str,
+    item_id: str,
+    key: RunKey,
+    repeat: int = 0,
+) -> Evaluated:
+    """`evaluate_record`, with the record's wire form."""
     item: Item | None = None
     with tallying() as tally:
         try:
@@ -169,7 +191,7 @@ def evaluate_record(
         except Exception as exc:  # every failure on the item's way is its error, in one line
             message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
             failed = error_record(key, suite_ref, item_id, message, item)
-            return replace(failed, repeat=repeat, llm_tokens=tally.tokens()), None
+            return _wired(replace(failed, repeat=repeat, llm_tokens=tally.tokens()), None)
     record = replace(
         outcome.record,
         repeat=repeat,
@@ -177,12 +199,16 @@ def evaluate_record(
         llm_tokens=tally.tokens(),
     )
     try:
-        record_to_wire(record)  # what cannot travel as strict JSON ends this item, not the run
+        wire = record_to_wire(record)  # what cannot travel as strict JSON ends this item, not the run
     except (TypeError, ValueError) as exc:
         message = f"{item_id}: its record cannot be written as JSON: {describe(exc)}"
         failed = error_record(key, suite_ref, item_id, message, item)
-        return replace(failed, repeat=repeat, llm_tokens=record.llm_tokens), None
-    return record, replace(outcome, record=record)
+        return _wired(replace(failed, repeat=repeat, llm_tokens=record.llm_tokens), None)
+    return Evaluated(record, wire, replace(outcome, record=record))
+
+
+def _wired(record: Record, outcome: Outcome | None) -> Evaluated:
+    return Evaluated(record, record_to_wire(record), outcome)
 
 
 def recorded(memories: Sequence[Memory], limit: int) -> tuple[RecordedMemory, ...]:

@@ -16,7 +16,7 @@ from ..rendering.failures import WrongAnswer, summary_line
 from ..rendering.terminal_text import printable
 from ..results.collector import RECORD_PROPERTY, record_to_wire
 from ..results.records import Record
-from .evaluation import Components, evaluate_record
+from .evaluation import Components, evaluate_wired
 from .prefetch import Prefetcher, Stage, items_by_context, stage_of, upcoming_in_order, upcoming_in_queue
 from .runner import Outcome, failure_message
 from .snapshots import VerdictSnapshot, extension_for
@@ -25,8 +25,8 @@ from .state import RunState
 STATE_KEY = pytest.StashKey[RunState]()
 #: set on a memeval item once its record is attached (the catch-all hook checks it)
 RECORDED_KEY = pytest.StashKey[bool]()
-#: the item's record, shipped once, on its teardown report (`teardown_properties`)
-RECORD_KEY = pytest.StashKey[Record]()
+#: the item's record and its wire form, shipped once, on its teardown report (`teardown_properties`)
+RECORD_KEY = pytest.StashKey[tuple[Record, str]]()
 
 
 def run_state(config: pytest.Config) -> RunState:
@@ -34,10 +34,13 @@ def run_state(config: pytest.Config) -> RunState:
 
 
 @pytest.fixture(scope="session")
-def memeval_state(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunState]:
+def memeval_state(request: pytest.FixtureRequest) -> Iterator[RunState]:
     """This process's suites and memory systems; systems are closed at the end of the
     session, and a failure to close is a session error, not a traceback."""
     state = run_state(request.config)
+    # asked for here, not as an argument: pytest walks every argument of every fixture of
+    # every item again (a session fixture's too), and this one is needed once
+    tmp_path_factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
     state.use_workdir(tmp_path_factory.mktemp("memeval"))
     yield state
     state.close()
@@ -72,15 +75,15 @@ def memeval_item_id() -> str:
 
 
 @pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
-def memeval_memsystem(request: pytest.FixtureRequest) -> str:
+def memeval_memsystem(memeval_state: RunState) -> str:
     """The memory system of this test (parametrized when several are compared)."""
-    return run_state(request.config).settings.memsystems[0]
+    return memeval_state.settings.memsystems[0]
 
 
 @pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
-def memeval_k(request: pytest.FixtureRequest) -> int:
+def memeval_k(memeval_state: RunState) -> int:
     """The retrieval depth of this test (parametrized when --memeval-k names several)."""
-    return run_state(request.config).settings.k
+    return memeval_state.settings.k
 
 
 @pytest.fixture(scope="session")  # a default: parametrizing the name overrides it per test
@@ -105,14 +108,15 @@ def memeval_result(
     suite_ref = marker.args[0]
     suite = memeval_state.suite(suite_ref)
     key = memeval_state.run_key(suite, memeval_memsystem, memeval_k)
-    record, outcome = evaluate_record(
+    evaluated = evaluate_wired(
         lambda: Components.of_state(memeval_state, memeval_prefetcher, suite_ref, memeval_memsystem),
         suite_ref,
         memeval_item_id,
         key,
         memeval_repeat,
     )
-    attach(request.node, record)
+    record, outcome = evaluated.record, evaluated.outcome
+    attach(request.node, record, evaluated.wire)
     memeval_state.progress.item_done()
     if outcome is None:
         pytest.fail(record.reason, pytrace=False)
@@ -147,21 +151,25 @@ def check(outcome: Outcome, note: str = "") -> None:
 JUNIT_FIELDS = ("status", "answer", "abstained", "correct", "score", "reason")
 
 
-def attach(node: pytest.Item, record: Record) -> None:
+def attach(node: pytest.Item, record: Record, wire: str | None = None) -> None:
     """Keep the item's record until its teardown report, the one report the controller
-    reads (setup and call reports no longer carry it)."""
-    node.stash[RECORD_KEY] = record
+    reads (setup and call reports no longer carry it); `wire`: its `record_to_wire` form,
+    when made already."""
+    node.stash[RECORD_KEY] = (record, record_to_wire(record) if wire is None else wire)
     node.stash[RECORDED_KEY] = True
 
 
 def teardown_properties(item: pytest.Item) -> list[tuple[str, object]] | None:
     """The teardown report's user properties: the item's own, the record in its compact
     wire form, and with --junitxml a few fields repeated as readable JUnit properties.
-    None for an item without a record."""
-    record = item.stash.get(RECORD_KEY, None)
-    if record is None:
+    None for an item without a record. The item lets go of its record: the report holds it
+    now (a run keeps every item until its end, the records need not stay with them)."""
+    attached = item.stash.get(RECORD_KEY, None)
+    if attached is None:
         return None
-    properties: list[tuple[str, object]] = [*item.user_properties, (RECORD_PROPERTY, record_to_wire(record))]
+    del item.stash[RECORD_KEY]
+    record, wire = attached
+    properties: list[tuple[str, object]] = [*item.user_properties, (RECORD_PROPERTY, wire)]
     if getattr(item.config.option, "xmlpath", None):
         properties.append(("memeval_memsystem", record.key.memsystem))
         properties.append(("memeval_k", record.key.k))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config.errors import ConfigError
 from ..config.judge_specs import panel_members
@@ -23,7 +23,6 @@ from ..config.registry import (
     resolve_memsystem,
 )
 from ..config.settings import Settings, responder_model
-from ..llm.gateway import LLMGateway
 from ..llm.metering import Meter
 from ..llm.settings import LLMSettings
 from ..memory.resources import LazyEmbedder, Resources
@@ -34,6 +33,9 @@ from ..suites.base import IndexEntry, Suite, SuiteOptions
 from .adapter_guard import AdapterGuard, describe
 from .progress import ProgressTracker, tracked_embedder
 from .runner import ContextFiller
+
+if TYPE_CHECKING:  # imported when a run calls an LLM: httpx and the server cost ~50 ms of every start
+    from ..llm.gateway import LLMGateway
 
 
 def suite_options(settings: Settings, suite: str, llm: LLMSettings | None = None) -> SuiteOptions:
@@ -148,6 +150,8 @@ class RunState:
         it are rebuilt on next use, on its routes). Stopped by `stop_gateway`."""
         if self.settings.gateway is None or self.gateway is not None:
             return
+        from ..llm.gateway import LLMGateway
+
         self.gateway = LLMGateway(self.settings.gateway).start()
         self._suites.clear()
 

@@ -1,0 +1,36 @@
+"""Keeping Python's cyclic garbage collector off what a run holds for its whole length.
+
+Every full collection traverses every live container. When the test loop starts, the live
+objects are mostly what stays alive until the end anyway: the imported modules, pytest's
+items (thousands of them, each with its markers and parameters) and the suites' indexes.
+On multisource small the full collections during the loop and at its end took about a
+sixth of the run's CPU, most of it re-traversing those (docs/performance.md).
+
+So a memeval run moves them to the permanent generation (`gc.freeze`) before the loop, and
+back (`gc.unfreeze`) in the last of pytest's cleanups, after pytest's own final collections
+(which look for unraisable exceptions among the garbage): those then traverse only what the
+run made, not everything again. Nothing is freed later than in a plain run, except cyclic
+garbage among the objects frozen (what was alive when the loop started and died in a cycle
+during it), which is left to the next collection after the cleanup, or to the exit.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+FROZEN_KEY = pytest.StashKey[bool]()
+
+
+def freeze(config: pytest.Config) -> None:
+    """Freeze what is alive now; `thaw` undoes it (once, whatever happens in between)."""
+    if not config.stash.get(FROZEN_KEY, False):
+        gc.freeze()
+        config.stash[FROZEN_KEY] = True
+
+
+def thaw(config: pytest.Config) -> None:
+    if config.stash.get(FROZEN_KEY, False):
+        gc.unfreeze()
+        config.stash[FROZEN_KEY] = False

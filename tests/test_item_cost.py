@@ -1,0 +1,161 @@
+"""What the plugin's cheaper way through an item must keep: every adapter call bounded in
+time, one record per item shipped once, and the garbage collector's view of the run given
+back (docs/performance.md, "The cost per item"). The speed itself is measured by
+benchmarks/bench_overhead.py, not here."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from pytest_memeval.config.errors import AdapterError
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.memory.none import NoMemory
+from pytest_memeval.rendering.failures import WrongAnswer, trim_wrong_answer
+from pytest_memeval.results.collector import RECORD_PROPERTY, record_from_wire, record_to_wire
+from pytest_memeval.results.records import Record, RunKey
+from pytest_memeval.running import frozen_heap
+from pytest_memeval.running.adapter_guard import AdapterGuard
+from pytest_memeval.running.fixtures import attach, teardown_properties
+
+
+class _CallingThread:
+    """Notes the thread of each call."""
+
+    def __init__(self) -> None:
+        self.threads: list[threading.Thread] = []
+
+    def note(self) -> None:
+        self.threads.append(threading.current_thread())
+
+
+class _SlowContext(ContextMemory):
+    """A subclass of `context` that waits (as one doing I/O would): it declares nothing."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list:
+        time.sleep(0.2)
+        return super().retrieve(namespace, query, k)
+
+
+class _Declares(ContextMemory):
+    """Declares that it returns at once, and lies: it sleeps in retrieve."""
+
+    returns_at_once = True
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list:
+        time.sleep(0.2)
+        return super().retrieve(namespace, query, k)
+
+
+@pytest.mark.parametrize("system", [ContextMemory, NoMemory])
+def test_the_in_process_stores_are_called_on_the_callers_thread(system: type) -> None:
+    guard = AdapterGuard(system.__name__)
+    built = guard.construct(system)
+    calls = _CallingThread()
+    guard.call("retrieve", lambda: (calls.note(), built.retrieve("ns", "q", 3)))
+    assert calls.threads == [threading.current_thread()]
+    guard.shutdown()
+
+
+def test_a_subclass_of_context_does_not_inherit_the_inline_calls() -> None:
+    guard = AdapterGuard("slow", timeout_s=0.05)
+    built = guard.construct(_SlowContext)
+    calls = _CallingThread()
+    with pytest.raises(AdapterError, match="timed out in retrieve after 0.05 s"):
+        guard.call("retrieve", lambda: (calls.note(), built.retrieve("ns", "q", 3)))
+    # abandoned on its own thread at the deadline, not waited for
+    assert guard.lingering() == "retrieve"
+
+
+def test_an_inline_call_past_the_deadline_fails_and_retires_the_system() -> None:
+    guard = AdapterGuard("declares", timeout_s=0.05)
+    built = guard.construct(_Declares)
+    with pytest.raises(AdapterError, match="'declares' timed out in retrieve after 0.05 s"):
+        guard.call("retrieve", lambda: built.retrieve("ns", "q", 3))
+    with pytest.raises(AdapterError, match="is retired: retrieve did not return within 0.05 s"):
+        guard.call("reset", lambda: built.reset("ns"))
+
+
+def test_an_inline_call_that_raises_anything_fails_in_one_line() -> None:
+    guard = AdapterGuard("context")
+    guard.construct(ContextMemory)
+
+    def exits() -> None:
+        raise SystemExit("bye\nsecond line")
+
+    with pytest.raises(AdapterError, match=r"^memsystem 'context' failed in ingest: SystemExit: bye$"):
+        guard.call("ingest", exits)
+    assert guard.retired is None  # a failed call fails its item, the system stays
+
+
+def _record() -> Record:
+    return Record("q1", RunKey("toy", "context"), "toy", "ctx", "q1", "qa", "scored", correct=True, score=1.0)
+
+
+def test_the_record_travels_once_and_the_item_lets_go_of_it() -> None:
+    item = SimpleNamespace(stash=pytest.Stash(), user_properties=[("own", 1)], config=SimpleNamespace(option=None))
+    record = _record()
+    attach(item, record)  # type: ignore[arg-type]
+    properties = teardown_properties(item)  # type: ignore[arg-type]
+    assert properties is not None and properties[0] == ("own", 1)
+    name, wire = properties[1]
+    assert name == RECORD_PROPERTY and wire == record_to_wire(record) and record_from_wire(str(wire)) == record
+    assert teardown_properties(item) is None  # type: ignore[arg-type]
+
+
+def test_the_heap_frozen_for_the_loop_is_given_back_once() -> None:
+    config = SimpleNamespace(stash=pytest.Stash())
+    assert gc.get_freeze_count() == 0
+    try:
+        frozen_heap.freeze(config)  # type: ignore[arg-type]
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        frozen_heap.freeze(config)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() == frozen  # not frozen twice
+    finally:
+        frozen_heap.thaw(config)  # type: ignore[arg-type]
+    assert gc.get_freeze_count() == 0
+    frozen_heap.thaw(config)  # type: ignore[arg-type]
+    assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.slow
+def test_a_run_in_process_leaves_nothing_frozen(toy_pytester: pytest.Pytester) -> None:
+    """The run freezes what is alive when its loop starts; pytest's cleanup gives it back."""
+    seen: list[int] = []
+
+    class Watch:
+        def pytest_runtest_call(self) -> None:
+            seen.append(gc.get_freeze_count())
+
+    before = gc.get_freeze_count()
+    result = toy_pytester.runpytest_inprocess("test_toy.py", "--memsystem=context", "-p", "no:xdist", plugins=[Watch()])
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+    assert seen and all(count > before for count in seen)  # frozen while the items ran
+    assert gc.get_freeze_count() == before
+
+
+def _call_raising(exc: BaseException) -> pytest.CallInfo[None]:
+    def nested() -> None:
+        raise exc
+
+    def outer() -> None:
+        nested()
+
+    return pytest.CallInfo.from_call(outer, "call")
+
+
+def test_a_wrong_answer_keeps_only_the_frame_that_raised_it_and_other_failures_keep_theirs() -> None:
+    wrong = _call_raising(WrongAnswer("q1: answered 'a', expected 'b'", "q1 a != b"))
+    other = _call_raising(ValueError("a bug"))
+    assert wrong.excinfo is not None and other.excinfo is not None
+    assert len(wrong.excinfo.traceback) > 1
+    trim_wrong_answer(wrong)
+    trim_wrong_answer(other)
+    assert [entry.name for entry in wrong.excinfo.traceback] == ["nested"]
+    assert [entry.name for entry in other.excinfo.traceback][-2:] == ["outer", "nested"]
+    assert str(wrong.excinfo.value) == "q1: answered 'a', expected 'b'"
