@@ -3,12 +3,14 @@ changes nothing."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 from harness import make_record
 
-from pytest_memeval.campaigns.journal import Journal, Resumed, journal_path
+from pytest_memeval.campaigns.journal import SYNC_EVERY_S, Journal, Resumed, journal_path
 from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.results.fingerprint import Fingerprint
 
@@ -127,3 +129,26 @@ def test_a_finished_run_removes_its_journal(tmp_path: Path) -> None:
     journal.remove()
     assert not path.exists()
     Journal.start(path, FINGERPRINT).close()  # and the next run starts afresh
+
+
+def test_records_are_fsynced_at_most_a_second_apart_and_on_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    syncs: list[float] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (syncs.append(time.monotonic()), real_fsync(fd)))
+    path = journal_path(tmp_path / "run.json")
+    journal = Journal.start(path, FINGERPRINT)
+    assert len(syncs) == 1  # the header at once
+    started = time.monotonic()
+    for n in range(100):  # records written together do not wait for the disk one by one
+        journal.append_record(make_record(f"r{n}", suite="toy"))
+    assert time.monotonic() - started < SYNC_EVERY_S and len(syncs) == 1
+    time.sleep(SYNC_EVERY_S)
+    journal.append_record(make_record("late", suite="toy"))  # SYNC_EVERY_S after the last fsync
+    assert len(syncs) == 2
+    journal.close()
+    assert len(syncs) == 3
+    reopened, resumed = Journal.resume(path, _accept)
+    reopened.close()
+    assert len(resumed.records) == 101
