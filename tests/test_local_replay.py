@@ -169,6 +169,13 @@ def _recorded_systems() -> list[tuple[str, str]]:
     ]
 
 
+def _system_args(variables: dict[str, str], suite: str) -> list[str]:
+    """SYSTEM_ARGS_<suite>, the systems' own data of a suite, its paths made absolute."""
+    args = _expand(variables, variables.get(f"SYSTEM_ARGS_{suite}", "")).split()
+    data = "--memeval-data="
+    return [data + str(ROOT / a.removeprefix(data)) if a.startswith(data) else a for a in args]
+
+
 def _config_for(system: str, into: Path) -> Path:
     """The system's recording settings, its server command made absolute (pytester runs elsewhere)."""
     tables = tomllib.loads((ROOT / "fixtures" / "local-systems" / f"{system}.toml").read_text())
@@ -205,7 +212,7 @@ def test_each_recorded_memory_system_replays_offline_storing_the_same_memories(
         suite_pytester,
         suite,
         variables[f"SYSTEM_SELECT_{suite}"],
-        args,
+        [*args, *_system_args(variables, suite)],
         f"--memsystem={memsystem}",
         f"--memsystem-config={_config_for(system, suite_pytester.path / 'systems.toml')}",
         "--memeval-adapter-timeout=1800",
