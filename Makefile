@@ -137,10 +137,10 @@ LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # the systems recorded on each suite (those of LOCAL_SYSTEMS among them): what the committed
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
 # minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
-SYSTEMS_multisource ?= mem0
+SYSTEMS_multisource ?= mem0 memos
 SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
 SYSTEMS_knowme ?=
-SYSTEMS_behavior ?= mem0
+SYSTEMS_behavior ?= mem0 memos
 SYSTEMS_bayes ?= mem0 amem
 SYSTEM_SELECT_multisource ?= stable_121-A1
 SYSTEM_SELECT_memfail ?= cond_easy-000
