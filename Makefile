@@ -137,7 +137,7 @@ LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # the systems recorded on each suite (those of LOCAL_SYSTEMS among them): what the committed
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
 # minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
-SYSTEMS_multisource ?= mem0 memos
+SYSTEMS_multisource ?= mem0 memos letta
 SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
 SYSTEMS_knowme ?=
 SYSTEMS_behavior ?= mem0 memos
