@@ -136,7 +136,8 @@ local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_
 LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # the systems recorded on each suite (those of LOCAL_SYSTEMS among them): what the committed
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
-# minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
+# minutes per system and context; `make record-local LOCAL_SUITES=behavior LOCAL_SYSTEMS=amem
+# RECORD_CHROMA=no SYSTEMS_behavior=amem` records one more (then add it here).
 SYSTEMS_multisource ?= mem0 memos letta
 SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
 SYSTEMS_knowme ?= letta memos graphiti mem0 amem
