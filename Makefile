@@ -136,17 +136,21 @@ local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_
 LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # the systems recorded on each suite (those of LOCAL_SYSTEMS among them): what the committed
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
-# minutes per system and context; `make record-local SYSTEMS_knowme="mem0 amem"` adds more.
-SYSTEMS_multisource ?= mem0
+# minutes per system and context; `make record-local LOCAL_SUITES=behavior LOCAL_SYSTEMS=amem
+# RECORD_CHROMA=no SYSTEMS_behavior=amem` records one more (then add it here).
+SYSTEMS_multisource ?= mem0 memos letta
 SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
-SYSTEMS_knowme ?=
-SYSTEMS_behavior ?= mem0
-SYSTEMS_bayes ?= mem0 amem
+SYSTEMS_knowme ?= letta memos graphiti mem0 amem
+SYSTEMS_behavior ?= mem0 memos letta
+SYSTEMS_bayes ?= mem0 amem memos letta
 SYSTEM_SELECT_multisource ?= stable_121-A1
 SYSTEM_SELECT_memfail ?= cond_easy-000
-SYSTEM_SELECT_knowme ?= life00-T1-00
+SYSTEM_SELECT_knowme ?= dataset1-T1-1
 SYSTEM_SELECT_behavior ?= p01-q01-C1_native
 SYSTEM_SELECT_bayes ?= coin-passive_b10-identical-unknown_bias-theta50
+# knowme's embedded smoke life is 107 sessions: the systems record on a short life of our own
+# generator in the release's layout instead (fixtures/local-recording/knowme/generate.py)
+SYSTEM_ARGS_knowme ?= --memeval-data=fixtures/local-recording/knowme
 MEMSYSTEM_mem0 = mem0
 MEMSYSTEM_amem = amem
 MEMSYSTEM_langmem = langmem
@@ -157,13 +161,13 @@ MEMSYSTEM_letta-agent = pytest_memeval.memory.letta:LettaMemory
 # a 135M model on two cores: an episode or a note can take many minutes
 SYSTEM_TIMEOUT = --memeval-adapter-timeout=7200
 system_run = $(LOCAL_BASE) --memsystem=$(MEMSYSTEM_$(2)) --memsystem-config=fixtures/local-systems/$(2).toml \
-	$(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(3) || [ $$? -eq 1 ]
+	$(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(SYSTEM_ARGS_$(1)) $(3) || [ $$? -eq 1 ]
 RECORD_CHROMA ?= yes
 # a system's replay: errors and wrong answers are findings (pytest's exit 1: MemOS on SmolLM2
 # is an error item), a replay miss or a snapshot diff fails it
 system_replay = out=$$($(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(2)) \
 	--memsystem-config=fixtures/local-systems/$(2).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" \
-	$(LOCAL_ARGS_$(1)) 2>&1); rc=$$?; printf '%s\n' "$$out"; [ $$rc -le 1 ] && \
+	$(LOCAL_ARGS_$(1)) $(SYSTEM_ARGS_$(1)) 2>&1); rc=$$?; printf '%s\n' "$$out"; [ $$rc -le 1 ] && \
 	! printf '%s\n' "$$out" | grep -q -e 'replay cache miss' -e 'differs from its snapshot'
 
 .PHONY: record-local replay-local

@@ -10,11 +10,14 @@ import json
 import re
 import shutil
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from live import SMOLLM, plugin_args
+
+from pytest_memeval.memory.letta_server import LettaServer
 
 pytestmark = pytest.mark.slow
 
@@ -169,18 +172,32 @@ def _recorded_systems() -> list[tuple[str, str]]:
     ]
 
 
-def _config_for(system: str, into: Path) -> Path:
+def _system_args(variables: dict[str, str], suite: str) -> list[str]:
+    """SYSTEM_ARGS_<suite>, the systems' own data of a suite, its paths made absolute."""
+    args = _expand(variables, variables.get(f"SYSTEM_ARGS_{suite}", "")).split()
+    data = "--memeval-data="
+    return [data + str(ROOT / a.removeprefix(data)) if a.startswith(data) else a for a in args]
+
+
+def _config_for(system: str, into: Path, **overrides: str) -> Path:
     """The system's recording settings, its server command made absolute (pytester runs elsewhere)."""
     tables = tomllib.loads((ROOT / "fixtures" / "local-systems" / f"{system}.toml").read_text())
     lines = []
     for name, table in tables.items():
         lines.append(f"[{json.dumps(name)}]")
-        for key, value in table.items():
+        for key, value in {**table, **overrides}.items():
             if key in ("server_command", "python"):  # a system's own environment, in the checkout
                 value = str(ROOT / value)
             lines.append(f"{key} = {json.dumps(value)}")
     into.write_text("\n".join(lines) + "\n")
     return into
+
+
+@pytest.fixture(scope="module")
+def letta_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One Letta server for the Letta replays of every suite: its start-up is paid once, not per suite."""
+    with LettaServer(str(ROOT / ".letta-venv" / "bin" / "letta"), tmp_path_factory.mktemp("letta")) as server:
+        yield server.base_url
 
 
 @pytest.mark.slow
@@ -192,12 +209,15 @@ def _config_for(system: str, into: Path) -> Path:
     ],
 )
 def test_each_recorded_memory_system_replays_offline_storing_the_same_memories(
-    suite: str, system: str, suite_pytester: pytest.Pytester
+    suite: str, system: str, suite_pytester: pytest.Pytester, request: pytest.FixtureRequest
 ) -> None:
     variables = _makefile_variables()
     memsystem = variables[f"MEMSYSTEM_{system}"]
-    if system.startswith("letta") and not (ROOT / ".letta-venv" / "bin" / "letta").exists():
-        pytest.skip("Letta's server is not installed: make letta-venv")
+    overrides = {}
+    if system.startswith("letta"):
+        if not (ROOT / ".letta-venv" / "bin" / "letta").exists():
+            pytest.skip("Letta's server is not installed: make letta-venv")
+        overrides["base_url"] = request.getfixturevalue("letta_server")
     if system == "memos" and not (ROOT / ".memos-venv" / "bin" / "python").exists():
         pytest.skip("MemOS's environment is not installed: make memos-venv")
     _, args = _makefile_runs()[suite]
@@ -205,9 +225,9 @@ def test_each_recorded_memory_system_replays_offline_storing_the_same_memories(
         suite_pytester,
         suite,
         variables[f"SYSTEM_SELECT_{suite}"],
-        args,
+        [*args, *_system_args(variables, suite)],
         f"--memsystem={memsystem}",
-        f"--memsystem-config={_config_for(system, suite_pytester.path / 'systems.toml')}",
+        f"--memsystem-config={_config_for(system, suite_pytester.path / 'systems.toml', **overrides)}",
         "--memeval-adapter-timeout=1800",
         timeout=1800,
     )
