@@ -114,8 +114,11 @@ def test_the_heap_frozen_for_the_loop_is_given_back_once() -> None:
         frozen_heap.freeze(config)  # type: ignore[arg-type]
         frozen = gc.get_freeze_count()
         assert frozen > 0
+        made_since = [[] for _ in range(10_000)]  # would be frozen by a second gc.freeze
         frozen_heap.freeze(config)  # type: ignore[arg-type]
-        assert gc.get_freeze_count() == frozen  # not frozen twice
+        # not frozen twice: the lists made since stay out (frozen objects may die meanwhile)
+        assert gc.get_freeze_count() <= frozen
+        del made_since
     finally:
         frozen_heap.thaw(config)  # type: ignore[arg-type]
     assert gc.get_freeze_count() == 0
