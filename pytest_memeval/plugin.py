@@ -374,7 +374,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if record is not None:
             attach(item, record)
     if report.when == "teardown":
-        properties = teardown_properties(item)
+        properties = teardown_properties(item, item.config.pluginmanager.get_plugin(COLLECTOR_NAME))
         if properties is not None:
             report.user_properties = properties
     mark_wrong_answer(report, call)

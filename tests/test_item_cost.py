@@ -16,7 +16,8 @@ from pytest_memeval.config.errors import AdapterError
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
 from pytest_memeval.rendering.failures import WrongAnswer, trim_wrong_answer
-from pytest_memeval.results.collector import RECORD_PROPERTY, record_from_wire, record_to_wire
+from pytest_memeval.results.collector import RECORD_PROPERTY, RecordCollector, record_from_wire, record_to_wire
+from pytest_memeval.results.record_values import SchemaError
 from pytest_memeval.results.records import Record, RunKey
 from pytest_memeval.running import frozen_heap
 from pytest_memeval.running.adapter_guard import AdapterGuard
@@ -105,6 +106,27 @@ def test_the_record_travels_once_and_the_item_lets_go_of_it() -> None:
     name, wire = properties[1]
     assert name == RECORD_PROPERTY and wire == record_to_wire(record) and record_from_wire(str(wire)) == record
     assert teardown_properties(item) is None  # type: ignore[arg-type]
+
+
+def _teardown_report(properties: list[tuple[str, object]]) -> pytest.TestReport:
+    return pytest.TestReport("t.py::q1", ("t.py", 0, "q1"), {}, "passed", None, "teardown", user_properties=properties)
+
+
+def test_a_record_made_in_the_controllers_process_is_handed_over_not_parsed_back() -> None:
+    collector = RecordCollector()
+    item = SimpleNamespace(stash=pytest.Stash(), user_properties=[], config=SimpleNamespace(option=None))
+    record = _record()
+    attach(item, record)  # type: ignore[arg-type]
+    properties = teardown_properties(item, collector)  # type: ignore[arg-type]
+    assert properties is not None
+    collector.pytest_runtest_logreport(_teardown_report(properties))
+    assert collector.records == [record] and collector.records[0] is record
+    # a report from a worker (nothing handed over) is still read back, field by field
+    collector.pytest_runtest_logreport(_teardown_report(properties))
+    assert collector.records[1] == record and collector.records[1] is not record
+    bad = [(RECORD_PROPERTY, str(properties[0][1]).replace('"correct":true', '"correct":"true"'))]
+    with pytest.raises(SchemaError):
+        collector.pytest_runtest_logreport(_teardown_report(bad))
 
 
 def test_the_heap_frozen_for_the_loop_is_given_back_once() -> None:

@@ -36,6 +36,14 @@ class RecordCollector:
         self.earlier: tuple[Record, ...] = ()
         #: told about each record as it arrives (the campaign's journal)
         self.listener: Callable[[Record], None] | None = None
+        #: wire form -> the record it was made from, for a record made in this very process
+        #: (`-n 0`): its report's wire form need not be parsed back (`hand_over`)
+        self._handed: dict[str, Record] = {}
+
+    def hand_over(self, wire: str, record: Record) -> None:
+        """`record`, whose `record_to_wire` form is `wire` (the strict JSON check ran when it
+        was made), is about to arrive on a report of this process: take it as it is."""
+        self._handed[wire] = record
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if is_crash(report):
@@ -45,7 +53,8 @@ class RecordCollector:
             return
         for name, value in report.user_properties:
             if name == RECORD_PROPERTY:
-                record = record_from_wire(str(value))
+                handed = self._handed.pop(value, None) if isinstance(value, str) else None
+                record = record_from_wire(str(value)) if handed is None else handed
                 self.records.append(record)
                 self._recorded.add(report.nodeid)
                 if self.listener is not None:

@@ -14,7 +14,7 @@ import pytest
 
 from ..rendering.failures import WrongAnswer, summary_line
 from ..rendering.terminal_text import printable
-from ..results.collector import RECORD_PROPERTY, record_to_wire
+from ..results.collector import RECORD_PROPERTY, RecordCollector, record_to_wire
 from ..results.records import Record
 from .evaluation import Components, evaluate_wired
 from .prefetch import Prefetcher, Stage, items_by_context, stage_of, upcoming_in_order, upcoming_in_queue
@@ -159,16 +159,20 @@ def attach(node: pytest.Item, record: Record, wire: str | None = None) -> None:
     node.stash[RECORDED_KEY] = True
 
 
-def teardown_properties(item: pytest.Item) -> list[tuple[str, object]] | None:
+def teardown_properties(item: pytest.Item, collector: RecordCollector | None = None) -> list[tuple[str, object]] | None:
     """The teardown report's user properties: the item's own, the record in its compact
     wire form, and with --junitxml a few fields repeated as readable JUnit properties.
     None for an item without a record. The item lets go of its record: the report holds it
-    now (a run keeps every item until its end, the records need not stay with them)."""
+    now (a run keeps every item until its end, the records need not stay with them).
+    `collector`: the controller's, when it runs in this process (`-n 0`); it is handed the
+    record itself instead of parsing the wire form back."""
     attached = item.stash.get(RECORD_KEY, None)
     if attached is None:
         return None
     del item.stash[RECORD_KEY]
     record, wire = attached
+    if collector is not None:
+        collector.hand_over(wire, record)
     properties: list[tuple[str, object]] = [*item.user_properties, (RECORD_PROPERTY, wire)]
     if getattr(item.config.option, "xmlpath", None):
         properties.append(("memeval_memsystem", record.key.memsystem))
