@@ -190,10 +190,6 @@ class _CapturedPanel:
         self.members = tuple(members)
         self.prompts: list[tuple[str, Any]] = []
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(member.name for member in self.members)
-
     def __call__(self, prompt: Any, **call: Any) -> None:
         if not self.prompts:
             self.prompts = [(member.model, prompt) for member in self.members]
