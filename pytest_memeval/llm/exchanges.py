@@ -16,13 +16,17 @@ asked, and would make every replay a miss; the canonical form masks them:
   written, graphiti the time of an episode without a timestamp. A date or time whose
   calendar day lies within `NOW_DAYS` of the day the key is made becomes `<now>`; dates
   from the benchmark's data (other days) stay as they are.
-- Identifiers the system draws at random (UUIDs, with or without dashes, or cut short):
+- Identifiers the system draws at random (UUIDs, with or without dashes, cut short, or
+  elided in the middle where a validation error quotes one):
   LangMem shows its LLM the keys of existing memories, Letta its agent's id and the ids of
   the tool calls it makes up. Each distinct identifier
   becomes `<id-N>`, numbered by first appearance, so two requests that differ only in
-  which random ids they carry have one key. A replayed response gets the current run's
-  identifiers back (`restore_ids`), so a model that answered "update memory <id>" names
-  the memory as this run knows it.
+  which random ids they carry have one key. A list of such identifiers (comma-separated,
+  quoted or not) has its placeholders in order of their numbers: LangMem's extractor
+  (trustcall) lists the memories its LLM may remove sorted by their random ids, so their
+  order changes from run to run while the memories shown above it do not. A replayed
+  response gets the current run's identifiers back (`restore_ids`), so a model that
+  answered "update memory <id>" names the memory as this run knows it.
 
 One more, Letta's: its agent lists its memory blocks (`<memory_blocks>`: `<human>`,
 `<persona>`, ...) in the system prompt in an order it does not fix from one agent to the
@@ -53,11 +57,18 @@ _TIMESTAMP = re.compile(
     rf"|(?P<named>(?P<month>{_MONTHS}) (?P<day>\d{{1,2}}), (?P<year>\d{{4}}))"
     r"|(?<!\d)(?P<compact>(?P<cy>20\d{2})(?P<cm>\d{2})(?P<cd>\d{2})\d{4})(?!\d)"
 )
-#: a UUID, also cut short in its last group (Letta's tool-call ids), or its 32 hex digits
+#: a UUID, also cut short in its last group (Letta's tool-call ids), or its 32 hex digits, or
+#: one elided in the middle as pydantic's validation errors print a long input
+#: (`932b44c8-8df8-...-b2bf-43f6843421c4`)
 _ID = re.compile(
-    r"(?<![0-9A-Fa-f])(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{1,12}|[0-9a-f]{32})"
+    r"(?<![0-9A-Fa-f])(?:"
+    r"[0-9a-fA-F]{4,}(?:-[0-9a-fA-F]{1,12})*-?\.\.\.-?(?:[0-9a-fA-F]{1,12}-)*[0-9a-fA-F]{4,}"
+    r"|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{1,12}|[0-9a-f]{32})"
     r"(?![0-9A-Fa-f])"
 )
+#: two or more renamed identifiers in a list: `<id-3>, <id-1>`, `'<id-3>', '<id-1>'` (also JSON-escaped quotes)
+_ID_LIST = re.compile(r"<id-\d+>(?:\\?['\"]?\s*,\s*\\?['\"]?<id-\d+>)+")
+_PLACEHOLDER = re.compile(r"<id-(\d+)>")
 
 
 #: Letta's memory blocks in its system prompt, and one block (newlines as JSON text has them)
@@ -117,7 +128,17 @@ def rename_ids(text: str) -> tuple[str, list[str]]:
         number = order.setdefault(match.group(0), len(order) + 1)
         return f"<id-{number}>"
 
-    return _ID.sub(replace, text), list(order)
+    return _sort_id_lists(_ID.sub(replace, text)), list(order)
+
+
+def _sort_id_lists(text: str) -> str:
+    """`text` with the placeholders of each list of identifiers in order of their numbers."""
+
+    def sort(found: re.Match[str]) -> str:
+        numbers = iter(sorted(int(number) for number in _PLACEHOLDER.findall(found.group(0))))
+        return _PLACEHOLDER.sub(lambda _: f"<id-{next(numbers)}>", found.group(0))
+
+    return _ID_LIST.sub(sort, text)
 
 
 def restore_ids(response: str, recorded_request: str, current_request: str) -> str:
