@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..config.errors import ConfigError
-from ..running.child_processes import die_with_parent, wait_until_answers
+from ..running.child_processes import killed_with_parent, wait_until_answers
 
 EXTRA = 'the [llm-local] extra is not installed: pip install "pytest-memeval[llm-local]"'
 DEFAULT_N_CTX = 8192
@@ -201,7 +201,7 @@ class LocalServer:
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                preexec_fn=die_with_parent,  # and stopped by the kernel if this process is killed
+                preexec_fn=killed_with_parent,  # and killed by the kernel if this process is killed
             )
         finally:
             log.close()

@@ -2,8 +2,8 @@
 answer, and making sure they do not outlive it.
 
 `stop()` in a finalizer covers every orderly end; a worker killed with SIGKILL runs no
-finalizer, so on Linux the child also asks the kernel for SIGTERM when its parent dies
-(prctl PR_SET_PDEATHSIG). Elsewhere this is a no-op and only the finalizers apply.
+finalizer, so on Linux the child also asks the kernel for SIGTERM (SIGKILL for a server
+with nothing to save) when its parent dies (prctl PR_SET_PDEATHSIG). Elsewhere this is a no-op and only the finalizers apply.
 """
 
 from __future__ import annotations
@@ -24,9 +24,22 @@ _PR_SET_PDEATHSIG = 1
 
 def die_with_parent() -> None:
     """A `preexec_fn` for subprocess.Popen: SIGTERM to the child when its parent exits."""
+    _signal_on_parent_death(signal.SIGTERM)
+
+
+def killed_with_parent() -> None:
+    """A `preexec_fn` for subprocess.Popen: SIGKILL to the child when its parent exits.
+
+    For a server with nothing to save whose graceful shutdown waits for the request in
+    flight: llama.cpp's (uvicorn) finishes the generation it is on, minutes on two cores,
+    for a client that is gone."""
+    _signal_on_parent_death(signal.SIGKILL)
+
+
+def _signal_on_parent_death(signum: int) -> None:
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        libc.prctl(_PR_SET_PDEATHSIG, signum)
 
 
 def wait_until_answers(url: str, deadline: float, alive: Callable[[], bool], interval_s: float = 0.25) -> bool:
