@@ -56,12 +56,14 @@ def _trustcall_request(ids: list[str]) -> dict[str, object]:
     LangMem found them, and the ones the LLM may remove listed sorted by id."""
     shown = "".join(f"<instance id={i}>{{'content': 'fact {n}'}}</instance>" for n, i in enumerate(ids))
     remove = {"name": "RemoveDoc", "description": f"Must be one of: {tuple(sorted(ids))}"}
-    errors = f'Available IDs: {json.dumps(sorted(ids))}'
+    errors = f"Available IDs: {json.dumps(sorted(ids))}"
     return body(f"<existing>{shown}</existing> {errors}", tools=[{"type": "function", "function": remove}])
 
 
 def test_a_list_of_random_ids_sorted_by_their_values_has_one_key() -> None:
-    keys = {exchange_key("chat/completions", _trustcall_request([uuid.uuid4().hex for _ in range(5)])) for _ in range(8)}
+    keys = {
+        exchange_key("chat/completions", _trustcall_request([uuid.uuid4().hex for _ in range(5)])) for _ in range(8)
+    }
     assert len(keys) == 1
     a, b = uuid.uuid4().hex, uuid.uuid4().hex
     # which memory is shown first still counts: the list is sorted, the memories are not
@@ -79,7 +81,10 @@ def test_an_id_a_validation_error_elides_in_the_middle_is_renamed_whole() -> Non
         return f"Document ID './session_{session}.json' not found [input_value='./session_{cut}.json']"
 
     first, second = str(uuid.uuid4()), str(uuid.uuid4())
-    assert rename_ids(error(first))[0] == "Document ID './session_<id-1>.json' not found [input_value='./session_<id-2>.json']"
+    assert (
+        rename_ids(error(first))[0]
+        == "Document ID './session_<id-1>.json' not found [input_value='./session_<id-2>.json']"
+    )
     assert exchange_key("chat/completions", body(error(first))) == exchange_key("chat/completions", body(error(second)))
     assert rename_ids("wait... then 2...3 and abc...")[0] == "wait... then 2...3 and abc..."
 
