@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,11 @@ from llm_server import LLMServer, Reply, Request
 
 from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.memory.tokens import count_tokens
+from pytest_memeval.results.collector import record_from_wire, record_to_wire
 from pytest_memeval.results.prices import Price, load_prices
+from pytest_memeval.results.record_values import SchemaError
 from pytest_memeval.results.records import Report
-from pytest_memeval.results.usage import Latency, Tokens
+from pytest_memeval.results.usage import FillCost, Latency, Tokens
 from pytest_memeval.results.usage_summary import run_usage
 
 PRICES = '[answerer]\ninput = 1.0\noutput = 2.0\n\n["gpt-4o-mini"]\ninput = 0.5\noutput = 1.5\n'
@@ -77,12 +80,36 @@ def load_prices_text(text: str) -> dict[str, Price]:
 
 
 def test_usage_survives_the_wire_and_the_report() -> None:
-    record = _record("a", llm_tokens={"answer": {"m": Tokens(2, 30, 4, 1, 15, 2)}}, ingest_ms=(1.5, 2.5), judge_ms=3.25)
+    fill = FillCost({"extractor": Tokens(3, 900, 60, 3, 900, 60)}, llm_seconds=1.25, fill_ms=4.0)
+    record = _record(
+        "a",
+        llm_tokens={"answer": {"m": Tokens(2, 30, 4, 1, 15, 2)}},
+        ingest_ms=(1.5, 2.5),
+        judge_ms=3.25,
+        context_fill=fill,
+    )
     assert type(record).from_json(json.loads(json.dumps(record.to_json()))) == record
+    assert record_from_wire(record_to_wire(record)) == record
+    assert "context_fill" not in record_to_wire(replace(record, context_fill=None))
     usage = run_usage([record], {"m": Price(1, 1)})
     assert usage is not None
     report = Report({}, (), (record,), usage={record.key: usage})
     assert Report.from_json(json.loads(json.dumps(report.to_json()))) == report
+
+
+@pytest.mark.parametrize(
+    "context_fill, message",
+    [
+        ({"tokens": {"m": {"calls": -1}}}, "calls must be a count"),
+        ({"llm_seconds": "1"}, "llm_seconds must be a number"),
+        ({"fill_ms": -2.0}, "must not be negative"),
+        ([], "expected an object"),
+    ],
+)
+def test_a_bad_context_fill_is_one_line(context_fill: Any, message: str) -> None:
+    data = {**_record("a").to_json(), "context_fill": context_fill}
+    with pytest.raises(SchemaError, match=message):
+        type(_record("a")).from_json(data)
 
 
 @pytest.mark.parametrize(

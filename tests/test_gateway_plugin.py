@@ -77,6 +77,16 @@ def test_a_recorded_run_replays_without_a_server_and_every_record_counts_its_ing
     for usage in fills.values():
         assert usage["calls"] == 1 and usage["cached_calls"] == 0
         assert usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
+    # and every record tells what its context's fill cost, the same for each record of a context
+    by_context: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        by_context.setdefault(r["context"], []).append(r["context_fill"])
+    assert len(by_context) == 4 and len(records) == 12
+    for context, costs in by_context.items():
+        filler = next(r for r in records if r["context"] == context and r["id"] in fills)
+        assert costs == [costs[0]] * len(costs), context
+        assert costs[0]["tokens"] == {MODEL: fills[filler["id"]]}
+        assert costs[0]["llm_seconds"] > 0 and costs[0]["fill_ms"] == pytest.approx(sum(filler["ingest_ms"]))
     # the server is gone: every extraction must come from the recording
     replayed, again = run(toy_pytester, config, "--memeval-cache=replay")
     replayed.assert_outcomes(passed=12)
@@ -90,6 +100,7 @@ def test_a_recorded_run_replays_without_a_server_and_every_record_counts_its_ing
     for item, usage in replayed_fills.items():
         assert usage["cached_calls"] == usage["calls"] == 1
         assert usage["prompt_tokens"] == fills[item]["prompt_tokens"]  # a replay says what the fill cost
+    assert all(r["context_fill"]["tokens"][MODEL]["cached_calls"] == 1 for r in again)
 
 
 def _ingest_tokens(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:

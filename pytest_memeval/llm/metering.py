@@ -76,6 +76,8 @@ class Meter:
         self._lock = threading.Lock()
         self._open: Scope | None = None
         self._namespaces: dict[str, LLMUsage] = {}
+        #: the same calls per model, as a record's `llm_tokens` counts them
+        self._tokens: dict[str, dict[str, Tokens]] = {}
         #: calls outside any scope (construction, retrieval)
         self.unscoped = LLMUsage()
 
@@ -90,6 +92,9 @@ class Meter:
             with self._lock:
                 self._open = None
                 self._namespaces[namespace] = self._namespaces.get(namespace, LLMUsage()) + opened.usage
+                into = self._tokens.setdefault(namespace, {})
+                for model, tokens in opened.tokens.items():
+                    into[model] = into.get(model, Tokens()) + tokens
 
     def repeat(self) -> int:
         """The repeat of the open scope (0 outside one)."""
@@ -115,6 +120,12 @@ class Meter:
         with self._lock:
             return self._namespaces.get(namespace, LLMUsage())
 
+    def tokens(self, namespace: str) -> dict[str, Tokens]:
+        """The namespace's calls since its last `forget`, per model."""
+        with self._lock:
+            return dict(self._tokens.get(namespace, {}))
+
     def forget(self, namespace: str) -> None:
         with self._lock:
             self._namespaces.pop(namespace, None)
+            self._tokens.pop(namespace, None)

@@ -41,7 +41,7 @@ from .record_values import integer as _int
 from .record_values import mapping as _mapping
 from .record_values import number as _number
 from .record_values import string as _str
-from .usage import PhaseTokens, RunUsage, tokens_from_json, tokens_to_json
+from .usage import FillCost, PhaseTokens, RunUsage, tokens_from_json, tokens_to_json
 
 SCHEMA = "memeval-report/2"
 Status = Literal["scored", "invalid", "error"]
@@ -184,6 +184,9 @@ class Record:
     #: milliseconds of each session stored when this item filled its context (none when filled before)
     ingest_ms: tuple[float, ...] = ()
     judge_ms: float | None = None
+    #: what filling the item's context cost the memory system's own LLM (metered by the
+    #: gateway), on every record of the context; for reading, totals sum `llm_tokens` (usage.py)
+    context_fill: FillCost | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -213,6 +216,7 @@ class Record:
         data["memories"] = [m.to_json() for m in self.memories]
         data["llm_tokens"] = tokens_to_json(self.llm_tokens)
         data["ingest_ms"] = list(self.ingest_ms)
+        data["context_fill"] = None if self.context_fill is None else self.context_fill.to_json()
         return data
 
     @classmethod
@@ -235,6 +239,8 @@ class Record:
         values["memories"] = memories_from_json(values.get("memories", []), where)
         values["llm_tokens"] = tokens_from_json(values.get("llm_tokens"), f"{where}: llm_tokens")
         values["ingest_ms"] = _milliseconds(values.get("ingest_ms", []), f"{where}: ingest_ms")
+        if values.get("context_fill") is not None:
+            values["context_fill"] = FillCost.from_json(values["context_fill"], f"{where}: context_fill")
         values.update(_moved_fields(values))
         try:
             return cls(**values)

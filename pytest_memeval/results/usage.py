@@ -14,7 +14,9 @@ in every run of its records); the report holds each run's RunUsage beside it.
 The ingest phase holds LLM calls made while the item's context was filled (a suite's
 storage conversation; a memory system's own LLM once the run's gateway meters it). Ingest
 belongs to the record whose item filled the context, so that totals over records count
-each fill once; records of an already filled context carry none.
+each fill once. So that one record still tells what its context cost, every record of a
+memory system whose own LLM the gateway meters carries its context's `FillCost`
+(`Record.context_fill`): the same calls again, for reading, never for summing.
 """
 
 from __future__ import annotations
@@ -95,6 +97,37 @@ def add_tokens(total: dict[str, dict[str, Tokens]], more: PhaseTokens) -> None:
         into = total.setdefault(phase, {})
         for model, tokens in models.items():
             into[model] = into.get(model, Tokens()) + tokens
+
+
+@dataclass(frozen=True)
+class FillCost:
+    """What filling one context cost a memory system whose own LLM the run's gateway
+    meters: its calls per model, the seconds they took (summed; calls in parallel
+    overlap) and the fill's wall milliseconds. Every record of the context carries it; the
+    record whose item filled the context also counts the same calls in
+    `llm_tokens["ingest"]` and each session in `ingest_ms`, which totals sum (once per fill)."""
+
+    tokens: Mapping[str, Tokens] = field(default_factory=dict)
+    llm_seconds: float = 0.0
+    fill_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tokens": {model: t.to_json() for model, t in self.tokens.items()},
+            "llm_seconds": self.llm_seconds,
+            "fill_ms": self.fill_ms,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> FillCost:
+        data = mapping(data, where)
+        tokens = {
+            str(m): Tokens.from_json(t, f"{where} {m}") for m, t in mapping(data.get("tokens", {}), where).items()
+        }
+        seconds, fill_ms = number(data, "llm_seconds", where), number(data, "fill_ms", where)
+        if (seconds or 0.0) < 0 or (fill_ms or 0.0) < 0:
+            raise SchemaError(f"{where}: llm_seconds and fill_ms must not be negative")
+        return cls(tokens, float(seconds or 0.0), float(fill_ms or 0.0))
 
 
 @dataclass(frozen=True)

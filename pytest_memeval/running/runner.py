@@ -24,6 +24,7 @@ from ..memory.tokens import TokenCounter
 from ..protocols import Judge, MemorySystem, NamesItems, ReportsIngest, ResponseModel, honours_k, keeps_sources
 from ..results.record_values import RAW_CHARS, kept_text
 from ..results.records import Record, RunKey
+from ..results.usage import FillCost
 from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
 from .adapter_guard import AdapterGuard, describe
 from .adapter_values import checked_memories, checked_stats
@@ -78,10 +79,13 @@ class BoundMemory:
         namespace: str,
         meter: Meter | None = None,
         checked: dict[str, _Checked] | None = None,
+        stored_ms: dict[str, float] | None = None,
     ) -> None:
         self.guard, self.system, self.namespace, self.meter = guard, system, namespace, meter
         #: per namespace, the last retrieval checked (shared by the bindings of one filler)
         self._checked = {} if checked is None else checked
+        #: per namespace, the milliseconds its sessions took to store since its reset (shared too)
+        self._stored_ms = {} if stored_ms is None else stored_ms
         self.retrievals = 0
         self.retrieve_seconds = 0.0
         self.memories_returned = 0
@@ -101,6 +105,7 @@ class BoundMemory:
 
     def reset(self) -> None:
         self._checked.pop(self.namespace, None)
+        self._stored_ms.pop(self.namespace, None)
         self.guard.call("reset", lambda: self.system.reset(self.namespace))
         if self.meter is not None:
             self.meter.forget(self.namespace)
@@ -121,7 +126,17 @@ class BoundMemory:
                     for model, tokens in scope.tokens.items():
                         count_tokens("ingest", model, tokens)
             scope.raise_miss()  # also when the system swallowed the failed call
-        self.ingest_ms.append((time.perf_counter() - started) * 1000)
+        milliseconds = (time.perf_counter() - started) * 1000
+        self.ingest_ms.append(milliseconds)
+        self._stored_ms[self.namespace] = self._stored_ms.get(self.namespace, 0.0) + milliseconds
+
+    def fill_cost(self) -> FillCost | None:
+        """What filling this namespace cost the system's own LLM since its reset; None for
+        a system whose calls the gateway does not meter."""
+        if self.meter is None:
+            return None
+        usage = self.meter.usage(self.namespace)
+        return FillCost(self.meter.tokens(self.namespace), usage.seconds, self._stored_ms.get(self.namespace, 0.0))
 
     def retrieve(self, query: str, k: int) -> list[Memory]:
         return self.retrieve_counted(query, k).memories
@@ -188,9 +203,11 @@ class ContextFiller:
     meter: Meter | None = None
     #: per namespace, its last retrieval as checked (`BoundMemory.retrieve_counted`)
     checked: dict[str, _Checked] = field(default_factory=dict)
+    #: per namespace, the milliseconds its sessions took to store (`BoundMemory.fill_cost`)
+    stored_ms: dict[str, float] = field(default_factory=dict)
 
     def bind(self, namespace: str) -> BoundMemory:
-        return BoundMemory(self.guard, self.system, namespace, self.meter, self.checked)
+        return BoundMemory(self.guard, self.system, namespace, self.meter, self.checked, self.stored_ms)
 
     def ensure(
         self, memory: BoundMemory, build_context: Callable[[], Context], label: str = "", keep: Set[str] = frozenset()
@@ -330,6 +347,7 @@ def conclude(
         ingest=memory.ingest_stats() or {},
         ingest_ms=tuple(memory.ingest_ms),
         judge_ms=judge_ms,
+        context_fill=memory.fill_cost(),
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
 
