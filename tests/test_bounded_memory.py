@@ -64,6 +64,9 @@ class _Memory:
     def ingest_stats(self) -> None:
         return None
 
+    def fill_cost(self) -> None:
+        return None
+
     def dump(self) -> None:
         return None
 
