@@ -228,3 +228,34 @@ def test_a_dangling_symlink_in_a_training_persona_fails_no_item(tmp_path: Path) 
     (data / "s20260321" / train / ".#event_table.json").unlink()
     assert catalog.input_stamp(catalog.of_split("train")) == stamp  # the lock file never counted
     assert [suite.item(entry.id).context_id for entry in suite.index()]
+
+
+def test_a_warm_cache_gives_items_and_contexts_without_generating_a_persona(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Generating a persona costs ~5 ms; a run's items and contexts come from what collection
+    cached on disk, in a new process too, and are the ones the persona itself gives."""
+    from pytest_memeval.suites.multisource import catalog
+    from pytest_memeval.suites.multisource.render import render_units
+
+    entries = _suite(tmp_path).index()  # collection: generates and caches
+    generated: list[tuple[int, int]] = []
+
+    def counted(seed: int, index: int) -> object:
+        generated.append((seed, index))
+        return generate(seed, index)
+
+    monkeypatch.setattr(catalog, "generate", counted)
+    catalog._load.cache_clear()  # as in a new process
+    suite = _suite(tmp_path)
+    contexts = {entry.context_id for entry in entries}
+    items = [suite.item(entry.id) for entry in entries]
+    stored = {c: [(m.content for m in s) for s in suite.context(c).sessions] for c in contexts}
+    assert generated == []
+    ref = suite.catalog.ref(entries[0].context_id)
+    persona = generate(ref.seed, ref.index)
+    for item in items[:18]:
+        truth = persona.ground_truth[item.view.task]
+        assert (item.gold, item.private["derivation"]) == (truth["answer"], truth.get("derivation_detail", ""))
+    texts = [text for session in stored[entries[0].context_id] for text in session]
+    assert texts == [text for _, text in render_units(persona.sources)]
