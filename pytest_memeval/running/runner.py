@@ -21,7 +21,7 @@ from ..llm.caller import ReplayMissError
 from ..llm.metering import Meter
 from ..llm.tally import count_tokens
 from ..memory.tokens import TokenCounter
-from ..protocols import Judge, MemorySystem, NamesItems, ReportsIngest, ResponseModel, honours_k, keeps_sources
+from ..protocols import Judge, MemorySystem, ResponseModel, honours_k, keeps_sources, names_items, reports_ingest
 from ..results.record_values import RAW_CHARS, kept_text
 from ..results.records import Record, RunKey
 from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
@@ -153,7 +153,7 @@ class BoundMemory:
     def ingest_stats(self) -> dict[str, Any] | None:
         """What ingestion did to this namespace, from adapters that say (mem0: memories extracted)."""
         system = self.system
-        if not isinstance(system, ReportsIngest):
+        if not reports_ingest(system):
             return None
         return checked_stats(
             self.system_name, self.guard.call("ingest_stats", lambda: system.ingest_stats(self.namespace))
@@ -360,7 +360,7 @@ def answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalErro
 
 def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Answer:
     """Responders that are told the item (`NamesItems`: the LLM path) name it in their errors."""
-    if isinstance(responder, NamesItems):
+    if names_items(responder):
         return responder.answer_item(item.id, item.view, memories)
     return responder.answer(item.view, memories)
 
