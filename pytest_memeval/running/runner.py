@@ -20,7 +20,7 @@ from ..config.errors import AdapterError, MemevalError, ResponseError
 from ..llm.caller import ReplayMissError
 from ..llm.metering import Meter
 from ..llm.tally import count_tokens
-from ..memory.tokens import TokenCounter
+from ..memory.tokens import process_counter
 from ..protocols import Judge, MemorySystem, ResponseModel, honours_k, keeps_sources, names_items, reports_ingest
 from ..results.record_values import RAW_CHARS, kept_text
 from ..results.records import Record, RunKey
@@ -165,8 +165,9 @@ class BoundMemory:
 
 
 #: A store that ignores the query (the `context` ceiling) returns the same texts to every
-#: item of a context: each distinct text is counted once per process.
-_tokens_of = TokenCounter()
+#: item of a context, texts it counted itself at ingest: each distinct text is counted once
+#: per process.
+_tokens_of = process_counter
 
 
 def _same_objects(before: tuple[Memory, ...], returned: object) -> bool:
