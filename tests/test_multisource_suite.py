@@ -234,7 +234,8 @@ def test_a_warm_cache_gives_items_and_contexts_without_generating_a_persona(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Generating a persona costs ~5 ms; a run's items and contexts come from what collection
-    cached on disk, in a new process too, and are the ones the persona itself gives."""
+    cached on disk, in a new process too (its facts file read once, not once per persona),
+    and are the ones the persona itself gives."""
     from pytest_memeval.suites.multisource import catalog
     from pytest_memeval.suites.multisource.render import render_units
 
@@ -245,13 +246,22 @@ def test_a_warm_cache_gives_items_and_contexts_without_generating_a_persona(
         generated.append((seed, index))
         return generate(seed, index)
 
+    read: list[str] = []
+    real_read = catalog._read_json
+
+    def read_counted(path: Path) -> object:
+        read.append(path.name.rpartition("-")[2])
+        return real_read(path)
+
     monkeypatch.setattr(catalog, "generate", counted)
+    monkeypatch.setattr(catalog, "_read_json", read_counted)
     catalog._load.cache_clear()  # as in a new process
     suite = _suite(tmp_path)
     contexts = {entry.context_id for entry in entries}
     items = [suite.item(entry.id) for entry in entries]
     stored = {c: [(m.content for m in s) for s in suite.context(c).sessions] for c in contexts}
     assert generated == []
+    assert read.count("s20260321.json") == 1  # the facts file, once for all the items
     ref = suite.catalog.ref(entries[0].context_id)
     persona = generate(ref.seed, ref.index)
     for item in items[:18]:

@@ -171,9 +171,10 @@ class Catalog:
                     self._write_units(ref, render_units(persona.sources))
             if missing:
                 _write_json(path, cached)
-            for r in wanted:
-                entry = cached[r.persona_id]
-                self._facts[(seed, r.persona_id)] = PersonaFacts(
+            # every persona of the file is kept, not only those asked for: a run's items ask
+            # one persona at a time, and would otherwise read the whole file once each
+            for persona_id, entry in cached.items():
+                self._facts[(seed, persona_id)] = PersonaFacts(
                     entry["gold"], tuple(entry["unreachable"]), entry["derivation"]
                 )
         return self._facts
