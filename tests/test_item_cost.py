@@ -210,3 +210,19 @@ def test_the_context_stores_texts_are_counted_once_for_ingest_and_retrieval(monk
     assert retrieval.tokens == sum(real(text) for text in texts)
     assert sorted(counted) == sorted(texts)
     guard.shutdown()
+
+
+def test_the_items_of_a_context_share_the_memories_their_records_keep() -> None:
+    """A store that ignores the query returns the same Memory objects to every item of a
+    context: the records keep one tuple of them, not ten new objects per item; other
+    memories (even equal ones) are recorded anew."""
+    from pytest_memeval.running.evaluation import recorded
+    from pytest_memeval.types import Memory
+
+    stored = [Memory(text=f"day {n}: slept {n} hours", id=str(n)) for n in range(12)]
+    first, second = recorded(list(stored), 10), recorded(list(stored), 10)
+    assert first is second and len(first) == 10 and first[3].text == "day 3: slept 3 hours"
+    copies = [Memory(text=m.text, id=m.id) for m in stored]
+    assert recorded(copies, 10) == first and recorded(copies, 10) is not first
+    assert recorded(stored, 4) == first[:4]
+    assert recorded([], 10) == ()

@@ -133,7 +133,7 @@ class BoundMemory:
         # a system that declares `honours_k = False` (the `context` ceiling) returns what it holds
         limit = k if honours_k(self.system) else None
         last = self._checked.get(self.namespace)
-        if last is not None and last.limit == limit and _same_objects(last.returned, returned):
+        if last is not None and last.limit == limit and same_objects(last.returned, returned):
             # the very memories checked before (a store that ignores the query): checked once
             memories, tokens = list(last.retrieval.memories), last.retrieval.tokens
         else:
@@ -170,7 +170,7 @@ class BoundMemory:
 _tokens_of = process_counter
 
 
-def _same_objects(before: tuple[Memory, ...], returned: object) -> bool:
+def same_objects(before: tuple[Memory, ...], returned: object) -> bool:
     """Whether `returned` is a list of exactly the objects returned before, in order."""
     return isinstance(returned, list) and len(returned) == len(before) and all(map(operator.is_, returned, before))
 
