@@ -269,3 +269,32 @@ def test_a_warm_cache_gives_items_and_contexts_without_generating_a_persona(
         assert (item.gold, item.private["derivation"]) == (truth["answer"], truth.get("derivation_detail", ""))
     texts = [text for session in stored[entries[0].context_id] for text in session]
     assert texts == [text for _, text in render_units(persona.sources)]
+
+
+def test_the_reader_parses_a_retrieval_once_for_all_the_items_that_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The items of a context get the same memories: parsed once, whether the very same
+    Memory objects come back or equal copies; other memories are parsed anew, and the
+    answers are those of a reader that parses every time."""
+    from pytest_memeval.suites.multisource import reader as reader_module
+
+    suite = _suite(tmp_path)
+    entries = suite.index()[:36]  # two contexts
+    memories = {
+        e.context_id: [Memory(text=m.content) for s in suite.context(e.context_id).sessions for m in s] for e in entries
+    }
+    parsed: list[int] = []
+    real_of = reader_module.Evidence.of
+    monkeypatch.setattr(reader_module.Evidence, "of", lambda texts: parsed.append(len(texts)) or real_of(texts))
+    reader = suite.reader()
+    answers = []
+    for entry in entries:
+        item, stored = suite.item(entry.id), memories[entry.context_id]
+        answers.append(reader.answer_item(item.id, item.view, stored))
+        assert reader.answer_item(item.id, item.view, [Memory(text=m.text) for m in stored]) == answers[-1]
+    assert len(parsed) == 2
+    fresh = [suite.reader() for _ in entries]
+    assert answers == [
+        r.answer_item(e.id, suite.item(e.id).view, memories[e.context_id]) for r, e in zip(fresh, entries, strict=True)
+    ]
