@@ -233,7 +233,7 @@ def test_a_dangling_symlink_in_a_training_persona_fails_no_item(tmp_path: Path) 
 def test_a_warm_cache_gives_items_and_contexts_without_generating_a_persona(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Generating a persona costs ~5 ms; a run's items and contexts come from what collection
+    """Generating a persona costs ~1.5 ms; a run's items and contexts come from what collection
     cached on disk, in a new process too (its facts file read once, not once per persona),
     and are the ones the persona itself gives."""
     from pytest_memeval.suites.multisource import catalog
