@@ -298,3 +298,14 @@ def test_the_reader_parses_a_retrieval_once_for_all_the_items_that_get_it(
     assert answers == [
         r.answer_item(e.id, suite.item(e.id).view, memories[e.context_id]) for r, e in zip(fresh, entries, strict=True)
     ]
+
+
+@pytest.mark.parametrize("damage", ["", "[1, 2]", '{"units": [["profile_ltm"]]}', '{"units": "x"}', "{"])
+def test_a_damaged_units_file_is_rendered_again(tmp_path: Path, damage: str) -> None:
+    suite = _suite(tmp_path)
+    context = suite.index()[0].context_id
+    stored = suite.context(context)
+    path = suite.catalog._units_path(suite.catalog.ref(context))
+    path.write_text(damage, encoding="utf-8")
+    assert _suite(tmp_path).context(context) == stored
+    assert json.loads(path.read_text(encoding="utf-8"))["units"][0][0] == "profile_ltm"

@@ -184,15 +184,14 @@ class Catalog:
         """The persona's memory units. A generated persona's are read from the cache (written
         when its facts were computed, or here on a miss); a released persona's come from its
         own render file, which is read anyway."""
-        persona_units: Units
         if self.data_dir is not None:
             persona = self.persona(ref)
             if persona.nl_render is not None:
                 return tuple(units_from_markdown(persona.nl_render))
             return tuple(render_units(persona.sources))
-        cached = _read_json(self._units_path(ref))
-        if cached is not None and isinstance(cached.get("units"), list):
-            return tuple((source, text) for source, text in cached["units"])
+        cached = _cached_units(_read_json(self._units_path(ref)))
+        if cached is not None:
+            return cached
         persona_units = tuple(render_units(self.persona(ref).sources))
         self._write_units(ref, persona_units)
         return persona_units
@@ -241,6 +240,17 @@ def _load(data_dir: Path | None, seed: int, index: int, persona_id: str) -> Pers
         return generate(seed, index)
     seed_dir = next(d for d in released.seed_dirs(data_dir) if d.name == f"s{seed}")
     return released.load_released_persona(seed_dir / persona_id, seed)
+
+
+def _cached_units(data: object) -> Units | None:
+    """The units a cache file holds; None for anything else (a file from elsewhere, damaged):
+    the persona is then rendered again and the file rewritten."""
+    units = data.get("units") if isinstance(data, dict) else None
+    if not isinstance(units, list) or not all(
+        isinstance(unit, list) and len(unit) == 2 and all(isinstance(part, str) for part in unit) for unit in units
+    ):
+        return None
+    return tuple((source, text) for source, text in units)
 
 
 def _facts_of(persona: Persona) -> dict[str, object]:
