@@ -4,6 +4,7 @@ the kit, and the public API is what docs/api.md says."""
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
@@ -223,6 +224,31 @@ def test_a_responder_is_told_the_item_only_when_it_declares_names_items() -> Non
     assert _answer(_Naming(), item, []).label == "told item-7"
     assert _answer(_Plain(), item, []).label == "plain"
     assert _answer(_Labelled(), item, []).label == "label None"
+
+
+def test_a_capability_is_read_from_the_class_once_not_per_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    """isinstance against a runtime-checkable Protocol walks its members on every call; the
+    runner asks for every item, so the answer is kept per class: 100 items of one responder
+    class ask the Protocol once, and an attribute set on an instance declares nothing."""
+    from pytest_memeval import protocols
+
+    asked: list[tuple[type, object]] = []
+    real = builtins.issubclass
+
+    def counted(cls: type, capability: object) -> bool:
+        asked.append((cls, capability))
+        return real(cls, capability)
+
+    monkeypatch.setattr(protocols, "_DECLARED", {})
+    monkeypatch.setattr(protocols, "issubclass", counted, raising=False)
+    item = Item("item-7", "c", "c", ItemView("s", "t", "q?"), gold="x")
+    for _ in range(100):
+        assert _answer(_Naming(), item, []).label == "told item-7"
+        assert _answer(_Plain(), item, []).label == "plain"
+    assert sorted(cls.__name__ for cls, _ in asked) == ["_Naming", "_Plain"]
+    patched = _Plain()
+    patched.answer_item = lambda *args: Answer(label="never")  # type: ignore[attr-defined]
+    assert _answer(patched, item, []).label == "plain"
 
 
 def test_the_bundled_responders_that_need_the_item_declare_it() -> None:

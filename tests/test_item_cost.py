@@ -184,3 +184,45 @@ def test_a_wrong_answer_keeps_only_the_frame_that_raised_it_and_other_failures_k
     assert [entry.name for entry in wrong.excinfo.traceback] == ["nested"]
     assert [entry.name for entry in other.excinfo.traceback][-2:] == ["outer", "nested"]
     assert str(wrong.excinfo.value) == "q1: answered 'a', expected 'b'"
+
+
+def test_the_context_stores_texts_are_counted_once_for_ingest_and_retrieval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `context` store counts each message's tokens at ingest; the runner counts what a
+    retrieval returns. They are the same texts: each is counted once, with the same count."""
+    import uuid
+
+    from pytest_memeval.memory import context, tokens
+    from pytest_memeval.running.runner import ContextFiller
+    from pytest_memeval.types import Message
+
+    counted: list[str] = []
+    real = tokens.count_tokens
+    counting = lambda text: counted.append(text) or real(text)  # noqa: E731
+    monkeypatch.setattr(tokens, "count_tokens", counting)
+    monkeypatch.setattr(context, "count_tokens", counting, raising=False)  # wherever the store counts
+    texts = [f"{uuid.uuid4()} day {n}: slept 7 hours, worked 8." for n in range(5)]
+    guard = AdapterGuard("context")
+    filler = ContextFiller(guard, guard.construct(ContextMemory))
+    memory = filler.bind("ns")
+    memory.ingest([Message(role="user", content=text) for text in texts])
+    retrieval = memory.retrieve_counted("q", 3)
+    assert [m.text for m in retrieval.memories] == texts
+    assert retrieval.tokens == sum(real(text) for text in texts)
+    assert sorted(counted) == sorted(texts)
+    guard.shutdown()
+
+
+def test_the_items_of_a_context_share_the_memories_their_records_keep() -> None:
+    """A store that ignores the query returns the same Memory objects to every item of a
+    context: the records keep one tuple of them, not ten new objects per item; other
+    memories (even equal ones) are recorded anew."""
+    from pytest_memeval.running.evaluation import recorded
+    from pytest_memeval.types import Memory
+
+    stored = [Memory(text=f"day {n}: slept {n} hours", id=str(n)) for n in range(12)]
+    first, second = recorded(list(stored), 10), recorded(list(stored), 10)
+    assert first is second and len(first) == 10 and first[3].text == "day 3: slept 3 hours"
+    copies = [Memory(text=m.text, id=m.id) for m in stored]
+    assert recorded(copies, 10) == first and recorded(copies, 10) is not first
+    assert recorded(stored, 4) == first[:4]
+    assert recorded([], 10) == ()

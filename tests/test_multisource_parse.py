@@ -172,3 +172,26 @@ def test_parsed_profile_fields():
     snap = src["routine_snapshot"]
     assert facts["routine_snapshot"]["exercise"]["days_per_week"] == snap["exercise"]["days_per_week"]
     assert facts["routine_snapshot"]["work"]["overtime_share"] == pytest.approx(snap["work"]["overtime_share"])
+
+
+def test_a_line_is_tried_only_against_the_grammar_lines_it_can_match_and_finds_the_same():
+    """Every rendered line, each of its prefixes and a few look-alikes get the grammar line
+    that trying all of them in order finds first; and far fewer are tried than all."""
+    from pytest_memeval.suites.multisource.parse import _KEY_LENGTH, _LINE_GRAMMAR, _PREFIXES, _candidates
+
+    lines = {line.strip() for p in PERSONAS[:6] for line in render_markdown(p.sources).splitlines()}
+    lines |= {line[:cut] for line in list(lines) for cut in range(1, len(line))}
+    lines |= {"- ", "-", "- Planned", "- Social activity planned.", "- Work capped at 8 hours."}
+    lines |= {"- Home-cooked food prioritized.", "- Home-cooked food not prioritized.", "- No workout planned."}
+
+    def first(grammar) -> tuple[str, str] | None:
+        return next(((kind, src) for kind, src, pat in grammar if pat.match(line)), None)
+
+    tried = 0
+    for line in lines:
+        candidates = _candidates(line[:_KEY_LENGTH])
+        tried += len(candidates)
+        assert first(candidates) == first(_LINE_GRAMMAR), line
+        for (_, _, pattern), prefixes in zip(_LINE_GRAMMAR, _PREFIXES, strict=True):
+            assert not pattern.match(line) or line.startswith(prefixes), (line, prefixes)
+    assert tried < len(lines) * 1.5  # of 20 grammar lines

@@ -228,3 +228,84 @@ def test_a_dangling_symlink_in_a_training_persona_fails_no_item(tmp_path: Path) 
     (data / "s20260321" / train / ".#event_table.json").unlink()
     assert catalog.input_stamp(catalog.of_split("train")) == stamp  # the lock file never counted
     assert [suite.item(entry.id).context_id for entry in suite.index()]
+
+
+def test_a_warm_cache_gives_items_and_contexts_without_generating_a_persona(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Generating a persona costs ~1.5 ms; a run's items and contexts come from what collection
+    cached on disk, in a new process too (its facts file read once, not once per persona),
+    and are the ones the persona itself gives."""
+    from pytest_memeval.suites.multisource import catalog
+    from pytest_memeval.suites.multisource.render import render_units
+
+    entries = _suite(tmp_path).index()  # collection: generates and caches
+    generated: list[tuple[int, int]] = []
+
+    def counted(seed: int, index: int) -> object:
+        generated.append((seed, index))
+        return generate(seed, index)
+
+    read: list[str] = []
+    real_read = catalog._read_json
+
+    def read_counted(path: Path) -> object:
+        read.append(path.name.rpartition("-")[2])
+        return real_read(path)
+
+    monkeypatch.setattr(catalog, "generate", counted)
+    monkeypatch.setattr(catalog, "_read_json", read_counted)
+    catalog._load.cache_clear()  # as in a new process
+    suite = _suite(tmp_path)
+    contexts = {entry.context_id for entry in entries}
+    items = [suite.item(entry.id) for entry in entries]
+    stored = {c: [(m.content for m in s) for s in suite.context(c).sessions] for c in contexts}
+    assert generated == []
+    assert read.count("s20260321.json") == 1  # the facts file, once for all the items
+    ref = suite.catalog.ref(entries[0].context_id)
+    persona = generate(ref.seed, ref.index)
+    for item in items[:18]:
+        truth = persona.ground_truth[item.view.task]
+        assert (item.gold, item.private["derivation"]) == (truth["answer"], truth.get("derivation_detail", ""))
+    texts = [text for session in stored[entries[0].context_id] for text in session]
+    assert texts == [text for _, text in render_units(persona.sources)]
+
+
+def test_the_reader_parses_a_retrieval_once_for_all_the_items_that_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The items of a context get the same memories: parsed once, whether the very same
+    Memory objects come back or equal copies; other memories are parsed anew, and the
+    answers are those of a reader that parses every time."""
+    from pytest_memeval.suites.multisource import reader as reader_module
+
+    suite = _suite(tmp_path)
+    entries = suite.index()[:36]  # two contexts
+    memories = {
+        e.context_id: [Memory(text=m.content) for s in suite.context(e.context_id).sessions for m in s] for e in entries
+    }
+    parsed: list[int] = []
+    real_of = reader_module.Evidence.of
+    monkeypatch.setattr(reader_module.Evidence, "of", lambda texts: parsed.append(len(texts)) or real_of(texts))
+    reader = suite.reader()
+    answers = []
+    for entry in entries:
+        item, stored = suite.item(entry.id), memories[entry.context_id]
+        answers.append(reader.answer_item(item.id, item.view, stored))
+        assert reader.answer_item(item.id, item.view, [Memory(text=m.text) for m in stored]) == answers[-1]
+    assert len(parsed) == 2
+    fresh = [suite.reader() for _ in entries]
+    assert answers == [
+        r.answer_item(e.id, suite.item(e.id).view, memories[e.context_id]) for r, e in zip(fresh, entries, strict=True)
+    ]
+
+
+@pytest.mark.parametrize("damage", ["", "[1, 2]", '{"units": [["profile_ltm"]]}', '{"units": "x"}', "{"])
+def test_a_damaged_units_file_is_rendered_again(tmp_path: Path, damage: str) -> None:
+    suite = _suite(tmp_path)
+    context = suite.index()[0].context_id
+    stored = suite.context(context)
+    path = suite.catalog._units_path(suite.catalog.ref(context))
+    path.write_text(damage, encoding="utf-8")
+    assert _suite(tmp_path).context(context) == stored
+    assert json.loads(path.read_text(encoding="utf-8"))["units"][0][0] == "profile_ltm"

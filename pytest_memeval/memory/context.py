@@ -7,7 +7,7 @@ from typing import Any
 
 from ..types import Memory, Message
 from .resources import Resources
-from .tokens import count_tokens
+from .tokens import process_counter
 
 
 class ContextMemory:
@@ -51,7 +51,7 @@ class ContextMemory:
         messages = self._store.setdefault(namespace, [])
         for message in session:
             if message.content.strip():
-                messages.append((message.content, count_tokens(message.content), message.id))
+                messages.append((message.content, process_counter(message.content), message.id))
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
         returned = self._returned.get(namespace)

@@ -47,3 +47,8 @@ class TokenCounter:
 
     def __len__(self) -> int:
         return len(self._counts)
+
+
+#: This process's remembered counts. The `context` store counts each message at ingest and
+#: the runner counts the same texts when the store returns them: one counter, one count.
+process_counter = TokenCounter()

@@ -28,6 +28,7 @@ from .runner import (
     namespace_for,
     retrieve,
     run_item,
+    same_objects,
     stored_texts,
 )
 from .state import RunState
@@ -212,8 +213,22 @@ def _wired(record: Record, outcome: Outcome | None) -> Evaluated:
 
 
 def recorded(memories: Sequence[Memory], limit: int) -> tuple[RecordedMemory, ...]:
-    """The first `limit` memories as a record keeps them (text shortened, id, score)."""
-    return tuple(RecordedMemory.of(m.text, m.id, m.score) for m in memories[:limit])
+    """The first `limit` memories as a record keeps them (text shortened, id, score).
+
+    A store that ignores the query returns the very same Memory objects to every item of a
+    context: their records share one tuple (records and memories are frozen), made once,
+    instead of ten new objects per item that the collector keeps to the end of the run."""
+    kept = list(memories[:limit])
+    last_kept, last_recorded = _last_recorded[0]
+    if kept and same_objects(last_kept, kept):
+        return last_recorded
+    made = tuple(RecordedMemory.of(m.text, m.id, m.score) for m in kept)
+    _last_recorded[0] = (tuple(kept), made)
+    return made
+
+
+#: the memories `recorded` kept last, and their record form
+_last_recorded: list[tuple[tuple[Memory, ...], tuple[RecordedMemory, ...]]] = [((), ())]
 
 
 def evaluate_items(parts: Components, item_ids: Iterable[str], key: RunKey) -> Iterator[Record]:

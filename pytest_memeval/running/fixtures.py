@@ -46,8 +46,20 @@ def memeval_state(request: pytest.FixtureRequest) -> Iterator[RunState]:
     state.close()
 
 
-@pytest.fixture(scope="session")
-def memeval_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
+#: the session's prefetcher, made when its first item is set up
+PREFETCHER_KEY = pytest.StashKey[Prefetcher]()
+
+
+def session_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
+    """The session's prefetcher, made once (`memeval_result` reads it here, not as a fixture
+    argument: pytest resolves every fixture of every item again, a session fixture's too)."""
+    stash = request.session.stash
+    if PREFETCHER_KEY not in stash:
+        stash[PREFETCHER_KEY] = _new_prefetcher(request)
+    return stash[PREFETCHER_KEY]
+
+
+def _new_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
     """Prefetching needs every item of a context on this worker: no xdist, or our scheduler.
     With an LLM responder the stages scheduled next are filled ahead (prefetch.py)."""
     from .scheduling import contexts_stay_together, queued_items
@@ -67,6 +79,12 @@ def memeval_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
         return Prefetcher(contexts, settings.llm.concurrency, upcoming_in_order([s for s in map(stage, items) if s]))
     queued = queued_items(request.config, request.session)
     return Prefetcher(contexts, settings.llm.concurrency, queued and upcoming_in_queue(queued, stage))
+
+
+@pytest.fixture(scope="session")
+def memeval_prefetcher(request: pytest.FixtureRequest) -> Prefetcher:
+    """The session's prefetcher (`session_prefetcher`)."""
+    return session_prefetcher(request)
 
 
 @pytest.fixture
@@ -96,7 +114,6 @@ def memeval_repeat() -> int:
 def memeval_result(
     request: pytest.FixtureRequest,
     memeval_state: RunState,
-    memeval_prefetcher: Prefetcher,
     memeval_item_id: str,
     memeval_memsystem: str,
     memeval_k: int,
@@ -108,8 +125,9 @@ def memeval_result(
     suite_ref = marker.args[0]
     suite = memeval_state.suite(suite_ref)
     key = memeval_state.run_key(suite, memeval_memsystem, memeval_k)
+    prefetcher = session_prefetcher(request)
     evaluated = evaluate_wired(
-        lambda: Components.of_state(memeval_state, memeval_prefetcher, suite_ref, memeval_memsystem),
+        lambda: Components.of_state(memeval_state, prefetcher, suite_ref, memeval_memsystem),
         suite_ref,
         memeval_item_id,
         key,

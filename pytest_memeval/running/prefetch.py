@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import pytest
 
 from ..llm.tally import count_tokens
-from ..protocols import Prefetches, ResponseModel
+from ..protocols import ResponseModel, prefetches
 from ..results.usage import Tokens
 from ..types import Item
 from .collection import CONTEXT_MARK, ITEM_ARG, K_ARG, REPEAT_ARG, SYSTEM_ARG
@@ -145,7 +145,7 @@ class Prefetcher:
         self, stage: Stage, build_item: Callable[[str], Item], memory: BoundMemory, responder: ResponseModel
     ) -> int:
         """Retrieve for every item of a filled stage and submit its answers (once per stage)."""
-        if not isinstance(responder, Prefetches) or stage in self._started:
+        if not prefetches(responder) or stage in self._started:
             return 0
         self._started.add(stage)
         by_repeat: dict[int, list[str]] = defaultdict(list)

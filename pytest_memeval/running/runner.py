@@ -20,8 +20,8 @@ from ..config.errors import AdapterError, MemevalError, ResponseError
 from ..llm.caller import ReplayMissError
 from ..llm.metering import Meter
 from ..llm.tally import count_tokens
-from ..memory.tokens import TokenCounter
-from ..protocols import Judge, MemorySystem, NamesItems, ReportsIngest, ResponseModel, honours_k, keeps_sources
+from ..memory.tokens import process_counter
+from ..protocols import Judge, MemorySystem, ResponseModel, honours_k, keeps_sources, names_items, reports_ingest
 from ..results.record_values import RAW_CHARS, kept_text
 from ..results.records import Record, RunKey
 from ..results.usage import FillCost
@@ -148,7 +148,7 @@ class BoundMemory:
         # a system that declares `honours_k = False` (the `context` ceiling) returns what it holds
         limit = k if honours_k(self.system) else None
         last = self._checked.get(self.namespace)
-        if last is not None and last.limit == limit and _same_objects(last.returned, returned):
+        if last is not None and last.limit == limit and same_objects(last.returned, returned):
             # the very memories checked before (a store that ignores the query): checked once
             memories, tokens = list(last.retrieval.memories), last.retrieval.tokens
         else:
@@ -168,7 +168,7 @@ class BoundMemory:
     def ingest_stats(self) -> dict[str, Any] | None:
         """What ingestion did to this namespace, from adapters that say (mem0: memories extracted)."""
         system = self.system
-        if not isinstance(system, ReportsIngest):
+        if not reports_ingest(system):
             return None
         return checked_stats(
             self.system_name, self.guard.call("ingest_stats", lambda: system.ingest_stats(self.namespace))
@@ -180,11 +180,12 @@ class BoundMemory:
 
 
 #: A store that ignores the query (the `context` ceiling) returns the same texts to every
-#: item of a context: each distinct text is counted once per process.
-_tokens_of = TokenCounter()
+#: item of a context, texts it counted itself at ingest: each distinct text is counted once
+#: per process.
+_tokens_of = process_counter
 
 
-def _same_objects(before: tuple[Memory, ...], returned: object) -> bool:
+def same_objects(before: tuple[Memory, ...], returned: object) -> bool:
     """Whether `returned` is a list of exactly the objects returned before, in order."""
     return isinstance(returned, list) and len(returned) == len(before) and all(map(operator.is_, returned, before))
 
@@ -378,7 +379,7 @@ def answer_error(responder_name: str, item: Item, exc: Exception) -> MemevalErro
 
 def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Answer:
     """Responders that are told the item (`NamesItems`: the LLM path) name it in their errors."""
-    if isinstance(responder, NamesItems):
+    if names_items(responder):
         return responder.answer_item(item.id, item.view, memories)
     return responder.answer(item.view, memories)
 

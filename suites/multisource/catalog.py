@@ -6,7 +6,10 @@ and the question: `s20260324-stable_017-A1` is persona stable_017 of the release
 `s20260324`; `gen20260324-stable_017-A1` is our generator's persona of that seed and number,
 a different person drawn from the same process. The two can never be confused.
 Markers that depend on the gold labels are computed once per persona and cached on disk, so
-a warm collection of 34,560 items generates nothing.
+a warm collection of 34,560 items generates nothing. The cache also keeps what a run needs
+of each persona (its gold derivations; a generated persona's rendered memory units), so a
+warm run generates nothing either: generating and rendering one costs ~2 ms, reading its
+cached units 0.06 ms.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -39,6 +42,7 @@ from .generator import (
 )
 from .personas import DIFFICULTIES
 from .questions import QUESTIONS
+from .render import render_units, units_from_markdown
 
 #: personas per difficulty class in a smoke run (3 classes x 4 x 18 questions = 216 items)
 SMOKE_PER_CLASS = 4
@@ -76,10 +80,16 @@ def seed_of_item(item_id: str) -> int:
 
 @dataclass(frozen=True)
 class PersonaFacts:
-    """What collection needs from a generated persona: gold labels and reachability."""
+    """What collection and the items need from a persona: gold labels, reachability, and
+    how each gold label was derived."""
 
     gold: dict[str, str]
     unreachable: tuple[str, ...]
+    derivation: dict[str, str]
+
+
+#: a context's memory as the suite stores it: (source, text) units in render order
+Units = tuple[tuple[str, str], ...]
 
 
 class Catalog:
@@ -156,14 +166,41 @@ class Catalog:
             cached = _read_json(path) or {}
             wanted = [r for r in refs if r.seed == seed]
             missing = [r for r in wanted if r.persona_id not in cached]
-            for persona in self.personas(missing):
+            for ref, persona in zip(missing, self.personas(missing), strict=True):
                 cached[persona.persona_id] = _facts_of(persona)
+                if self.data_dir is None:  # generated here anyway: its units are kept too
+                    self._write_units(ref, render_units(persona.sources))
             if missing:
                 _write_json(path, cached)
-            for r in wanted:
-                entry = cached[r.persona_id]
-                self._facts[(seed, r.persona_id)] = PersonaFacts(entry["gold"], tuple(entry["unreachable"]))
+            # every persona of the file is kept, not only those asked for: a run's items ask
+            # one persona at a time, and would otherwise read the whole file once each
+            for persona_id, entry in cached.items():
+                self._facts[(seed, persona_id)] = PersonaFacts(
+                    entry["gold"], tuple(entry["unreachable"]), entry["derivation"]
+                )
         return self._facts
+
+    def units(self, ref: PersonaRef) -> Units:
+        """The persona's memory units. A generated persona's are read from the cache (written
+        when its facts were computed, or here on a miss); a released persona's come from its
+        own render file, which is read anyway."""
+        if self.data_dir is not None:
+            persona = self.persona(ref)
+            if persona.nl_render is not None:
+                return tuple(units_from_markdown(persona.nl_render))
+            return tuple(render_units(persona.sources))
+        cached = _cached_units(_read_json(self._units_path(ref)))
+        if cached is not None:
+            return cached
+        persona_units = tuple(render_units(self.persona(ref).sources))
+        self._write_units(ref, persona_units)
+        return persona_units
+
+    def _units_path(self, ref: PersonaRef) -> Path:
+        return self.cache_path(f"units-{context_id(ref)}.json")
+
+    def _write_units(self, ref: PersonaRef, units: Iterable[tuple[str, str]]) -> None:
+        _write_json(self._units_path(ref), {"units": [list(unit) for unit in units]})
 
     def cache_path(self, name: str) -> Path:
         return self.options.cache_dir / "multisource" / f"{self.origin()}-{name}"
@@ -205,11 +242,23 @@ def _load(data_dir: Path | None, seed: int, index: int, persona_id: str) -> Pers
     return released.load_released_persona(seed_dir / persona_id, seed)
 
 
+def _cached_units(data: object) -> Units | None:
+    """The units a cache file holds; None for anything else (a file from elsewhere, damaged):
+    the persona is then rendered again and the file rewritten."""
+    units = data.get("units") if isinstance(data, dict) else None
+    if not isinstance(units, list) or not all(
+        isinstance(unit, list) and len(unit) == 2 and all(isinstance(part, str) for part in unit) for unit in units
+    ):
+        return None
+    return tuple((source, text) for source, text in units)
+
+
 def _facts_of(persona: Persona) -> dict[str, object]:
     gold = persona.answers
     atoms = source_atoms(public_sources(persona))
     unreachable = sorted(q for q in QUESTIONS if not reachable(atoms[q], gold[q]))
-    return {"gold": gold, "unreachable": unreachable}
+    derivation = {qid: truth.get("derivation_detail", "") for qid, truth in persona.ground_truth.items()}
+    return {"gold": gold, "unreachable": unreachable, "derivation": derivation}
 
 
 @lru_cache(maxsize=1)

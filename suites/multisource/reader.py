@@ -22,6 +22,8 @@ import json
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import is_
 
 from ...config.errors import ConfigError
 from ...types import Answer, ItemView, Memory
@@ -86,6 +88,10 @@ class Evidence:
         parsed = parse_records(texts)
         return cls(parsed, View(parsed))
 
+    @cached_property
+    def records_read(self) -> int:
+        return records_read(self.parsed)
+
     def sparse(self, window_days: int) -> set[str]:
         if window_days not in self._sparse:
             self._sparse[window_days] = sparse_sources(self.parsed, window_days)
@@ -101,17 +107,25 @@ class MultisourceReader:
         self.models = dict(models)
         self.variant = variant
         self._evidence: OrderedDict[tuple[str, ...], Evidence] = OrderedDict()
+        #: the memories of the last call and their evidence
+        self._last: tuple[tuple[Memory, ...], Evidence | None] = ((), None)
 
     def evidence(self, memories: Sequence[Memory]) -> Evidence:
-        """The parsed memories, read once per distinct retrieval result."""
+        """The parsed memories, read once per distinct retrieval result. The items of a
+        context served by a store that ignores the query get the very same (frozen) Memory
+        objects: those are recognised without collecting and hashing their texts again."""
+        last_memories, last_found = self._last
+        if last_found is not None and len(memories) == len(last_memories) and all(map(is_, memories, last_memories)):
+            return last_found
         texts = tuple(m.text for m in memories)
         found = self._evidence.get(texts)
         if found is not None:
             self._evidence.move_to_end(texts)
-            return found
-        found = self._evidence[texts] = Evidence.of(texts)
-        while len(self._evidence) > PARSED_KEPT:
-            self._evidence.popitem(last=False)
+        else:
+            found = self._evidence[texts] = Evidence.of(texts)
+            while len(self._evidence) > PARSED_KEPT:
+                self._evidence.popitem(last=False)
+        self._last = (tuple(memories), found)
         return found
 
     def model_for(self, label: str | None) -> NBFModel:
@@ -147,7 +161,7 @@ class MultisourceReader:
                 "atoms": dict(sorted(atoms.items())),
             },
         )
-        return marked(answer, memories, records_read(evidence.parsed))
+        return marked(answer, memories, evidence.records_read)
 
 
 def records_read(parsed: ParsedSources) -> int:

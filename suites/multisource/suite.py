@@ -22,7 +22,6 @@ from .markers import marker_descriptions, question_marks
 from .nbf import NBFModel
 from .questions import QUESTIONS
 from .reader import READERS, MultisourceReader, fitted_models, reader_setting
-from .render import render_units, units_from_markdown
 
 if TYPE_CHECKING:
     from ...rendering.figures import Figure
@@ -68,23 +67,17 @@ class MultisourceSuite(Suite):
         return entries
 
     def context(self, context_id: str) -> Context:
-        persona = self.catalog.persona(self.catalog.ref(context_id))
-        if persona.nl_render is not None:
-            units = units_from_markdown(persona.nl_render)
-        else:
-            units = render_units(persona.sources)
         sessions: dict[str, list[Message]] = {}
-        for source, text in units:
+        for source, text in self.catalog.units(self.catalog.ref(context_id)):
             sessions.setdefault(source, []).append(Message(role="user", content=text))
         return Context(context_id, tuple(tuple(messages) for messages in sessions.values()))
 
     def item(self, item_id: str) -> Item:
         context, qid = split_item_id(item_id)
         ref = self.catalog.ref(context)
-        persona = self.catalog.persona(ref)
+        # from the facts cached on disk: a warm run generates no persona for its items
+        facts = self.catalog.facts([ref])[(ref.seed, ref.persona_id)]
         question = QUESTIONS[qid]
-        gold = persona.ground_truth[qid]
-        unreachable = qid in self.catalog.facts([ref])[(ref.seed, ref.persona_id)].unreachable
         return Item(
             id=item_id,
             context_id=context,
@@ -97,7 +90,7 @@ class MultisourceSuite(Suite):
                 title=TITLES[qid],
                 label_notes=dict(LABEL_NOTES.get(qid, {})),
             ),
-            gold=gold["answer"],
+            gold=facts.gold[qid],
             strata={
                 "type": question.type_letter,
                 "difficulty": ref.difficulty,
@@ -105,7 +98,7 @@ class MultisourceSuite(Suite):
                 "seed": str(ref.seed),
                 "split": ref.split,
             },
-            private={"derivation": gold.get("derivation_detail", ""), "source_unreachable": unreachable},
+            private={"derivation": facts.derivation[qid], "source_unreachable": qid in facts.unreachable},
         )
 
     def reader(self) -> MultisourceReader:
