@@ -219,7 +219,11 @@ def returns_at_once(system: object) -> bool:
 
 def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:
     """`prompt.schema(subject)` when the prompt declares schemas, else None."""
-    return prompt.schema(subject) if _class_declares(type(prompt), DeclaresSchema) else None  # type: ignore[attr-defined]
+    return prompt.schema(subject) if _declares_schema(prompt) else None
+
+
+def _declares_schema(prompt: object) -> TypeGuard[DeclaresSchema]:
+    return _class_declares(type(prompt), DeclaresSchema)
 
 
 def position_invariant(responder: object) -> bool:
