@@ -351,6 +351,35 @@ def test_an_endpoint_error_passes_through_and_is_not_recorded(gateway: LLMGatewa
         assert server.count == 2
 
 
+OVERFLOW = (
+    "This model's maximum context length is 8192 tokens. However, you requested 8925 tokens "
+    "(8413 in the messages, 512 in the completion). Please reduce the length of the messages or completion."
+)
+
+
+def test_a_request_longer_than_the_context_replays_to_the_same_refusal(gateway: LLMGateway, tmp_path: Path) -> None:
+    """graphiti's second episode on multisource outgrew SmolLM2's context: the endpoint's 400
+    depends on the request and the model alone, so it is recorded; other errors are not."""
+    replies = {"long": Reply.error(400, OVERFLOW), "bad": Reply.error(400, "'tool_choice' is not supported")}
+    with LLMServer(lambda request: replies[request.text]) as server:
+        url = gateway.route(CALLER, server.base_url)
+        for text in ("long", "bad"):
+            with pytest.raises(openai.BadRequestError):
+                ask(url, text)
+        with pytest.raises(openai.BadRequestError, match="maximum context length is 8192"):
+            ask(url, "long")
+        assert server.count == 2, "the second refusal of the long request came from the recording"
+    gateway.stop()
+    again = replayed(tmp_path)
+    try:
+        with pytest.raises(openai.BadRequestError, match="maximum context length is 8192"):
+            ask(again.route(CALLER), "long")
+        with pytest.raises(openai.NotFoundError, match="replay cache miss"):
+            ask(again.route(CALLER), "bad")
+    finally:
+        again.stop()
+
+
 def test_the_request_as_the_system_sent_it_is_stored_for_review(gateway: LLMGateway, tmp_path: Path) -> None:
     def scripted(request: Request) -> str:
         return "ok"

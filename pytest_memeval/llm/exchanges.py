@@ -76,6 +76,30 @@ _MEMORY_BLOCKS = re.compile(r"<memory_blocks>(?P<inner>.*?)</memory_blocks>", re
 _MEMORY_BLOCK = re.compile(r"<(?P<name>[A-Za-z_][\w-]*)>(?:\\n|\n)<description>.*?</(?P=name)>", re.S)
 
 
+#: an endpoint's refusal of a request longer than the model's context: OpenAI's and
+#: llama-cpp-python's wording and code, llama.cpp's server's
+_CONTEXT_OVERFLOW = re.compile(r"maximum context length|context_length_exceeded|exceeds the available context size")
+
+
+def is_recorded_answer(status: int, body: str) -> bool:
+    """Whether an endpoint's answer is recorded: a 200, or a 400 refusing a request longer
+    than the model's context, which depends on the request and the model alone (a system
+    whose prompt outgrows a small model then replays to the same error). Other errors
+    (rate limits, outages, a refused form the gateway sends again) are not answers."""
+    return status == 200 or (status == 400 and _CONTEXT_OVERFLOW.search(body) is not None)
+
+
+def with_status(request_text: str, status: int) -> str:
+    """The stored request of an exchange answered with `status` (not 200): replay answers
+    with it (`recorded_status`). It is not part of the key."""
+    return json.dumps({**json.loads(request_text), "status": status}, sort_keys=True, ensure_ascii=False)
+
+
+def recorded_status(request_text: str) -> int:
+    status = json.loads(request_text).get("status", 200)
+    return status if isinstance(status, int) else 200
+
+
 def exchange_key(route: str, body: Mapping[str, Any], repeat: int = 0, today: date | None = None) -> str:
     """The key of `body` sent to `route`; `today` is the day of the call (default: now)."""
     text = json.dumps(canonical(route, body, repeat), sort_keys=True, ensure_ascii=False, separators=(",", ":"))

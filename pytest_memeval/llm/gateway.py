@@ -79,7 +79,7 @@ from . import llama_cpp as llama_cpp_rules
 from .adaptive import THROTTLED, AdaptiveLimit
 from .budget import BYTES_PER_TOKEN
 from .cache import CallCache
-from .exchanges import canonical, exchange_key, restore_ids
+from .exchanges import canonical, exchange_key, is_recorded_answer, recorded_status, restore_ids, with_status
 from .metering import LLMUsage, Meter
 from .run_slots import RunSlots
 from .settings import LLMSettings, Secret, api_key_from_env
@@ -254,7 +254,9 @@ class LLMGateway:
         if hit is None:
             return None
         recorded_request, response = hit
-        return _Answer(200, restore_ids(response, recorded_request, request_text).encode())
+        return _Answer(
+            recorded_status(recorded_request), restore_ids(response, recorded_request, request_text).encode()
+        )
 
     def _forward_exchange(
         self,
@@ -266,7 +268,8 @@ class LLMGateway:
         model: str,
         secret: Secret | str,
     ) -> _Answer:
-        """Forward once (or wait for the identical call in flight), record a 200."""
+        """Forward once (or wait for the identical call in flight), record its answer
+        (`is_recorded_answer`: a 200, or a refusal of a request longer than the context)."""
         leader, event = self._join(key) if self.cache is not None else (True, threading.Event())
         if not leader:
             event.wait(self._deadline(body))
@@ -275,9 +278,14 @@ class LLMGateway:
                 return recorded
         try:
             answer = self._send_exchange(route, endpoint, body, secret)
-            if answer.status == 200 and self.cache is not None and self.settings.cache_mode == "readwrite":
-                label = f"{route.caller} {endpoint}"
-                self.cache.put_exchange(key, model, label, request_text, answer.body.decode())
+            cache, text = self.cache, answer.body.decode(errors="replace")
+            if (
+                cache is not None
+                and self.settings.cache_mode == "readwrite"
+                and is_recorded_answer(answer.status, text)
+            ):
+                stored = request_text if answer.status == 200 else with_status(request_text, answer.status)
+                cache.put_exchange(key, model, f"{route.caller} {endpoint}", stored, answer.body.decode())
             return answer
         finally:
             if leader:
