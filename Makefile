@@ -138,7 +138,7 @@ LOCAL_SYSTEMS ?= mem0 amem langmem graphiti letta memos
 # recording holds (tests/test_local_replay.py replays each). SmolLM2 on two cores takes tens of
 # minutes per system and context; `make record-local LOCAL_SUITES=behavior LOCAL_SYSTEMS=amem
 # RECORD_CHROMA=no SYSTEMS_behavior=amem` records one more (then add it here).
-SYSTEMS_multisource ?= mem0 memos letta langmem amem
+SYSTEMS_multisource ?= mem0 memos letta langmem amem graphiti
 SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
 SYSTEMS_knowme ?= letta memos graphiti mem0 amem langmem
 SYSTEMS_behavior ?= mem0 memos letta amem graphiti langmem
