@@ -163,12 +163,17 @@ SYSTEM_TIMEOUT = --memeval-adapter-timeout=7200
 system_run = $(LOCAL_BASE) --memsystem=$(MEMSYSTEM_$(2)) --memsystem-config=fixtures/local-systems/$(2).toml \
 	$(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(SYSTEM_ARGS_$(1)) $(3) || [ $$? -eq 1 ]
 RECORD_CHROMA ?= yes
-# a system's replay: errors and wrong answers are findings (pytest's exit 1: MemOS on SmolLM2
-# is an error item), a replay miss or a snapshot diff fails it
-system_replay = out=$$($(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(2)) \
-	--memsystem-config=fixtures/local-systems/$(2).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" \
-	$(LOCAL_ARGS_$(1)) $(SYSTEM_ARGS_$(1)) 2>&1); rc=$$?; printf '%s\n' "$$out"; [ $$rc -le 1 ] && \
+# a replay's verdict: errors and wrong answers are findings (pytest's exit 1: MemOS on SmolLM2
+# is an error item, chroma answers some multisource items wrong), a replay miss or a
+# snapshot diff fails it
+replay_verdict = rc=$$?; printf '%s\n' "$$out"; [ $$rc -le 1 ] && \
 	! printf '%s\n' "$$out" | grep -q -e 'replay cache miss' -e 'differs from its snapshot'
+# (each in a subshell, so that `&&` chains the replays' verdicts, not their last commands)
+local_replay = (out=$$($(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" \
+	$(LOCAL_ARGS_$(1)) 2>&1); $(replay_verdict))
+system_replay = (out=$$($(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(2)) \
+	--memsystem-config=fixtures/local-systems/$(2).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" \
+	$(LOCAL_ARGS_$(1)) $(SYSTEM_ARGS_$(1)) 2>&1); $(replay_verdict))
 
 .PHONY: record-local replay-local
 record-local: setup-test letta-venv memos-venv
@@ -177,5 +182,5 @@ record-local: setup-test letta-venv memos-venv
 	$(BIN)/python -c "import sqlite3; sqlite3.connect('$(LOCAL_CACHE)').execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall()"
 
 replay-local: setup-test letta-venv memos-venv
-	$(foreach suite,$(LOCAL_SUITES),$(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(suite) -k "$(LOCAL_SELECT_$(suite))" $(LOCAL_ARGS_$(suite)) &&) true
+	$(foreach suite,$(LOCAL_SUITES),$(call local_replay,$(suite)) &&) true
 	$(foreach suite,$(LOCAL_SUITES),$(foreach system,$(filter $(LOCAL_SYSTEMS),$(SYSTEMS_$(suite))),$(call system_replay,$(suite),$(system)) &&)) true
