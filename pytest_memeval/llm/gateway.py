@@ -278,11 +278,11 @@ class LLMGateway:
                 return recorded
         try:
             answer = self._send_exchange(route, endpoint, body, secret)
-            cache, text = self.cache, answer.body.decode(errors="replace")
+            cache = self.cache
             if (
                 cache is not None
                 and self.settings.cache_mode == "readwrite"
-                and is_recorded_answer(answer.status, text)
+                and is_recorded_answer(answer.status, answer.body)
             ):
                 stored = request_text if answer.status == 200 else with_status(request_text, answer.status)
                 cache.put_exchange(key, model, f"{route.caller} {endpoint}", stored, answer.body.decode())
