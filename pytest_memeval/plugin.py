@@ -104,7 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
         bundled = _collection(config).bundled_only
         prepared = prepare_run(config, bundled, controller)
         state, settings = prepared.state, prepared.state.settings
-        for name, target in prepared.suites.items():
+        for name, target in _suites_to_register(config, prepared.suites, settings.suites, bundled).items():
             _register_suite_markers(config, name, target)
         for warning in prepared.warnings:
             config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
@@ -540,6 +540,18 @@ def warm_shared_caches(state: RunState) -> None:
 
 def _splits_by_k(state: RunState) -> scheduling.SplitsByK:
     return lambda suite_ref: state.suite(suite_ref).splits_by_k
+
+
+def _suites_to_register(
+    config: pytest.Config, available: dict[str, str], selected: tuple[str, ...], bundled_only: bool
+) -> dict[str, str]:
+    """The suites whose markers this run registers: every available suite's, except in a
+    run of the bundled modules alone, where only the selected suites' items are collected
+    and so only their markers are applied. Registering a suite imports it, and there the
+    others' modules would be imported for nothing; `pytest --markers` still lists all."""
+    if bundled_only and not config.option.markers:
+        return {name: target for name, target in available.items() if name in selected}
+    return available
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:

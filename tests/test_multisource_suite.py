@@ -69,6 +69,26 @@ def test_markers_are_documented(suite_pytester: pytest.Pytester) -> None:
         result.stdout.fnmatch_lines([f"@pytest.mark.{marker}*"])
 
 
+def test_a_run_of_the_bundled_modules_registers_its_own_suites_markers_alone(suite_pytester: pytest.Pytester) -> None:
+    """Registering a suite's markers imports the suite: a run of one bundled suite leaves
+    the others alone, and `--markers` still lists every suite's."""
+    registered: list[str] = []
+
+    class Markers:
+        def pytest_collection_finish(self, session: pytest.Session) -> None:
+            registered.extend(session.config.getini("markers"))
+
+    run = ("--memsystem=context", "--memeval-suite=multisource", "--memeval-size=smoke")
+    result = suite_pytester.runpytest(*run, "--collect-only", "-q", "--strict-markers", plugins=[Markers()])
+    assert result.ret == 0, result.stdout.str()
+    names = {line.partition(":")[0].partition("(")[0] for line in registered}
+    assert {"multisource", "type_A", "memeval"} <= names
+    assert names.isdisjoint({"memfail", "knowme", "behavior", "bayes", "locomo", "longmemeval"})
+    listed = suite_pytester.runpytest(*run, "--markers")
+    for suite in ("multisource", "memfail", "longmemeval"):
+        listed.stdout.fnmatch_lines([f"@pytest.mark.{suite}:*"])
+
+
 @pytest.mark.slow
 def test_without_memsystem_only_tests_run(suite_pytester: pytest.Pytester) -> None:
     suite_pytester.makepyfile(test_mine="def test_mine(): pass")
