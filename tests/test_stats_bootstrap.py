@@ -17,6 +17,7 @@ from pytest_memeval.stats import (
     ratio,
     resample_weights,
 )
+from pytest_memeval.stats.bootstrap import SHARED_WEIGHT_CELLS, _draw_weights, _shared_weights
 
 # --- hand-computed cases -----------------------------------------------------------------------
 
@@ -80,6 +81,19 @@ def test_resample_weights_are_multinomial_counts():
     assert w.shape == (500, 7)
     assert np.all(w.sum(axis=1) == 7)
     assert abs(w.mean() - 1.0) < 0.05
+
+
+def test_seeded_weights_drawn_once_are_the_same_draws_and_each_caller_gets_its_own_copy():
+    first = resample_weights(120, 2000, seed=0)
+    first[:] = -1.0  # a caller's array is its own: writing to it changes no later result
+    again = resample_weights(120, 2000, seed=0)
+    assert again.flags.writeable and np.all(again.sum(axis=1) == 120)
+    assert np.array_equal(again, _draw_weights(120, 2000, 0))
+    shared = _shared_weights(120, 2000, 0)  # what the bootstraps read: one matrix, read-only
+    assert shared is _shared_weights(120, 2000, 0) and not shared.flags.writeable
+    big = SHARED_WEIGHT_CELLS // 100 + 1  # over the shared size: drawn again, the same draws
+    assert np.array_equal(resample_weights(big, 100, seed=5), _draw_weights(big, 100, 5))
+    assert not np.array_equal(resample_weights(50, 100, seed=None), resample_weights(50, 100, seed=None))
 
 
 def test_rejects_bad_input():

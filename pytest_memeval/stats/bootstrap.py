@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -139,6 +139,34 @@ def _cell_sums(columns: Mapping[str, np.ndarray], layout: _Layout) -> tuple[list
 
 def resample_weights(n_clusters: int, n_resamples: int, seed: int | None = 0) -> np.ndarray:
     """``(n_resamples, n_clusters)`` float matrix: how often each cluster is drawn per resample."""
+    return _shared_weights(n_clusters, n_resamples, seed).copy()
+
+
+#: seeded weight matrices up to this many cells (4 MB) are drawn once per process
+SHARED_WEIGHT_CELLS = 1 << 19
+
+
+def _shared_weights(n_clusters: int, n_resamples: int, seed: int | None) -> np.ndarray:
+    """`resample_weights`, read-only. A summary draws the same seeded matrix for its
+    headline and for every cell of its breakdowns whose items come from as many clusters
+    (about 3 ms each for 120 clusters; multisource small has 32 such cells): a small one is
+    drawn once and shared."""
+    if seed is None or n_clusters * n_resamples > SHARED_WEIGHT_CELLS:
+        return _read_only(_draw_weights(n_clusters, n_resamples, seed))
+    return _kept_weights(n_clusters, n_resamples, seed)
+
+
+@lru_cache(maxsize=8)
+def _kept_weights(n_clusters: int, n_resamples: int, seed: int) -> np.ndarray:
+    return _read_only(_draw_weights(n_clusters, n_resamples, seed))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def _draw_weights(n_clusters: int, n_resamples: int, seed: int | None) -> np.ndarray:
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
     draws += np.arange(n_resamples)[:, None] * n_clusters
@@ -209,7 +237,7 @@ def cluster_bootstrap(
     layout = _layout(n_items, clusters, groups)
     names, cells = _cell_sums(cols, layout)
     original = _named(names, _replicate(np.ones((1, layout.n_clusters)), cells))
-    resampled = _named(names, _replicate(resample_weights(layout.n_clusters, n_resamples, seed), cells))
+    resampled = _named(names, _replicate(_shared_weights(layout.n_clusters, n_resamples, seed), cells))
     results = {}
     for name, metric in metrics.items():
         dist = np.asarray(metric(resampled), dtype=float)
@@ -320,7 +348,7 @@ def paired_cluster_bootstrap(
         return _named(names, both[:, :, :k]), _named(names, both[:, :, k:])
 
     orig_a, orig_b = split(np.ones((1, layout.n_clusters)))
-    res_a, res_b = split(resample_weights(layout.n_clusters, n_resamples, seed))
+    res_a, res_b = split(_shared_weights(layout.n_clusters, n_resamples, seed))
     results = {}
     for name, metric in metrics.items():
         est_a = float(np.asarray(metric(orig_a))[0])
