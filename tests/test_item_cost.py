@@ -6,8 +6,11 @@ benchmarks/bench_overhead.py, not here."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -146,6 +149,37 @@ def test_the_heap_frozen_for_the_loop_is_given_back_once() -> None:
     assert gc.get_freeze_count() == 0
     frozen_heap.thaw(config)  # type: ignore[arg-type]
     assert gc.get_freeze_count() == 0
+
+
+EXIT_SCRIPT = """
+import atexit, gc, sys
+atexit.register(lambda: print("frozen at the end:", gc.get_freeze_count() > 0, flush=True))
+from pytest_memeval.running import frozen_heap
+
+class Finalized:
+    def __del__(self):
+        print("finalized", flush=True)
+
+before = atexit._ncallbacks()
+frozen_heap._register_exit_freeze()
+frozen_heap._register_exit_freeze()
+print("handlers added:", atexit._ncallbacks() - before, flush=True)
+gc.disable()
+garbage = Finalized()
+garbage.itself = garbage
+del garbage
+"""
+
+
+@pytest.mark.slow
+def test_at_exit_the_cyclic_garbage_is_finalized_and_then_the_heap_frozen(tmp_path: Path) -> None:
+    """The exit handler, registered once, collects (a finalizer in a cycle runs, as the
+    interpreter's own collection would run it) before it freezes the heap."""
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_SCRIPT], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["handlers added: 1", "finalized", "frozen at the end: True"]
 
 
 @pytest.mark.slow
