@@ -140,8 +140,15 @@ class _MovedModuleLoader(importlib.abc.Loader):
         """For `python -m` of an old path (runpy runs this code as __main__): the code of the
         module at its new path."""
         spec = importlib.util.find_spec(self.new_name)
-        loader = spec.loader if spec is not None else None
-        return loader.get_code(self.new_name) if isinstance(loader, importlib.abc.InspectLoader) else None
+        if spec is None:
+            return None
+        if isinstance(spec.loader, importlib.abc.InspectLoader):
+            return spec.loader.get_code(self.new_name)
+        if spec.origin is None or not spec.origin.endswith(".py"):
+            return None
+        # imported by a loader that gives no code (pytest's assertion rewriter, in a test
+        # run): the code of its source file
+        return importlib.machinery.SourceFileLoader(self.new_name, spec.origin).get_code(self.new_name)
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):
