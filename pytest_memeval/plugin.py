@@ -37,7 +37,9 @@ from .running.exit_watch import thread_idents, watch_exit
 from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     RECORDED_KEY,
     STATE_KEY,
+    ComparedRuns,
     attach,
+    compares_runs,
     memeval_item_id,
     memeval_k,
     memeval_memsystem,
@@ -54,6 +56,7 @@ from .running.state import RunState
 from .running.worker_share import RUN_SLOTS, run_slots_for, shared_settings, worker_share
 
 COLLECTOR_NAME = "memeval-collector"
+COMPARED_RUNS_NAME = "memeval-compared-runs"
 WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
 REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
@@ -121,6 +124,8 @@ def pytest_configure(config: pytest.Config) -> None:
             campaign.abandon()
         raise pytest.UsageError(str(exc)) from None
     config.stash[STATE_KEY] = state
+    if settings.active and compares_runs(settings):
+        config.pluginmanager.register(ComparedRuns(), COMPARED_RUNS_NAME)
     if settings.active:
         config.stash[THREADS_KEY] = thread_idents()
         # the last of pytest's cleanups (the first registered): after its final collections

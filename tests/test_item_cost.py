@@ -6,6 +6,7 @@ benchmarks/bench_overhead.py, not here."""
 from __future__ import annotations
 
 import gc
+import json
 import subprocess
 import sys
 import threading
@@ -260,3 +261,35 @@ def test_the_items_of_a_context_share_the_memories_their_records_keep() -> None:
     assert recorded(copies, 10) == first and recorded(copies, 10) is not first
     assert recorded(stored, 4) == first[:4]
     assert recorded([], 10) == ()
+
+
+@pytest.mark.slow
+def test_a_run_of_one_system_leaves_the_names_it_does_not_parametrize_out_of_every_closure(
+    toy_pytester: pytest.Pytester,
+) -> None:
+    """pytest resolves every name of an item's fixture closure for every item: the names a
+    comparison parametrizes are there only in a comparison, and each item still gets its own."""
+    seen: dict[str, tuple[list[str], dict[str, object]]] = {}
+
+    class Closures:
+        def pytest_runtest_teardown(self, item: pytest.Item) -> None:
+            seen[item.nodeid] = (list(item.fixturenames), dict(item.callspec.params))  # type: ignore[attr-defined]
+
+    axes = {"memeval_memsystem", "memeval_k", "memeval_repeat"}
+    one = toy_pytester.runpytest_inprocess("test_toy.py", "--memsystem=context", "-p", "no:xdist", plugins=[Closures()])
+    assert one.ret in (0, 1) and seen
+    assert all(axes.isdisjoint(names) and "memeval_result" in names for names, _ in seen.values())
+    seen.clear()
+    several = toy_pytester.runpytest_inprocess(
+        "test_toy.py", "--memsystem=context,none", "--memeval-k=1,3", "-p", "no:xdist", plugins=[Closures()]
+    )
+    assert several.ret in (0, 1) and seen
+    assert all(axes <= set(names) for names, _ in seen.values())
+    runs = {(params["memeval_memsystem"], params["memeval_k"]) for _, params in seen.values()}
+    assert runs == {("context", 1), ("context", 3), ("none", 1), ("none", 3)}
+    report = toy_pytester.runpytest_inprocess(
+        "test_toy.py", "--memsystem=context,none", "-p", "no:xdist", "--memeval-report=report.json"
+    )
+    assert report.ret in (0, 1)
+    data = json.loads((toy_pytester.path / "report.json").read_text())
+    assert {record["key"]["memsystem"] for record in data["records"]} == {"context", "none"}

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from ..config.settings import Settings
 from ..rendering.failures import WrongAnswer, summary_line
 from ..rendering.terminal_text import printable
 from ..results.collector import RECORD_PROPERTY, RecordCollector, record_to_wire
@@ -111,34 +112,62 @@ def memeval_repeat() -> int:
 
 
 @pytest.fixture
-def memeval_result(
-    request: pytest.FixtureRequest,
-    memeval_state: RunState,
-    memeval_item_id: str,
-    memeval_memsystem: str,
-    memeval_k: int,
-    memeval_repeat: int,
+def memeval_result(request: pytest.FixtureRequest, memeval_state: RunState, memeval_item_id: str) -> Outcome:
+    """Fill the context, retrieve, answer and judge; the record goes to the session report.
+    This is a run of one memory system, depth and repeat; a run of several overrides it
+    (`ComparedRuns`)."""
+    settings = memeval_state.settings
+    return evaluated_outcome(request, memeval_state, memeval_item_id, settings.memsystems[0], settings.k, 0)
+
+
+def compares_runs(settings: Settings) -> bool:
+    """Whether the run parametrizes its tests by memory system, depth or repeat."""
+    return len(settings.memsystems) > 1 or len(settings.ks) > 1 or settings.repeats > 1
+
+
+class ComparedRuns:
+    """Registered (as a plugin) by a run that `compares_runs`: its `memeval_result` overrides
+    the plugin's by one that takes the names such a run parametrizes. Only then are they in
+    every item's fixture closure, where pytest resolves each name again for every item, a
+    cached session fixture's too (the three cost about 0.05 s per 2,160 items)."""
+
+    @pytest.fixture
+    def memeval_result(
+        self,
+        request: pytest.FixtureRequest,
+        memeval_state: RunState,
+        memeval_item_id: str,
+        memeval_memsystem: str,
+        memeval_k: int,
+        memeval_repeat: int,
+    ) -> Outcome:
+        """`memeval_result` for the test's memory system, depth and repeat."""
+        return evaluated_outcome(request, memeval_state, memeval_item_id, memeval_memsystem, memeval_k, memeval_repeat)
+
+
+def evaluated_outcome(
+    request: pytest.FixtureRequest, state: RunState, item_id: str, memsystem: str, k: int, repeat: int
 ) -> Outcome:
-    """Fill the context, retrieve, answer and judge; the record goes to the session report."""
+    """`memeval_result`'s work, for one memory system, depth and repeat."""
     marker = request.node.get_closest_marker("memeval")
     assert marker is not None and marker.args, "memeval_result needs @pytest.mark.memeval('<suite>')"
     suite_ref = marker.args[0]
-    suite = memeval_state.suite(suite_ref)
-    key = memeval_state.run_key(suite, memeval_memsystem, memeval_k)
+    suite = state.suite(suite_ref)
+    key = state.run_key(suite, memsystem, k)
     prefetcher = session_prefetcher(request)
     evaluated = evaluate_wired(
-        lambda: Components.of_state(memeval_state, prefetcher, suite_ref, memeval_memsystem),
+        lambda: Components.of_state(state, prefetcher, suite_ref, memsystem),
         suite_ref,
-        memeval_item_id,
+        item_id,
         key,
-        memeval_repeat,
+        repeat,
     )
     record, outcome = evaluated.record, evaluated.outcome
     attach(request.node, record, evaluated.wire)
-    memeval_state.progress.item_done()
+    state.progress.item_done()
     if outcome is None:
         pytest.fail(record.reason, pytrace=False)
-    if memeval_state.settings.snapshot:
+    if state.settings.snapshot:
         assertion = request.getfixturevalue("snapshot").use_extension(
             extension_for(request.config.rootpath, key, record.id)
         )
