@@ -147,23 +147,20 @@ SHARED_WEIGHT_CELLS = 1 << 19
 
 
 def _shared_weights(n_clusters: int, n_resamples: int, seed: int | None) -> np.ndarray:
-    """`resample_weights`, read-only. A summary draws the same seeded matrix for its
-    headline and for every cell of its breakdowns whose items come from as many clusters
+    """`resample_weights`, not to be written to. A summary draws the same seeded matrix for
+    its headline and for every cell of its breakdowns whose items come from as many clusters
     (about 3 ms each for 120 clusters; multisource small has 32 such cells): a small one is
-    drawn once and shared."""
-    if seed is None or n_clusters * n_resamples > SHARED_WEIGHT_CELLS:
-        return _read_only(_draw_weights(n_clusters, n_resamples, seed))
-    return _kept_weights(n_clusters, n_resamples, seed)
+    drawn once and shared, read-only."""
+    if seed is not None and n_clusters * n_resamples <= SHARED_WEIGHT_CELLS:
+        return _kept_weights(n_clusters, n_resamples, seed)
+    return _draw_weights(n_clusters, n_resamples, seed)
 
 
 @lru_cache(maxsize=8)
 def _kept_weights(n_clusters: int, n_resamples: int, seed: int) -> np.ndarray:
-    return _read_only(_draw_weights(n_clusters, n_resamples, seed))
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array.flags.writeable = False
-    return array
+    weights = _draw_weights(n_clusters, n_resamples, seed)
+    weights.flags.writeable = False
+    return weights
 
 
 def _draw_weights(n_clusters: int, n_resamples: int, seed: int | None) -> np.ndarray:
