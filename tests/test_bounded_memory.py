@@ -1,9 +1,10 @@
 """What a run keeps in memory and in its records is bounded, whatever an adapter or a
 server sends.
 
-The audit's cases: `runner._tokens_of` was an lru_cache keyed by whole memory texts (36
-items with unique 10 MB memories took 625 MB RSS instead of 84 MB), and an invalid answer's
-`raw` was kept whole (two 50 MB answers made a 100 MB report).
+The audit's cases: the runner's token counter (now `tokens.process_counter`) was an
+lru_cache keyed by whole memory texts (36 items with unique 10 MB memories took 625 MB RSS
+instead of 84 MB), and an invalid answer's `raw` was kept whole (two 50 MB answers made a
+100 MB report).
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 import gc
 import tracemalloc
 
-from pytest_memeval.memory.tokens import count_tokens
+from pytest_memeval.memory.tokens import count_tokens, process_counter
 from pytest_memeval.results.records import RunKey
-from pytest_memeval.running import runner
 from pytest_memeval.running.runner import Retrieval, conclude
 from pytest_memeval.types import Answer, Item, ItemView, Trace, Verdict
 
@@ -28,7 +28,7 @@ def test_counting_new_long_texts_keeps_none_of_them() -> None:
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        counts = [runner._tokens_of(_long_text(n)) for n in range(20)]  # each text is dropped after
+        counts = [process_counter(_long_text(n)) for n in range(20)]  # each text is dropped after
         gc.collect()
         kept = tracemalloc.get_traced_memory()[0] - before
     finally:

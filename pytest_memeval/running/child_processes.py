@@ -3,7 +3,8 @@ answer, and making sure they do not outlive it.
 
 `stop()` in a finalizer covers every orderly end; a worker killed with SIGKILL runs no
 finalizer, so on Linux the child also asks the kernel for SIGTERM (SIGKILL for a server
-with nothing to save) when its parent dies (prctl PR_SET_PDEATHSIG). Elsewhere this is a no-op and only the finalizers apply.
+with nothing to save) when its parent dies (prctl PR_SET_PDEATHSIG). Elsewhere this is a
+no-op and only the finalizers apply.
 """
 
 from __future__ import annotations

@@ -153,7 +153,8 @@ class BoundMemory:
             memories, tokens = list(last.retrieval.memories), last.retrieval.tokens
         else:
             memories = checked_memories(self.system_name, returned, limit)
-            tokens = sum(_tokens_of(memory.text) for memory in memories)
+            # counted once per process: the `context` store counted these texts at ingest
+            tokens = sum(process_counter(memory.text) for memory in memories)
             self._checked[self.namespace] = _Checked(tuple(returned), limit, Retrieval(memories, 0.0, 0, tokens))
         self.retrieve_seconds += seconds
         self.retrievals += 1
@@ -177,12 +178,6 @@ class BoundMemory:
     def dump(self) -> list[Memory] | None:
         dumped = self.guard.call("dump", lambda: self.system.dump(self.namespace))
         return None if dumped is None else checked_memories(self.system_name, dumped, None)
-
-
-#: A store that ignores the query (the `context` ceiling) returns the same texts to every
-#: item of a context, texts it counted itself at ingest: each distinct text is counted once
-#: per process.
-_tokens_of = process_counter
 
 
 def same_objects(before: tuple[Memory, ...], returned: object) -> bool:
