@@ -139,8 +139,28 @@ def test_sizes_take_the_first_questions_of_each_type(tmp_path: Path) -> None:
     assert len(Catalog(options(tmp_path, path.parent, "full", file="oracle")).questions) == 36
 
 
+@pytest.mark.parametrize("variant", ["s", "m", "oracle"])
+def test_the_official_readmes_file_names_are_read_where_the_cleaned_file_is_absent(
+    tmp_path: Path, variant: str
+) -> None:
+    """The official README names longmemeval_s.json and longmemeval_m.json; the cleaned
+    release's file is preferred where a directory holds both."""
+    data = tmp_path / "data"
+    data.mkdir()
+    readme_name = {"s": "longmemeval_s.json", "m": "longmemeval_m.json", "oracle": "longmemeval_oracle.json"}[variant]
+    write_file(data / readme_name, iter([question("q_readme")]))
+    catalog = Catalog(options(tmp_path, data, file=variant))
+    assert (catalog.path.name, list(catalog.questions)) == (readme_name, ["q_readme"])
+    write_file(data / FILES[variant], iter([question("q_cleaned")]))
+    catalog = Catalog(options(tmp_path, data, file=variant))
+    assert (catalog.path.name, list(catalog.questions)) == (FILES[variant], ["q_cleaned"])
+
+
 def test_a_missing_file_or_a_bad_option_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"no longmemeval_m_cleaned.json \(download it from https://huggingface.co/"):
+    with pytest.raises(
+        ConfigError,
+        match=r"no longmemeval_m_cleaned.json or longmemeval_m.json \(download it from https://huggingface.co/",
+    ):
         Catalog(options(tmp_path, tmp_path, file="m"))
     with pytest.raises(ConfigError, match="longmemeval.file=xl: one of s, m, oracle"):
         Catalog(options(tmp_path, file="xl"))

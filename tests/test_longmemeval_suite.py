@@ -178,7 +178,7 @@ def test_the_released_layout_reads_the_same_files(suite_pytester: pytest.Pyteste
     errors = [line for line in missing.errlines if line.strip()]
     assert len(errors) == 1, errors
     assert (
-        "no longmemeval_s_cleaned.json (download it from https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned)"
+        "no longmemeval_s_cleaned.json or longmemeval_s.json (download it from https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned)"
         in errors[0]
     )
 

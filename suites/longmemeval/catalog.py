@@ -2,8 +2,9 @@
 
 The file: `--memeval-data DIR` holds the release (the `file` suite option picks
 longmemeval_s_cleaned.json, the default, longmemeval_m_cleaned.json or
-longmemeval_oracle.json); without it the generated sample (sample.py) is written once under
-the cache directory and read by the same code.
+longmemeval_oracle.json; the names of the official README, longmemeval_s.json and
+longmemeval_m.json, are read where the cleaned file is absent); without it the generated
+sample (sample.py) is written once under the cache directory and read by the same code.
 
 Scanning a file (released.scan) reads all of it once; its index (what each question needs
 without its haystack's text, and where its object lies in the file) is cached beside the
@@ -37,6 +38,13 @@ from .released import QUESTION_TYPES, Question, ReleasedFile, scan, stream_sessi
 from .sample import DATE_FORMAT, FILES, VERSION, write_sample
 
 DOWNLOAD = "https://huggingface.co/datasets/xiaowu0162/longmemeval-cleaned"
+#: the names a released file may have, the first preferred: the cleaned release's (FILES),
+#: then the official README's (github.com/xiaowu0162/LongMemEval)
+RELEASED_NAMES: dict[str, tuple[str, ...]] = {
+    "s": (FILES["s"], "longmemeval_s.json"),
+    "m": (FILES["m"], "longmemeval_m.json"),
+    "oracle": (FILES["oracle"],),
+}
 #: size -> (questions per type that are not abstention questions, abstention questions); None = all
 SIZES: dict[str, tuple[int | None, int | None]] = {"smoke": (2, 4), "small": (10, 10), "full": (None, None)}
 #: how a message carries its session's date: in its text (every memory system keeps it) or
@@ -104,10 +112,11 @@ class Catalog:
 
     def _released_path(self, directory: Path | None) -> Path:
         assert directory is not None
-        path = directory / FILES[self.variant]
-        if not path.is_file():
-            raise ConfigError(f"--memeval-data {directory}: no {FILES[self.variant]} (download it from {DOWNLOAD})")
-        return path
+        names = RELEASED_NAMES[self.variant]
+        for name in names:
+            if (directory / name).is_file():
+                return directory / name
+        raise ConfigError(f"--memeval-data {directory}: no {' or '.join(names)} (download it from {DOWNLOAD})")
 
     def _sample_path(self) -> Path:
         directory = self.options.cache_dir / "longmemeval" / f"sample-v{VERSION}"

@@ -20,7 +20,7 @@ from ...results.records import PairedMetric, Record, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
 from ..locomo.llm import MEM0_J, MEM0_J_OPTION, j_protocol
-from .catalog import DATE_MODES, DOWNLOAD, FILES, Catalog, marker_of
+from .catalog import DATE_MODES, DOWNLOAD, RELEASED_NAMES, Catalog, marker_of
 from .judge import OfficialJudge, OfflineJudge
 from .llm import JUDGE_TEMPLATES, LONGMEMEVAL, LONGMEMEVAL_OPTION, LongMemEvalPrompt, official_protocol
 from .reader import LongMemEvalReader
@@ -40,9 +40,11 @@ class LongMemEvalSuite(Suite):
     name = "longmemeval"
     markers = marker_descriptions()
     metric_names = METRIC_NAMES
-    reads_data_dir = True  # the release: longmemeval_{s_cleaned,m_cleaned,oracle}.json
+    reads_data_dir = True  # the release: longmemeval_{s_cleaned,m_cleaned,oracle}.json (or _s, _m)
     parameters = {
-        "file": f"which released file: {', '.join(f'{k} ({v})' for k, v in FILES.items())} (default: s)",
+        "file": "which released file: "
+        + ", ".join(f"{k} ({' or '.join(names)})" for k, names in RELEASED_NAMES.items())
+        + " (default: s)",
         "dates": f"where a message carries its session's date: {' or '.join(DATE_MODES)} "
         "(text: '[date] role: ' before each turn, default; timestamp: Message.timestamp only)",
     }
