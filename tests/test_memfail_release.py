@@ -433,6 +433,22 @@ def test_the_gold_is_the_ground_truth_answer_and_a_disagreeing_condition_met_is_
 
 
 @needs_release
+def test_the_docs_give_the_conditional_splits_the_real_release_loads():
+    """docs/suites/memfail.md's "loaded" column: the condition_met split Table 2 counts, the
+    graded golds (ground_truth_answer) and the rows where the two disagree."""
+    assert RELEASE is not None
+    release = load_release(Path(RELEASE))
+    table = (Path(__file__).resolve().parent.parent / "docs" / "suites" / "memfail.md").read_text(encoding="utf-8")
+    for name, rows in (("Easy", release.cond_easy), ("Hard", release.cond_hard)):
+        met, yes = sum(r.condition_met for r in rows), sum(r.answer_yes for r in rows)
+        disagree = [r.number for r in rows if r.answer_yes != r.condition_met]
+        where = f"row {disagree[0]}" if len(disagree) == 1 else "rows " + ", ".join(map(str, disagree))
+        types = len({r.condition_type for r in rows})
+        cell = f"{len(rows)}, condition met {met} / {len(rows) - met}, graded golds {yes} / {len(rows) - yes} ({where}), {types}"
+        assert f"| Conditional-Facts {name} |" in table and f"| {cell} |" in table, cell
+
+
+@needs_release
 def test_the_real_release_matches_the_papers_table_2():
     assert RELEASE is not None
     release = load_release(Path(RELEASE))
