@@ -111,7 +111,7 @@ LOCAL_SELECT_knowme ?= life00
 LOCAL_SELECT_behavior ?= p01 and C5 and (q01 or q02 or q03 or q04)
 LOCAL_SELECT_bayes ?= coin-single_turn
 LOCAL_BASE = $(BIN)/pytest -p no:cacheprovider --memeval-k=3 --memeval-snapshot \
-	--memeval-cache-file=$(LOCAL_CACHE) --memeval-max-errors=100000
+	--memeval-llm-cache-file=$(LOCAL_CACHE) --memeval-max-errors=100000
 LOCAL_RUN = $(LOCAL_BASE) --memsystem=chroma
 SMOL = --memeval-responder=openai:smollm2-135m
 LOCAL_ARGS_multisource = $(SMOL)
@@ -160,7 +160,7 @@ MEMSYSTEM_memos = memos
 MEMSYSTEM_letta-agent = pytest_memeval.memory.letta:LettaMemory
 # a 135M model on two cores: an episode or a note can take many minutes
 SYSTEM_TIMEOUT = --memeval-adapter-timeout=7200
-system_run = $(LOCAL_BASE) --memsystem=$(MEMSYSTEM_$(2)) --memsystem-config=fixtures/local-systems/$(2).toml \
+system_run = $(LOCAL_BASE) --memsystem=$(MEMSYSTEM_$(2)) --memeval-adapter-config=fixtures/local-systems/$(2).toml \
 	$(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(SYSTEM_ARGS_$(1)) $(3) || [ $$? -eq 1 ]
 RECORD_CHROMA ?= yes
 # a replay's verdict: errors and wrong answers are findings (pytest's exit 1: MemOS on SmolLM2
@@ -169,10 +169,10 @@ RECORD_CHROMA ?= yes
 replay_verdict = rc=$$?; printf '%s\n' "$$out"; [ $$rc -le 1 ] && \
 	! printf '%s\n' "$$out" | grep -q -e 'replay cache miss' -e 'differs from its snapshot'
 # (each in a subshell, so that `&&` chains the replays' verdicts, not their last commands)
-local_replay = (out=$$($(LOCAL_RUN) --memeval-cache=replay --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" \
+local_replay = (out=$$($(LOCAL_RUN) --memeval-llm-cache=replay --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" \
 	$(LOCAL_ARGS_$(1)) 2>&1); $(replay_verdict))
-system_replay = (out=$$($(LOCAL_BASE) --memeval-cache=replay --memsystem=$(MEMSYSTEM_$(2)) \
-	--memsystem-config=fixtures/local-systems/$(2).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" \
+system_replay = (out=$$($(LOCAL_BASE) --memeval-llm-cache=replay --memsystem=$(MEMSYSTEM_$(2)) \
+	--memeval-adapter-config=fixtures/local-systems/$(2).toml $(SYSTEM_TIMEOUT) --memeval-suite=$(1) -k "$(SYSTEM_SELECT_$(1))" \
 	$(LOCAL_ARGS_$(1)) $(SYSTEM_ARGS_$(1)) 2>&1); $(replay_verdict))
 
 .PHONY: record-local replay-local

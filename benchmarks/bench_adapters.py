@@ -118,7 +118,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memsystem", required=True, help="one or more names, comma-separated")
     parser.add_argument(
-        "--config", type=Path, help="TOML with one table of settings per system (as --memsystem-config)"
+        "--config", type=Path, help="TOML with one table of settings per system (as --memeval-adapter-config)"
     )
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--queries", type=int, default=20)

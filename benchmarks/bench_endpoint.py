@@ -9,7 +9,7 @@ call after exactly `--latency` seconds and answers HTTP 429 to a call arriving w
 
     pytest --memsystem=context --memeval-suite=multisource --memeval-size=SIZE
         --memeval-responder=openai:bench-model --memeval-base-url=URL
-        --memeval-cache=off --memeval-concurrency=C [-n N] [-k EXPR]
+        --memeval-llm-cache=off --memeval-concurrency=C [-n N] [-k EXPR]
 
 once per worker count N (0: one process) and concurrency C, in a fresh directory, and the same
 run offline (the suite's reader, no endpoint) once per N. For each it prints wall seconds,
@@ -112,7 +112,7 @@ def main() -> None:
                     llm = [
                         "--memeval-responder=openai:bench-model",
                         f"--memeval-base-url={server.base_url}",
-                        "--memeval-cache=off",
+                        "--memeval-llm-cache=off",
                         f"--memeval-concurrency={c}",
                     ]
                     wall, status, records = run([*base, *selected, *xdist, *llm], root, env)

@@ -5,7 +5,7 @@
 Records the multisource smoke run (216 items, `--memsystem=context`) once against the
 project's loopback chat-completions server (tests/llm_server.py, answering the first label
 of each question), then times the same pytest run with the offline reader and with
-`--memeval-cache=replay` (the server stopped). Medians of separate processes.
+`--memeval-llm-cache=replay` (the server stopped). Medians of separate processes.
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ def main() -> None:
         root = Path(tmp)
         env = dict(os.environ, MEMEVAL_CACHE_DIR=str(root / "cache"), OPENAI_API_KEY="sk-bench-0000000000")
         base = ["--memsystem=context", "--memeval-suite=multisource", "-q", "-p", "no:cacheprovider"]
-        cache = [f"--memeval-cache-file={root / 'llm-cache.sqlite'}", "--memeval-responder=openai:bench"]
+        cache = [f"--memeval-llm-cache-file={root / 'llm-cache.sqlite'}", "--memeval-responder=openai:bench"]
         with LLMServer(first_label) as server:
             run([*base, *cache, f"--memeval-base-url={server.base_url}"], root, env)
             recorded = server.count
         run(base, root, env)  # warm the reader's fitted model and the item index
         reader = statistics.median(run(base, root, env) for _ in range(repeat))
-        replay_args = [*base, *cache, "--memeval-cache=replay", "--memeval-base-url=http://127.0.0.1:9/v1"]
+        replay_args = [*base, *cache, "--memeval-llm-cache=replay", "--memeval-base-url=http://127.0.0.1:9/v1"]
         replay = statistics.median(run(replay_args, root, env) for _ in range(repeat))
     print(f"recorded {recorded} calls for {ITEMS} items")
     print(f"offline reader run:  {reader:6.2f} s")

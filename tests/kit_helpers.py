@@ -47,7 +47,7 @@ def failed_tests(result: pytest.RunResult) -> set[str]:
 
 
 def llm_adapter_config(tmp_path: Path, system: str, base_url: str, model: str, **extra: object) -> Path:
-    """A --memsystem-config file giving `system` an OpenAI-compatible LLM (and `extra` settings)."""
+    """A --memeval-adapter-config file giving `system` an OpenAI-compatible LLM (and `extra` settings)."""
     lines = [f'llm_base_url = "{base_url}"', f'llm_model = "{model}"'] + [
         f"{k} = {json.dumps(v)}" for k, v in extra.items()
     ]

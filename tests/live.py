@@ -42,7 +42,7 @@ def run_suite(pytester: pytest.Pytester, server: Any, *args: str) -> tuple[pytes
     report.unlink(missing_ok=True)
     result = pytester.runpytest_subprocess(
         *plugin_args(
-            server, f"--memeval-report={report}", f"--memeval-cache-file={pytester.path / 'llm.sqlite'}", *args
+            server, f"--memeval-report={report}", f"--memeval-llm-cache-file={pytester.path / 'llm.sqlite'}", *args
         ),
         timeout=900,
     )

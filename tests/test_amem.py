@@ -113,7 +113,7 @@ def test_bad_settings_fail_when_built(make_amem, settings: dict, message: str) -
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(a_mem_llm_linking) as server:
         config = kit_helpers.llm_adapter_config(tmp_path, "amem", server.base_url, "scripted-a-mem", llm_max_retries=0)
-        result = kit_helpers.run(kit, "--memsystem=amem", f"--memsystem-config={config}", timeout=1800)
+        result = kit_helpers.run(kit, "--memsystem=amem", f"--memeval-adapter-config={config}", timeout=1800)
         assert result.ret == 0, result.stdout.str()[-3000:]
         result.assert_outcomes(passed=24, skipped=1)
         prompts = [r.text for r in server.requests]

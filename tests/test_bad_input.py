@@ -35,7 +35,10 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     # memory systems
     (["--memsystem=nosuch"], "--memsystem: unknown memory system 'nosuch'"),
     (["--memsystem=not a path:X"], "is not of the form pkg.module:Class"),
-    (["--memsystem=nosuchmodule_xyz:Thing"], "cannot import 'nosuchmodule_xyz'"),
+    (
+        ["--memsystem=nosuchmodule_xyz:Thing"],
+        "cannot import 'nosuchmodule_xyz' * with PYTHONPATH=., or install your package with pip install -e .)",
+    ),
     (["--memsystem=json:NoSuchClass"], "'json' has no attribute 'NoSuchClass'"),
     (["--memsystem=context,context"], "--memsystem: context named twice"),
     (["--memsystem=context,"], "--memsystem: empty name"),
@@ -119,25 +122,25 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "--memeval-concurrency: must be at least 1",
     ),
     (
-        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache=sometimes"],
-        "--memeval-cache: 'sometimes' is not one of",
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-llm-cache=sometimes"],
+        "--memeval-llm-cache: 'sometimes' is not one of",
     ),
     (
         [
             "--memsystem=context",
             "--memeval-responder=openai:m",
-            "--memeval-cache=replay",
-            "--memeval-cache-file={missing}",
+            "--memeval-llm-cache=replay",
+            "--memeval-llm-cache-file={missing}",
         ],
-        "--memeval-cache=replay: no cache file at",
+        "--memeval-llm-cache=replay: no cache file at",
     ),
     (
-        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={text}"],
-        "--memeval-cache-file: * is not an SQLite database",
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-llm-cache-file={text}"],
+        "--memeval-llm-cache-file: * is not an SQLite database",
     ),
     (
-        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={dir}"],
-        "--memeval-cache-file: * is not a file",
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-llm-cache-file={dir}"],
+        "--memeval-llm-cache-file: * is not a file",
     ),
     (
         ["--memsystem=context", "--memeval-adapter-timeout=inf"],
@@ -245,34 +248,49 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-gate=multisource.accuracy:no-regression"], "needs --memeval-baseline"),
     (["--memsystem=context", "--memeval-gate=multisource.accuracy>=1e"], "--memeval-gate: cannot read"),
     # adapter settings
-    (["--memsystem=chroma", "--memsystem-config={binary}"], "--memsystem-config: * is not a UTF-8 text file"),
     (
-        ["--memsystem=chroma", "--memsystem-config=/nonexistent/c.toml"],
-        "--memsystem-config: cannot read /nonexistent/c.toml",
+        ["--memsystem=chroma", "--memeval-adapter-config={binary}"],
+        "--memeval-adapter-config: * is not a UTF-8 text file",
     ),
-    (["--memsystem=chroma", "--memsystem-config={bad_toml}"], "is not valid TOML"),
     (
-        ["--memsystem=chroma", "--memsystem-config={other_system}"],
+        ["--memsystem=chroma", "--memeval-adapter-config=/nonexistent/c.toml"],
+        "--memeval-adapter-config: cannot read /nonexistent/c.toml",
+    ),
+    (["--memsystem=chroma", "--memeval-adapter-config={bad_toml}"], "is not valid TOML"),
+    (
+        ["--memsystem=chroma", "--memeval-adapter-config={other_system}"],
         "has settings for 'context', which is not in --memsystem",
     ),
-    (["--memsystem=chroma", "--memsystem-config={not_a_table}"], "'chroma' must be a table like [chroma]"),
+    (["--memsystem=chroma", "--memeval-adapter-config={not_a_table}"], "'chroma' must be a table like [chroma]"),
     (
-        ["--memsystem=chroma", "--memsystem-config={unknown_setting}"],
-        "--memsystem-config [chroma]: unknown setting 'prot'",
+        ["--memsystem=json:JSONDecoder", "--memeval-adapter-config={unquoted_import_path}"],
+        'is not valid TOML: * (quote a table named by import path: ["json:JSONDecoder"])',
     ),
     (
-        ["--memsystem=chroma", "--memsystem-config={wrong_type}"],
-        "--memsystem-config [chroma]: chunk_tokens must be int, got 'big'",
+        ["--memsystem=json:JSONDecoder", "--memeval-adapter-config={other_system}"],
+        "has settings for 'context', which is not in --memsystem (json:JSONDecoder); name each table by its "
+        '--memsystem entry, e.g. ["json:JSONDecoder"]',
     ),
     (
-        ["--memsystem=chroma", "--memsystem-config={bool_for_int}"],
-        "--memsystem-config [chroma]: chunk_tokens must be int, got True",
+        ["--memsystem=chroma", "--memeval-adapter-config={unknown_setting}"],
+        "--memeval-adapter-config [chroma]: unknown setting 'prot'",
     ),
     (
-        ["--memsystem=chroma", "--memsystem-config={negative_chunks}"],
-        "--memsystem-config [chroma]: chunk_tokens must be at least 1, got -5",
+        ["--memsystem=chroma", "--memeval-adapter-config={wrong_type}"],
+        "--memeval-adapter-config [chroma]: chunk_tokens must be int, got 'big'",
     ),
-    (["--memsystem=chroma", "--memsystem-config={bad_port}"], "--memsystem-config [chroma]: port must be in 1..65535"),
+    (
+        ["--memsystem=chroma", "--memeval-adapter-config={bool_for_int}"],
+        "--memeval-adapter-config [chroma]: chunk_tokens must be int, got True",
+    ),
+    (
+        ["--memsystem=chroma", "--memeval-adapter-config={negative_chunks}"],
+        "--memeval-adapter-config [chroma]: chunk_tokens must be at least 1, got -5",
+    ),
+    (
+        ["--memsystem=chroma", "--memeval-adapter-config={bad_port}"],
+        "--memeval-adapter-config [chroma]: port must be in 1..65535",
+    ),
     # the second audit (issue 22): baselines are type-checked field by field
     (["--memsystem=context", "--memeval-baseline={correct_as_text}"], "correct must be boolean or null, got 'false'"),
     (["--memsystem=context", "--memeval-baseline={abstained_as_text}"], "abstained must be boolean, got 'no'"),
@@ -282,10 +300,10 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-baseline={schema1_wrong_type}"], "record 0: correct must be boolean or null"),
     (["--memsystem=context", "--memeval-baseline={deep_json}"], "is nested too deeply to be a report"),
     # ... adapter settings too deep to read, or refused by the adapter's own check
-    (["--memsystem=context", "--memsystem-config={deep_toml}"], "is nested too deeply to be adapter settings"),
+    (["--memsystem=context", "--memeval-adapter-config={deep_toml}"], "is nested too deeply to be adapter settings"),
     (
-        ["--memsystem=context", "--memsystem-config={zero_budget}"],
-        "--memsystem-config [context]: token_budget must be at least 1, got 0",
+        ["--memsystem=context", "--memeval-adapter-config={zero_budget}"],
+        "--memeval-adapter-config [context]: token_budget must be at least 1, got 0",
     ),
     # ... the endpoint's base URL
     *(
@@ -314,17 +332,17 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     ),
     # ... a broken LLM cache file, refused before any item runs
     (
-        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-cache-file={cache_other_format}"],
+        ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-llm-cache-file={cache_other_format}"],
         "holding 1 recorded answers was recorded with key format 0",
     ),
     (
         [
             "--memsystem=context",
             "--memeval-responder=openai:m",
-            "--memeval-cache=replay",
-            "--memeval-cache-file={cache_garbage}",
+            "--memeval-llm-cache=replay",
+            "--memeval-llm-cache-file={cache_garbage}",
         ],
-        "--memeval-cache-file: * is damaged (file is not a database)",
+        "--memeval-llm-cache-file: * is damaged (file is not a database)",
     ),
     # ... a FIFO named like a data file (reading it would wait for a writer for ever)
     (
@@ -443,6 +461,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "bad_toml": write("bad.toml", "[chroma\n"),
         "other_system": write("other.toml", "[context]\ntoken_budget = 10\n"),
         "not_a_table": write("not-table.toml", "chroma = 3\n"),
+        "unquoted_import_path": write("unquoted.toml", "[json:JSONDecoder]\nstrict = false\n"),
         "unknown_setting": write("unknown.toml", "[chroma]\nprot = 1\n"),
         "wrong_type": write("wrong-type.toml", '[chroma]\nchunk_tokens = "big"\n'),
         "bool_for_int": write("bool.toml", "[chroma]\nchunk_tokens = true\n"),

@@ -156,7 +156,7 @@ def test_llm_responder_through_pytest_records_and_replays(
         "--memsystem=context",
         "--memeval-suite-option=bayes.probe_every=50",
         "--memeval-responder=openai:scripted",
-        f"--memeval-cache-file={cache}",
+        f"--memeval-llm-cache-file={cache}",
         "-k",
         "coin-passive_b1-indexed-unknown_bias-theta75",
     )
@@ -169,7 +169,9 @@ def test_llm_responder_through_pytest_records_and_replays(
     assert report["runs"][0]["extra"]["readouts"] == {"logprobs": 1} and report["runs"][0]["extra"]["probe_every"] == [
         50
     ]
-    replayed, again = _run(suite_pytester, *args, "--memeval-base-url=http://127.0.0.1:9/v1", "--memeval-cache=replay")
+    replayed, again = _run(
+        suite_pytester, *args, "--memeval-base-url=http://127.0.0.1:9/v1", "--memeval-llm-cache=replay"
+    )
     assert [r["answer_detail"]["trajectory"] for r in again["records"]] == [record["answer_detail"]["trajectory"]]
     assert again["runs"] == report["runs"]
 

@@ -68,7 +68,7 @@ def test_the_kit_passes_against_the_server_from_two_workers(
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     config = server_config(tmp_path / "memsystems.toml", server, prefix)
     result = kit_helpers.run(
-        kit, "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing", "-n", "2"
+        kit, "--memsystem=chroma", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing", "-n", "2"
     )
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=24, skipped=1)
@@ -122,7 +122,7 @@ def test_a_socket_worker_and_a_local_worker_share_the_server(
     result = kit_helpers.run(
         kit,
         "--memsystem=chroma",
-        f"--memsystem-config={config}",
+        f"--memeval-adapter-config={config}",
         "--memeval-embedder=hashing",
         "--dist",
         "loadgroup",
@@ -145,7 +145,7 @@ def test_the_toy_suite_runs_against_the_server_from_two_workers(
     result = toy_pytester.runpytest_subprocess(
         "test_toy.py",
         "--memsystem=chroma",
-        f"--memsystem-config={config}",
+        f"--memeval-adapter-config={config}",
         "--memeval-embedder=hashing",
         "-n",
         "2",
@@ -173,7 +173,7 @@ def test_multisource_smoke_on_the_server_matches_embedded(
         "no:cacheprovider",
     )
     reports = {}
-    for mode, extra in (("embedded", ()), ("server", (f"--memsystem-config={config}",))):
+    for mode, extra in (("embedded", ()), ("server", (f"--memeval-adapter-config={config}",))):
         report = tmp_path / f"{mode}.json"
         result = pytester.runpytest_subprocess(*common, *extra, f"--memeval-report={report}", timeout=600)
         assert result.ret in (0, 1), result.stdout.str()[-3000:]
@@ -209,7 +209,7 @@ def test_an_unreachable_server_makes_every_item_an_error(toy_pytester: pytest.Py
     # its own process: chromadb's client keeps process-wide state, and after other in-process
     # runs in this worker it words the refusal differently
     result = toy_pytester.runpytest_subprocess(
-        "test_toy.py", "--memsystem=chroma", f"--memsystem-config={config}", "--memeval-embedder=hashing"
+        "test_toy.py", "--memsystem=chroma", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing"
     )
     result.assert_outcomes(errors=12)
     assert "Could not connect to a Chroma server" in result.stdout.str()

@@ -218,7 +218,7 @@ def test_max_cost_stops_a_run_cleanly_and_the_journal_resumes_it(suite_pytester:
     prices = pytester.path / "prices.toml"
     prices.write_text(PRICES)
     report = pytester.path / "run.json"
-    common = (*LLM, f"--memeval-prices={prices}", f"--memeval-report={report}", "--memeval-cache=off")
+    common = (*LLM, f"--memeval-prices={prices}", f"--memeval-report={report}", "--memeval-llm-cache=off")
     journal = pytester.path / "run.journal.jsonl"
     with LLMServer(_script) as server:
         url = f"--memeval-base-url={server.base_url}"

@@ -42,8 +42,8 @@ def run(pytester: pytest.Pytester, config: Path, *args: str) -> tuple[pytest.Run
     result = pytester.runpytest_subprocess(
         "test_toy.py",
         "--memsystem=mem0",
-        f"--memsystem-config={config}",
-        f"--memeval-cache-file={pytester.path / 'llm.sqlite'}",
+        f"--memeval-adapter-config={config}",
+        f"--memeval-llm-cache-file={pytester.path / 'llm.sqlite'}",
         f"--memeval-report={report}",
         "-p",
         "no:cacheprovider",
@@ -88,7 +88,7 @@ def test_a_recorded_run_replays_without_a_server_and_every_record_counts_its_ing
         assert costs[0]["tokens"] == {MODEL: fills[filler["id"]]}
         assert costs[0]["llm_seconds"] > 0 and costs[0]["fill_ms"] == pytest.approx(sum(filler["ingest_ms"]))
     # the server is gone: every extraction must come from the recording
-    replayed, again = run(toy_pytester, config, "--memeval-cache=replay")
+    replayed, again = run(toy_pytester, config, "--memeval-llm-cache=replay")
     replayed.assert_outcomes(passed=12)
 
     def texts(run: list[dict[str, Any]]) -> list[list[str]]:
@@ -122,7 +122,7 @@ def test_a_prompt_change_in_an_adapter_is_a_replay_miss_naming_it(
         config = mem0_config(tmp_path, server.base_url)
         run(toy_pytester, config, "-k", "ada")[0].assert_outcomes(passed=3, deselected=9)
     toy_pytester.makeconftest(CHANGED_PROMPT)
-    result, records = run(toy_pytester, config, "-k", "ada", "--memeval-cache=replay")
+    result, records = run(toy_pytester, config, "-k", "ada", "--memeval-llm-cache=replay")
     result.assert_outcomes(errors=3, deselected=9)
     reasons = {r["reason"] for r in records}
     (reason,) = reasons

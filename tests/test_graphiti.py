@@ -144,7 +144,7 @@ def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path
         config = kit_helpers.llm_adapter_config(
             tmp_path, "graphiti", server.base_url, "scripted-graphiti", llm_max_retries=0
         )
-        result = kit_helpers.run(kit, "--memsystem=graphiti", f"--memsystem-config={config}", timeout=1800)
+        result = kit_helpers.run(kit, "--memsystem=graphiti", f"--memeval-adapter-config={config}", timeout=1800)
         # graphiti removes zero-width characters from everything its LLM reads
         # (LLMClient._clean_input), so no fact it writes can hold "zero\u200bwidth": the one
         # check graphiti fails by design, on that fragment alone

@@ -214,7 +214,7 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
     result = pytester.runpytest_subprocess(
         "--memeval-suite=knowme",
         f"--memeval-base-url={base_url}",
-        "--memeval-cache=off",
+        "--memeval-llm-cache=off",
         "--memeval-judge=openai:judge-a",
         f"--memeval-report={report}",
         "-p",

@@ -64,7 +64,7 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
         "--memsystem=context",
         "--memeval-suite=knowme",
         f"--memeval-base-url={base_url}",
-        "--memeval-cache=off",
+        "--memeval-llm-cache=off",
         f"--memeval-report={report}",
         "-p",
         "no:cacheprovider",

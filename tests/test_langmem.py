@@ -66,7 +66,7 @@ def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
 def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path, server: LLMServer) -> None:
     config = kit_helpers.llm_adapter_config(tmp_path, "langmem", server.base_url, "scripted-langmem", llm_max_retries=0)
     result = kit_helpers.run(
-        kit, "--memsystem=langmem", f"--memsystem-config={config}", "--memeval-embedder=hashing", timeout=1800
+        kit, "--memsystem=langmem", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing", timeout=1800
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
     result.assert_outcomes(passed=24, skipped=1)

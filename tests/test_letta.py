@@ -100,7 +100,7 @@ def test_a_run_with_an_unstartable_server_makes_each_item_an_error(
     config = tmp_path / "memsystems.toml"
     config.write_text(f'[letta]\nserver_command = "{script}"\nstartup_timeout_s = 30.0\n')
     result = toy_pytester.runpytest(
-        "test_toy.py", "--memsystem=letta", f"--memsystem-config={config}", "--memeval-embedder=hashing"
+        "test_toy.py", "--memsystem=letta", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing"
     )
     result.assert_outcomes(errors=12)
     assert "letta: the Letta server" in result.stdout.str() and "No module named asyncpg" in result.stdout.str()
@@ -154,7 +154,7 @@ def test_the_kit_passes_against_a_shared_server_from_two_workers(
     config = tmp_path / "memsystems.toml"
     config.write_text(f'[letta]\nbase_url = "{server.base_url}"\n')
     result = kit_helpers.run(
-        kit, "--memsystem=letta", f"--memsystem-config={config}", "--memeval-embedder=hashing", "-n", "2"
+        kit, "--memsystem=letta", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing", "-n", "2"
     )
     assert result.ret == 0, result.stdout.str()
     # skipped: the floor check, and the ranking check (Letta's archival search gives no scores)

@@ -409,7 +409,7 @@ def test_a_broken_cache_file_is_refused_in_one_line_before_the_run(tmp_path: Pat
     path = tmp_path / "llm.sqlite"
     make(path)
     with pytest.raises(ConfigError) as info:
-        check_cache_file("--memeval-cache-file", path, mode)
+        check_cache_file("--memeval-llm-cache-file", path, mode)
     assert message in str(info.value) and "\n" not in str(info.value)
     assert path.exists()  # nothing is moved or lost
 
@@ -421,8 +421,8 @@ def test_an_unreadable_cache_file_is_moved_aside_and_rebuilt_when_recording(tmp_
 
     path = tmp_path / "llm.sqlite"
     make(path)
-    warning = check_cache_file("--memeval-cache-file", path, "readwrite")
+    warning = check_cache_file("--memeval-llm-cache-file", path, "readwrite")
     assert warning is not None and "moved to llm.sqlite.corrupt-" in warning
     assert not path.exists() and len(list(tmp_path.glob("llm.sqlite.corrupt-*"))) == 1
     CallCache(path).close()  # a fresh cache where it was
-    assert check_cache_file("--memeval-cache-file", path, "readwrite") is None
+    assert check_cache_file("--memeval-llm-cache-file", path, "readwrite") is None

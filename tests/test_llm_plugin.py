@@ -39,7 +39,7 @@ def _run(pytester: pytest.Pytester, base_url: str, *args: str) -> tuple[pytest.R
         "--memeval-suite=multisource",
         "--memeval-responder=openai:scripted-model",
         f"--memeval-base-url={base_url}",
-        f"--memeval-cache-file={pytester.path / 'fixtures' / 'llm-cache.sqlite'}",
+        f"--memeval-llm-cache-file={pytester.path / 'fixtures' / 'llm-cache.sqlite'}",
         f"--memeval-report={report}",
         f"--junitxml={pytester.path / 'junit.xml'}",
         "-p",
@@ -72,7 +72,9 @@ def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester)
     assert recorded.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
 
     # the server is gone: replay must not touch the network and must agree exactly
-    replayed, again = _run(suite_pytester, "http://127.0.0.1:9/v1", "--memeval-cache=replay", "--memeval-max-errors=24")
+    replayed, again = _run(
+        suite_pytester, "http://127.0.0.1:9/v1", "--memeval-llm-cache=replay", "--memeval-max-errors=24"
+    )
     assert _answers(again) == _answers(report)
     assert again["runs"] == report["runs"]
     assert all(r["answer_detail"].get("cached") for r in again["records"] if (r["status"] == "scored"))
@@ -81,7 +83,7 @@ def test_record_then_replay_without_the_network(suite_pytester: pytest.Pytester)
     missed, partial = _run(
         suite_pytester,
         "http://127.0.0.1:9/v1",
-        "--memeval-cache=replay",
+        "--memeval-llm-cache=replay",
         "--memeval-k=3",
         "--memsystem=chroma",
         "--memeval-embedder=hashing",
@@ -155,12 +157,15 @@ def test_llm_options_are_checked(suite_pytester: pytest.Pytester, tmp_path: Path
             "--memeval-responder: unknown responder 'gpt-4' (available: reader, openai:MODEL)",
         ),
         (["--memeval-responder=openai:"], "--memeval-responder: 'openai:' is not of the form openai:MODEL"),
-        (["--memeval-responder=openai:m", "--memeval-cache=sometimes"], "--memeval-cache: 'sometimes' is not one of"),
+        (
+            ["--memeval-responder=openai:m", "--memeval-llm-cache=sometimes"],
+            "--memeval-llm-cache: 'sometimes' is not one of",
+        ),
         (
             [
                 "--memeval-responder=openai:m",
-                "--memeval-cache=replay",
-                f"--memeval-cache-file={tmp_path / 'none.sqlite'}",
+                "--memeval-llm-cache=replay",
+                f"--memeval-llm-cache-file={tmp_path / 'none.sqlite'}",
             ],
             "no cache file at",
         ),

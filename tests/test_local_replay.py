@@ -66,8 +66,8 @@ def _replay(
         *system,
         "--memeval-k=3",
         "--memeval-snapshot",
-        f"--memeval-cache-file={CACHE}",
-        "--memeval-cache=replay",
+        f"--memeval-llm-cache-file={CACHE}",
+        "--memeval-llm-cache=replay",
         "--memeval-max-errors=100000",
         f"--memeval-suite={suite}",
         "-k",
@@ -126,7 +126,7 @@ def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suit
         "--memeval-max-tokens=48",
         "--memeval-snapshot",
         "--snapshot-no-colors",
-        f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}",
+        f"--memeval-llm-cache-file={suite_pytester.path / 'llm.sqlite'}",
         "-k",
         "stable_121-A1 or stable_121-A3",
     ]
@@ -142,7 +142,7 @@ def test_a_schema_change_is_a_cache_miss_then_a_snapshot_diff(local_models, suit
     edited = ["-p", "edited_schema", *common]
     # replayed, the edited schema makes requests the recording never saw: errors naming the items
     missed = suite_pytester.runpytest_subprocess(
-        *plugin_args(local_models, *edited, "--memeval-cache=replay"), timeout=600
+        *plugin_args(local_models, *edited, "--memeval-llm-cache=replay"), timeout=600
     )
     assert missed.ret == pytest.ExitCode.TESTS_FAILED
     assert "replay cache miss for gen20260321-stable_121-A1" in missed.stdout.str()
@@ -227,7 +227,7 @@ def test_each_recorded_memory_system_replays_offline_storing_the_same_memories(
         variables[f"SYSTEM_SELECT_{suite}"],
         [*args, *_system_args(variables, suite)],
         f"--memsystem={memsystem}",
-        f"--memsystem-config={_config_for(system, suite_pytester.path / 'systems.toml', **overrides)}",
+        f"--memeval-adapter-config={_config_for(system, suite_pytester.path / 'systems.toml', **overrides)}",
         "--memeval-adapter-timeout=1800",
         timeout=1800,
     )

@@ -186,7 +186,7 @@ def test_llm_responder_and_j_judge_through_a_loopback_server_and_the_cache(suite
         "--memsystem=context",
         "--memeval-responder=openai:answerer",
         "--memeval-judge=openai:gpt-4o-mini",
-        f"--memeval-cache-file={cache}",
+        f"--memeval-llm-cache-file={cache}",
         "-k",
         "sample-2024-0",
     )
@@ -195,7 +195,7 @@ def test_llm_responder_and_j_judge_through_a_loopback_server_and_the_cache(suite
         requests = server.requests
     # the recorded calls replay offline, server gone, to the same records
     _, replayed = _report(
-        suite_pytester, "replay", *llm, "--memeval-cache=replay", "--memeval-base-url=http://127.0.0.1:9"
+        suite_pytester, "replay", *llm, "--memeval-llm-cache=replay", "--memeval-base-url=http://127.0.0.1:9"
     )
     assert [(r["id"], r["answer"], r["detail"]) for r in replayed["records"]] == [
         (r["id"], r["answer"], r["detail"]) for r in report["records"]

@@ -386,7 +386,7 @@ def test_a_run_judged_by_a_scripted_official_judge_reports_the_hand_computed_met
         result = suite_pytester.runpytest_subprocess(
             *judged,
             f"--memeval-base-url={server.base_url}",
-            f"--memeval-cache-file={cache}",
+            f"--memeval-llm-cache-file={cache}",
             f"--memeval-report={report}",
             "-p",
             "no:cacheprovider",
@@ -422,8 +422,8 @@ def test_a_run_judged_by_a_scripted_official_judge_reports_the_hand_computed_met
     again = suite_pytester.runpytest_subprocess(
         *judged,
         f"--memeval-base-url={base_url}",
-        "--memeval-cache=replay",
-        f"--memeval-cache-file={cache}",
+        "--memeval-llm-cache=replay",
+        f"--memeval-llm-cache-file={cache}",
         f"--memeval-report={replayed}",
         "-p",
         "no:cacheprovider",

@@ -221,7 +221,7 @@ def test_an_llm_responder_gets_the_papers_prompt_with_public_text_only(suite_pyt
             "--memsystem=context",
             "--memeval-responder=openai:reader-model",
             f"--memeval-base-url={server.base_url}",
-            "--memeval-cache=off",
+            "--memeval-llm-cache=off",
         )
         requests = server.requests
     run = _run(report, "context")

@@ -172,7 +172,7 @@ def test_the_kit_passes_through_llm_extraction(
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     with LLMServer(keep_every_message) as server:
         result = kit_helpers.run(
-            kit, "--memsystem=mem0", f"--memsystem-config={_toy_config(tmp_path, server)}", timeout=1200
+            kit, "--memsystem=mem0", f"--memeval-adapter-config={_toy_config(tmp_path, server)}", timeout=1200
         )
         assert result.ret == 0, result.stdout.str()
         result.assert_outcomes(passed=24, skipped=1)
@@ -194,7 +194,7 @@ def test_the_toy_suite_runs_through_extraction_on_two_workers(
     with LLMServer(extract_facts) as server:
         config = _toy_config(tmp_path, server)
         result = toy_pytester.runpytest_subprocess(
-            "test_toy.py", "--memsystem=mem0", f"--memsystem-config={config}", "-n", "2", timeout=600
+            "test_toy.py", "--memsystem=mem0", f"--memeval-adapter-config={config}", "-n", "2", timeout=600
         )
         result.assert_outcomes(passed=12)
         # one extraction per context (four toy personas, one session each), whichever worker filled it
@@ -205,7 +205,9 @@ def test_the_toy_suite_runs_through_extraction_on_two_workers(
 def test_an_llm_outage_makes_items_errors_not_wrong_answers(toy_pytester: pytest.Pytester, tmp_path: Path) -> None:
     with LLMServer(Reply.error(503)) as server:
         config = _toy_config(tmp_path, server)
-        result = toy_pytester.runpytest("test_toy.py", "--memsystem=mem0", f"--memsystem-config={config}", "-k", "ada")
+        result = toy_pytester.runpytest(
+            "test_toy.py", "--memsystem=mem0", f"--memeval-adapter-config={config}", "-k", "ada"
+        )
         result.assert_outcomes(errors=3, deselected=9)
         assert "memsystem 'mem0' failed in ingest: LLMError" in result.stdout.str()
 

@@ -120,7 +120,7 @@ def test_a_run_without_a_memos_environment_makes_each_item_an_error(
     config = tmp_path / "memsystems.toml"
     config.write_text('[memos]\npython = "/nonexistent/python"\n')
     result = toy_pytester.runpytest(
-        "test_toy.py", "--memsystem=memos", f"--memsystem-config={config}", "--memeval-embedder=hashing"
+        "test_toy.py", "--memsystem=memos", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing"
     )
     result.assert_outcomes(errors=12)
     assert "no MemOS environment" in result.stdout.str() and "make memos-venv" in result.stdout.str()
@@ -136,7 +136,7 @@ def test_the_kit_passes_with_a_scripted_llm(
     with LLMServer(memos_llm) as server:
         config = kit_helpers.llm_adapter_config(tmp_path, "memos", server.base_url, "scripted-memos", python=PYTHON)
         result = kit_helpers.run(
-            kit, "--memsystem=memos", f"--memsystem-config={config}", "--memeval-embedder=hashing", timeout=1800
+            kit, "--memsystem=memos", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing", timeout=1800
         )
         assert result.ret == 0, result.stdout.str()[-3000:]
         # skipped: the floor check, and the ranking check (MemOS's search returns no scores)

@@ -165,7 +165,7 @@ def test_an_llm_run_asks_once_per_repeat_and_replays_each(suite_pytester: pytest
             "--memeval-suite=multisource",
             "--memeval-responder=openai:scripted-model",
             f"--memeval-base-url={base_url}",
-            f"--memeval-cache-file={suite_pytester.path / 'llm.sqlite'}",
+            f"--memeval-llm-cache-file={suite_pytester.path / 'llm.sqlite'}",
             f"--memeval-report={path}",
             "-p",
             "no:cacheprovider",
@@ -181,9 +181,9 @@ def test_an_llm_run_asks_once_per_repeat_and_replays_each(suite_pytester: pytest
         items = {r["id"] for r in recorded["records"]}
         assert len(items) > 1 and server.count == len(recorded["records"]) == 2 * len(items)  # one call per repeat
     offline = "http://127.0.0.1:9/v1"
-    _, replayed = run_llm(offline, "--memeval-repeat=2", "--memeval-cache=replay")
+    _, replayed = run_llm(offline, "--memeval-repeat=2", "--memeval-llm-cache=replay")
     assert [(r["id"], r["repeat"], r["answer"]) for r in replayed["records"]] == [
         (r["id"], r["repeat"], r["answer"]) for r in recorded["records"]
     ]
-    _, single = run_llm(offline, "--memeval-cache=replay")  # no repeats: the repeat-0 entries
+    _, single = run_llm(offline, "--memeval-llm-cache=replay")  # no repeats: the repeat-0 entries
     assert len(single["records"]) == len(items) and all(r["status"] == "scored" for r in single["records"])

@@ -83,7 +83,7 @@ def test_namespaces_are_the_services_own_and_close_deletes_them(server: Supermem
 def test_a_missing_key_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SUPERMEMORY_API_KEY", raising=False)
     with pytest.raises(
-        ConfigError, match="^supermemory: no API key: set api_key in --memsystem-config or SUPERMEMORY_API_KEY$"
+        ConfigError, match="^supermemory: no API key: set api_key in --memeval-adapter-config or SUPERMEMORY_API_KEY$"
     ):
         SupermemoryMemory()
 
@@ -129,7 +129,7 @@ def test_the_kit_passes_against_the_loopback_contract(
 ) -> None:
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     config = config_file(tmp_path / "memsystems.toml", server)
-    result = kit_helpers.run(kit, "--memsystem=supermemory", f"--memsystem-config={config}")
+    result = kit_helpers.run(kit, "--memsystem=supermemory", f"--memeval-adapter-config={config}")
     assert result.ret == 0, result.stdout.str()
     result.assert_outcomes(passed=24, skipped=1)
     assert server.namespaces() == [], "the kit left namespaces behind"
@@ -140,6 +140,6 @@ def test_the_toy_suite_runs_on_supermemory(
     server: SupermemoryServer, toy_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
     config = config_file(tmp_path / "memsystems.toml", server, search_mode="memories")
-    result = toy_pytester.runpytest("test_toy.py", "--memsystem=supermemory", f"--memsystem-config={config}")
+    result = toy_pytester.runpytest("test_toy.py", "--memsystem=supermemory", f"--memeval-adapter-config={config}")
     result.assert_outcomes(passed=12)
     assert server.namespaces() == []

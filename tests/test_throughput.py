@@ -196,7 +196,7 @@ def _run(pytester: pytest.Pytester, server: LLMServer, *args: str) -> dict:
         "--memeval-suite=multisource",
         "--memeval-responder=openai:scripted-model",
         f"--memeval-base-url={server.base_url}",
-        "--memeval-cache=off",
+        "--memeval-llm-cache=off",
         f"--memeval-report={report}",
         "-p",
         "no:cacheprovider",

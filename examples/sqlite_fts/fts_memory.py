@@ -32,7 +32,7 @@ class FTSMemory:
 
     @classmethod
     def from_memeval(cls, config: Mapping[str, Any], resources: Resources) -> FTSMemory:
-        """How the plugin builds it: settings from --memsystem-config, a private work directory."""
+        """How the plugin builds it: settings from --memeval-adapter-config, a private work directory."""
         settings = dict(config)
         settings.setdefault("path", str(resources.workdir / "fts.sqlite"))
         return cls(**settings)

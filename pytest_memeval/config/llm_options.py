@@ -1,6 +1,7 @@
-"""The options of the LLM path added for real models: structured outputs, the completions
-API, context windows, prompt-scaled timeouts and the local model server; and the run's
-`LLMSettings` from all LLM options. Values are checked here; each problem is one line.
+"""The options of response models, judges and their LLM calls (the call cache, timeouts,
+concurrency, structured outputs, the completions API, context windows, the local model
+server), and the run's `LLMSettings` from them. Values are checked here; each problem is
+one line.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ..llm.local_model import DEFAULT_N_CTX, ModelSpec, parse_specs
 from ..llm.settings import APIS, CACHE_MODES, STRUCTURED_MODES, LLMSettings
@@ -17,7 +20,51 @@ from .option_values import choice, http_url, integer, non_negative_float, positi
 from .settings import responder_model
 
 
-def add_llm_options(group: Any) -> None:
+def add_llm_options(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--memeval-responder",
+        default="reader",
+        metavar="NAME",
+        help="response model: reader (each suite's offline, deterministic reader) or openai:MODEL "
+        "(any OpenAI-compatible endpoint) (default: reader)",
+    )
+    group.addoption(
+        "--memeval-judge",
+        metavar="JUDGE[,...]",
+        help="LLM judge(s) for suites graded by rubric; several form a panel: openai:MODEL, openai:MODEL@PROMPT "
+        "(one of the suite's judge prompts, e.g. mem0-j or longmemeval), default or default@PROMPT (the model "
+        "the suite's protocol names)",
+    )
+    group.addoption(
+        "--memeval-base-url",
+        metavar="URL",
+        help="OpenAI-compatible endpoint for responders and judges (default: $OPENAI_BASE_URL); "
+        "the key is read from $OPENAI_API_KEY",
+    )
+    group.addoption(
+        "--memeval-llm-cache",
+        default="readwrite",
+        metavar="MODE",
+        help="LLM call cache: readwrite, replay (never touches the network; a miss is an error) or off "
+        "(default: readwrite)",
+    )
+    group.addoption(
+        "--memeval-llm-cache-file",
+        metavar="PATH",
+        help="the LLM call cache, one SQLite file a team can commit (default: <cache dir>/llm-calls.sqlite)",
+    )
+    group.addoption(
+        "--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)"
+    )
+    group.addoption(
+        "--memeval-timeout", metavar="SECONDS", help="LLM timeout per attempt (default: 60; 120 with a local model)"
+    )
+    group.addoption(
+        "--memeval-concurrency",
+        metavar="N",
+        help="LLM calls in flight for the whole run, split between xdist workers; lowered on HTTP 429 and "
+        "raised again (default: 16; 1 with a local model, whose server answers one call at a time)",
+    )
     group.addoption(
         "--memeval-timeout-per-1k-tokens",
         metavar="SECONDS",
@@ -97,13 +144,15 @@ def _base_url(raw: str | None) -> str | None:
 
 def llm_settings(opt: Any, model: str, cache_dir: Path, local_n_ctx: int | None = None) -> LLMSettings:
     """`local_n_ctx`: a local model serves the run (its defaults: see the options' help)."""
-    mode = choice("--memeval-cache", opt("memeval_cache"), CACHE_MODES)
-    raw_file = opt("memeval_cache_file")
+    mode = choice("--memeval-llm-cache", opt("memeval_llm_cache"), CACHE_MODES)
+    raw_file = opt("memeval_llm_cache_file")
     cache_file = Path(raw_file).expanduser().resolve() if raw_file else cache_dir / "llm-calls.sqlite"
     if mode == "replay" and not cache_file.is_file():
-        raise ConfigError(f"--memeval-cache=replay: no cache file at {cache_file} (record one with readwrite first)")
+        raise ConfigError(
+            f"--memeval-llm-cache=replay: no cache file at {cache_file} (record one with readwrite first)"
+        )
     if mode != "off" and cache_file.exists() and not cache_file.is_file():
-        raise ConfigError(f"--memeval-cache-file: {cache_file} is not a file")
+        raise ConfigError(f"--memeval-llm-cache-file: {cache_file} is not a file")
     local = local_n_ctx is not None
     timeout = positive_float("--memeval-timeout", opt("memeval_timeout") or ("120" if local else "60"))
     per_1k = opt("memeval_timeout_per_1k_tokens") or ("60" if local else "0")

@@ -6,7 +6,6 @@ with a one-line message; the plugin reports it as a pytest usage error (exit sta
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -17,6 +16,7 @@ from ..llm.settings import LLMSettings
 from ..memory.embedders import DEFAULT_EMBEDDING_BATCH
 from ..results.prices import Price, load_prices
 from ..running.adapter_guard import DEFAULT_ADAPTER_TIMEOUT
+from .adapter_config import read_adapter_config
 from .errors import ConfigError
 from .gate_syntax import Gate, parse_gate
 from .judge_specs import DEFAULT, parse_judge
@@ -39,8 +39,28 @@ EMBEDDERS = ("minilm", "hashing")
 GATE_SUBSET = ("allow", "refuse")
 
 
+#: pytest's group name -> the title `pytest --help` shows above its options; docs/options.md
+#: has one section per group, titled alike (tests/test_options.py checks them against each other)
+GROUPS = {
+    "memeval-run": "memeval: what to run",
+    "memeval-memsystems": "memeval: memory-system adapters, embeddings and caches",
+    "memeval-llm": "memeval: response models, judges and LLM calls",
+    "memeval-reports": "memeval: reports, gates and statistics",
+    "memeval-campaigns": "memeval: campaigns: resume, shards, cost",
+}
+
+
 def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("memeval", "memory-system evaluation (pytest-memeval)")
+    """The options in one group per feature, as `pytest --help` lists them."""
+    group = {name: parser.getgroup(name, title) for name, title in GROUPS.items()}
+    _add_run_options(group["memeval-run"])
+    _add_memsystem_options(group["memeval-memsystems"])
+    add_llm_options(group["memeval-llm"])
+    _add_report_options(group["memeval-reports"])
+    _add_campaign_options(group["memeval-campaigns"])
+
+
+def _add_run_options(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--memsystem",
         metavar="NAME[,NAME...]",
@@ -83,42 +103,25 @@ def add_options(parser: pytest.Parser) -> None:
         help="retrieval depth; several (e.g. 5,10,15) sweep every item over them (default: 10)",
     )
     group.addoption(
-        "--memeval-responder",
-        default="reader",
-        metavar="NAME",
-        help="response model: reader (each suite's offline, deterministic reader) or openai:MODEL "
-        "(any OpenAI-compatible endpoint) (default: reader)",
+        "--memeval-data",
+        metavar="DIR",
+        help="load a released benchmark layout from DIR instead of generating items",
     )
     group.addoption(
-        "--memeval-judge",
-        metavar="JUDGE[,...]",
-        help="LLM judge(s) for suites graded by rubric; several form a panel: openai:MODEL, openai:MODEL@PROMPT "
-        "(one of the suite's judge prompts, e.g. mem0-j or longmemeval), default or default@PROMPT (the model "
-        "the suite's protocol names)",
+        "--memeval-repeat",
+        default="1",
+        metavar="N",
+        help="run each item N times (ids end in -r0 .. -rN-1) to measure how often verdicts change between "
+        "repeats (sampling responders and judges, nondeterministic systems); LLM calls are cached per "
+        "repeat (default: 1)",
     )
+
+
+def _add_memsystem_options(group: pytest.OptionGroup) -> None:
     group.addoption(
-        "--memeval-base-url",
-        metavar="URL",
-        help="OpenAI-compatible endpoint for responders and judges (default: $OPENAI_BASE_URL); "
-        "the key is read from $OPENAI_API_KEY",
-    )
-    group.addoption(
-        "--memeval-cache",
-        default="readwrite",
-        metavar="MODE",
-        help="LLM call cache: readwrite, replay (never touches the network; a miss is an error) or off "
-        "(default: readwrite)",
-    )
-    group.addoption(
-        "--memeval-cache-file",
+        "--memeval-adapter-config",
         metavar="PATH",
-        help="the LLM call cache, one SQLite file a team can commit (default: <cache dir>/llm-calls.sqlite)",
-    )
-    group.addoption(
-        "--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)"
-    )
-    group.addoption(
-        "--memeval-timeout", metavar="SECONDS", help="LLM timeout per attempt (default: 60; 120 with a local model)"
+        help="TOML file with one table of adapter settings per memory system, e.g. [chroma] host = ...",
     )
     group.addoption(
         "--memeval-adapter-timeout",
@@ -126,25 +129,6 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="seconds one memory-system call (ingest, retrieve, ...) may take; a call that takes longer "
         f"ends its item as an error and retires the system for this worker (default: {DEFAULT_ADAPTER_TIMEOUT:g})",
-    )
-    group.addoption(
-        "--memeval-concurrency",
-        metavar="N",
-        help="LLM calls in flight for the whole run, split between xdist workers; lowered on HTTP 429 and "
-        "raised again (default: 16; 1 with a local model, whose server answers one call at a time)",
-    )
-    add_llm_options(group)
-    group.addoption(
-        "--memeval-snapshot",
-        action="store_true",
-        help="compare each item's normalised verdict with its syrupy snapshot under snapshots/ "
-        "(record with --snapshot-update)",
-    )
-    group.addoption("--memeval-report", metavar="PATH", help="write the JSON report here")
-    group.addoption(
-        "--memeval-data",
-        metavar="DIR",
-        help="load a released benchmark layout from DIR instead of generating items",
     )
     group.addoption(
         "--memeval-embedder",
@@ -165,15 +149,21 @@ def add_options(parser: pytest.Parser) -> None:
         help="cache for embeddings, item indexes and fitted readers "
         "(default: $MEMEVAL_CACHE_DIR or ~/.cache/pytest-memeval)",
     )
-    group.addoption(
-        "--memsystem-config",
-        metavar="PATH",
-        help="TOML file with one table of adapter settings per memory system, e.g. [chroma] host = ...",
-    )
+
+
+def _add_report_options(group: pytest.OptionGroup) -> None:
+    group.addoption("--memeval-report", metavar="PATH", help="write the JSON report here")
+    group.addoption("--memeval-html", metavar="PATH", help="write a self-contained HTML report here")
     group.addoption(
         "--memeval-baseline",
         metavar="PATH",
         help="an earlier --memeval-report JSON: pair its items with this run's and report the differences",
+    )
+    group.addoption(
+        "--memeval-any-protocol",
+        action="store_true",
+        help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "
+        "prompts, k); the report names the first difference",
     )
     group.addoption(
         "--memeval-gate",
@@ -185,19 +175,30 @@ def add_options(parser: pytest.Parser) -> None:
         "with gates, they decide the exit status",
     )
     group.addoption(
+        "--memeval-gate-subset",
+        default="allow",
+        metavar="MODE",
+        help="gates on a run that covers part of its suite (-k, -m, --lf, --deselect): allow (the verdict "
+        "says so) or refuse (the gate fails) (default: allow)",
+    )
+    group.addoption(
         "--memeval-max-errors",
         default="0",
         metavar="N",
         help="items that may end in an error or an invalid answer before the run fails (default: 0)",
     )
-    group.addoption("--memeval-html", metavar="PATH", help="write a self-contained HTML report here")
     group.addoption(
-        "--memeval-repeat",
-        default="1",
-        metavar="N",
-        help="run each item N times (ids end in -r0 .. -rN-1) to measure how often verdicts change between "
-        "repeats (sampling responders and judges, nondeterministic systems); LLM calls are cached per "
-        "repeat (default: 1)",
+        "--memeval-snapshot",
+        action="store_true",
+        help="compare each item's normalised verdict with its syrupy snapshot under snapshots/ "
+        "(record with --snapshot-update)",
+    )
+    group.addoption(
+        "--memeval-bootstrap",
+        default="2000",
+        metavar="B",
+        help="bootstrap resamples for confidence intervals, and random sign patterns of the "
+        "cluster sign-flip test beyond 16 clusters (default: 2000)",
     )
     group.addoption(
         "--memeval-record-memories",
@@ -206,25 +207,15 @@ def add_options(parser: pytest.Parser) -> None:
         help="retrieved memories kept in each item's record for the reports, best first (0: none; default: 10)",
     )
     group.addoption(
-        "--memeval-gate-subset",
-        default="allow",
-        metavar="MODE",
-        help="gates on a run that covers part of its suite (-k, -m, --lf, --deselect): allow (the verdict "
-        "says so) or refuse (the gate fails) (default: allow)",
-    )
-    group.addoption(
         "--memeval-progress",
         default="10",
         metavar="SECONDS",
         help="print a progress line (items, texts embedded per second, ETA) at most this often while "
         "contexts are filled; 0 turns it off (default: 10)",
     )
-    group.addoption(
-        "--memeval-any-protocol",
-        action="store_true",
-        help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "
-        "prompts, k); the report names the first difference",
-    )
+
+
+def _add_campaign_options(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--memeval-resume",
         action="store_true",
@@ -254,13 +245,6 @@ def add_options(parser: pytest.Parser) -> None:
         help="stop the run cleanly once its LLM calls (cache misses) cost more than this, in the price "
         "table's currency; its records are kept and --memeval-resume continues it",
     )
-    group.addoption(
-        "--memeval-bootstrap",
-        default="2000",
-        metavar="B",
-        help="bootstrap resamples for confidence intervals, and random sign patterns of the "
-        "cluster sign-flip test beyond 16 clusters (default: 2000)",
-    )
 
 
 class OptionSource(Protocol):
@@ -288,7 +272,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         # a `default` judge's model is known once the suites are: run_setup puts it in
         model = responder_model(responder) or judges[0].model or DEFAULT
         llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
-    memsystem_config = _memsystem_config(opt("memsystem_config"), memsystems)
+    memsystem_config = read_adapter_config(opt("memeval_adapter_config"), memsystems)
     return Settings(
         memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
@@ -432,30 +416,3 @@ def _model(option: str, raw: str) -> str:
     if kind != "openai" or not model.strip():
         raise ConfigError(f"{option}: {raw!r} is not of the form openai:MODEL")
     return model.strip()
-
-
-def _memsystem_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[str, dict[str, Any]]:
-    """Tables of the TOML file, keyed by memory-system name; a table for a system not run is an error."""
-    if raw is None:
-        return {}
-    path = Path(raw).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"--memsystem-config: cannot read {raw}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"--memsystem-config: {raw} is not a UTF-8 text file (expected TOML)") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"--memsystem-config: {raw} is not valid TOML: {exc}") from None
-    except RecursionError:
-        raise ConfigError(f"--memsystem-config: {raw} is nested too deeply to be adapter settings") from None
-    config: dict[str, dict[str, Any]] = {}
-    for name, table in data.items():
-        if not isinstance(table, dict):
-            raise ConfigError(f"--memsystem-config: {raw}: '{name}' must be a table like [{name}]")
-        if name not in memsystems:
-            raise ConfigError(f"--memsystem-config: {raw} has settings for '{name}', which is not in --memsystem")
-        config[name] = table
-    return config

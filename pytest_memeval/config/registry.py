@@ -63,13 +63,29 @@ def load_object(target: str) -> Any:
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ConfigError(f"cannot import {module_name!r} for {target!r}: {exc}") from None
+        raise ConfigError(
+            f"cannot import {module_name!r} for {target!r}: {exc}{_how_found(module_name, exc)}"
+        ) from None
     for part in attribute.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             raise ConfigError(f"{module_name!r} has no attribute {attribute!r}") from None
     return obj
+
+
+def _how_found(module_name: str, exc: ImportError) -> str:
+    """How Python finds the module, when it is the module itself that was not found (not
+    something it imports)."""
+    if not isinstance(exc, ModuleNotFoundError) or exc.name is None:
+        return ""
+    if not (module_name == exc.name or module_name.startswith(f"{exc.name}.")):
+        return ""
+    top = exc.name.partition(".")[0]
+    return (
+        f" (Python imports it from sys.path: run from the directory holding {top}.py or the {top}/ package "
+        "with PYTHONPATH=., or install your package with pip install -e .)"
+    )
 
 
 def available_suites() -> dict[str, str]:
@@ -119,17 +135,17 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
                 continue
             known = ", ".join(k for k in parameters if k not in _PROVIDED_BY_PLUGIN and k != "self")
             raise ConfigError(
-                f"--memsystem-config [{resolved.name}]: unknown setting {key!r} (settings: {known or 'none'})"
+                f"--memeval-adapter-config [{resolved.name}]: unknown setting {key!r} (settings: {known or 'none'})"
             )
         expected = _simple_types(parameter.annotation)
         if expected and not _matches(value, expected):
             names = " or ".join(t.__name__ for t in expected)
-            raise ConfigError(f"--memsystem-config [{resolved.name}]: {key} must be {names}, got {value!r}")
+            raise ConfigError(f"--memeval-adapter-config [{resolved.name}]: {key} must be {names}, got {value!r}")
     if isinstance(factory, ChecksSettings):
         try:
             factory.check_settings(settings)
         except (TypeError, ValueError) as exc:
-            raise ConfigError(f"--memsystem-config [{resolved.name}]: {exc}") from None
+            raise ConfigError(f"--memeval-adapter-config [{resolved.name}]: {exc}") from None
 
 
 def accepts_settings(resolved: Resolved, names: tuple[str, ...]) -> bool:

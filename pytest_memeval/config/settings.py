@@ -45,7 +45,7 @@ class Settings:
     embedder: str
     cache_dir: Path
     bootstrap: int
-    #: per memory system: settings from --memsystem-config (TOML table named like the system)
+    #: per memory system: settings from --memeval-adapter-config (TOML table named like the system)
     memsystem_config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     baseline: Path | None = None
     gates: tuple[Gate, ...] = ()

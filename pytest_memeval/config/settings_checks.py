@@ -118,7 +118,7 @@ def check_before_run(settings: Settings) -> list[str]:
     warnings = []
     llm = settings.llm
     if llm is not None and llm.cache_mode != "off" and llm.cache_path is not None:
-        warnings.append(check_cache_file("--memeval-cache-file", llm.cache_path, llm.cache_mode))
+        warnings.append(check_cache_file("--memeval-llm-cache-file", llm.cache_path, llm.cache_mode))
     warnings.append(repair_embedding_cache(settings.cache_dir / "embeddings.sqlite"))
     return [warning for warning in warnings if warning]
 

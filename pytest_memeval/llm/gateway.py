@@ -469,7 +469,7 @@ def _miss_message(route: Route, endpoint: str, body: Mapping[str, Any], key: str
     return (
         f"replay cache miss: {route.caller} made an LLM call the recording does not hold (POST /v1/{endpoint}, "
         f"model {str(body.get('model', ''))!r}, prompt {opening!r}, key {key[:12]}) in {settings.cache_path}; "
-        "record it with --memeval-cache=readwrite"
+        "record it with --memeval-llm-cache=readwrite"
     )
 
 

@@ -57,7 +57,7 @@ class SupermemoryMemory:
     ) -> None:
         key = api_key or os.environ.get("SUPERMEMORY_API_KEY")
         if not key:
-            raise ConfigError("supermemory: no API key: set api_key in --memsystem-config or SUPERMEMORY_API_KEY")
+            raise ConfigError("supermemory: no API key: set api_key in --memeval-adapter-config or SUPERMEMORY_API_KEY")
         if search_mode not in SEARCH_MODES:
             raise ConfigError(f"supermemory: search_mode must be one of {', '.join(SEARCH_MODES)}, got {search_mode!r}")
         if not 0.0 <= threshold <= 1.0:

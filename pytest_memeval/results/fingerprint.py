@@ -7,7 +7,7 @@ A `Fingerprint` has two parts:
   (--memeval-suite-option) and the sha256 of every prompt template its LLM path may use;
   then the answer model, the judge models, the LLM output parameters (temperature,
   max_tokens, ...) and the retrieval depths k;
-- the **systems**: each memory system's import target and its --memsystem-config
+- the **systems**: each memory system's import target and its --memeval-adapter-config
   settings (secrets excluded), and the embedder of the built-in stores.
 
 A baseline comparison needs equal protocols on the suites both reports ran (the memory

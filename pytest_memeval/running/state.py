@@ -223,7 +223,7 @@ class RunState:
         return self._judge_names[suite.name]
 
     def adapter_settings(self, system_name: str) -> dict[str, Any]:
-        """--memsystem-config settings, plus the run's LLM endpoint for an adapter that can
+        """--memeval-adapter-config settings, plus the run's LLM endpoint for an adapter that can
         use one (LLM_ADAPTER_SETTINGS: mem0 extracts facts with it); the user's own settings
         win, except that the endpoint (theirs or the run's) is reached through this process's
         gateway: `llm_base_url` is the system's own route on 127.0.0.1, which records,

@@ -3,10 +3,10 @@
 Run it against any adapter, bundled or your own:
 
     pytest --pyargs pytest_memeval.testing --memsystem=pkg.mod:Class
-    pytest --pyargs pytest_memeval.testing --memsystem=chroma --memsystem-config=chroma.toml -n 2
+    pytest --pyargs pytest_memeval.testing --memsystem=chroma --memeval-adapter-config=chroma.toml -n 2
 
 Every check gets a fresh adapter built the way a run builds it (`from_memeval(config,
-resources)` or `Class(**config)`, settings from --memsystem-config), with a private work
+resources)` or `Class(**config)`, settings from --memeval-adapter-config), with a private work
 directory. The checks: the protocol's shape, namespace isolation, reset, k and ranking,
 dump against retrieve, unicode, very long inputs, empty queries and sessions, opaque
 namespace names, concurrent workers, idempotent close, and raising on malformed input.
