@@ -1,5 +1,7 @@
 """Constants and builders shared by the plugin's tests."""
 
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +45,21 @@ def make_settings(*systems: str, **changes: Any) -> Settings:
     )
     values.update(changes)
     return Settings(**values)
+
+
+def bounded(seconds: float, function: Callable[[], Any]) -> Any:
+    """function()'s result, or the exception it raised, from a daemon thread; the test fails
+    (rather than hangs) when it is still running after `seconds`."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(function())
+        except Exception as exc:  # returned for the test to inspect
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert outcome, f"still running after {seconds}s"
+    return outcome[0]

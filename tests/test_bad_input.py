@@ -3,7 +3,8 @@
 Two parametrized matrices. `BAD_INPUT`: options, paths, files of the wrong content, gates,
 adapter settings, baselines and data directories. Each case runs the plugin's preparation of
 a run (`run_setup.prepare_run`) on its options in this process, in milliseconds, and asserts
-an error of one line that contains the expected text; a few cases run pytest in a
+an error of one line that contains the expected text (within a time limit: a case that
+would block, such as a FIFO at a path, fails instead of hanging); a few cases run pytest in a
 subprocess to see what a user sees there: exit status 4, exactly one line on stderr starting
 with "ERROR: ", and no traceback anywhere. `BAD_ADAPTER_VALUES`: what a memory system
 returns (statistics, scores, ids, metadata, sources, exception messages), each either
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import bounded
 
 from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.run_setup import prepare_run
@@ -298,7 +300,10 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-baseline={repeat_as_text}"], "repeat must be integer, got '0'"),
     (["--memsystem=context", "--memeval-baseline={strata_as_numbers}"], "strata must map names to strings"),
     (["--memsystem=context", "--memeval-baseline={schema1_wrong_type}"], "record 0: correct must be boolean or null"),
-    (["--memsystem=context", "--memeval-baseline={deep_json}"], "is nested too deeply to be a report"),
+    (
+        ["--memsystem=context", "--memeval-baseline={deep_json}"],
+        "cannot be a report: nested 200,000 levels deep, too deep to read",
+    ),
     # ... adapter settings too deep to read, or refused by the adapter's own check
     (["--memsystem=context", "--memeval-adapter-config={deep_toml}"], "is nested too deeply to be adapter settings"),
     (
@@ -349,6 +354,22 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         ["--memsystem=context", "--memeval-suite=multisource", "--memeval-data={fifo_multisource}"],
         "event_table.json: cannot read (not a regular file (a FIFO))",
     ),
+    # ... a FIFO at an option's path: reading (or writing) it would wait for a writer (or a reader) for ever
+    (
+        ["--memsystem=context", "--memeval-prices={fifo}"],
+        "--memeval-prices: cannot read *: not a regular file (a FIFO)",
+    ),
+    (
+        ["--memsystem=chroma", "--memeval-adapter-config={fifo}"],
+        "--memeval-adapter-config: cannot read *: not a regular file (a FIFO)",
+    ),
+    (["--memsystem=context", "--memeval-baseline={fifo}"], "--memeval-baseline: * is not a regular file (a FIFO)"),
+    (
+        ["--memsystem=context", "--memeval-shard=1/2", "--memeval-shard-durations={fifo}"],
+        "--memeval-shard-durations: * is not a regular file (a FIFO)",
+    ),
+    (["--memsystem=context", "--memeval-report={fifo}"], "--memeval-report: * is not a regular file (a FIFO)"),
+    (["--memsystem=context", "--memeval-html={fifo}"], "--memeval-html: * is not a regular file (a FIFO)"),
 ]
 
 
@@ -383,6 +404,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     fifo = root / "fifo" / "s20260321" / "bench_stable_121_ada_lee"
     fifo.mkdir(parents=True)
     os.mkfifo(fifo / "event_table.json")
+    os.mkfifo(root / "fifo.file")
     good = {
         "id": "a",
         "key": {"suite": "toy", "memsystem": "none", "responder": "reader", "judge": "deterministic", "k": 10},
@@ -425,6 +447,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "cache_other_format": str(cache_other_format),
         "cache_garbage": write("garbage.sqlite", b"SQLite format 3\x00" + bytes(range(256)) * 32),
         "fifo_multisource": str(root / "fifo"),
+        "fifo": str(root / "fifo.file"),
         "missing": str(root / "missing.sqlite"),
         "dir": str(root),
         "text": write("text.txt", "not a database, not JSON\n"),
@@ -510,9 +533,10 @@ def test_bad_input_is_a_one_line_error_before_anything_runs(
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-for-bad-input")
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError) as raised:
-        prepare_run(CommandLine(defaults, [arg.format(**inputs) for arg in args]), bundled_only=True)
-    error = str(raised.value)
+    options = CommandLine(defaults, [arg.format(**inputs) for arg in args])
+    raised = bounded(30, lambda: prepare_run(options, bundled_only=True))  # a case that blocks fails, not hangs
+    assert isinstance(raised, ConfigError), raised
+    error = str(raised)
     assert "\n" not in error and fnmatch.fnmatchcase(error, f"*{message.replace('[', '[[]')}*"), error
 
 

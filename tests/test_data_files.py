@@ -6,34 +6,18 @@ editor's lock file) beside the data is skipped with a warning instead of failing
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
+from harness import bounded
 
 from pytest_memeval.suites.data_files import DataFileWarning, NotARegularFile, read_text, regular_files
-
-
-def _bounded(seconds: float, function):
-    outcome: list = []
-
-    def run() -> None:
-        try:
-            outcome.append(function())
-        except Exception as exc:  # returned for the test to inspect
-            outcome.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert outcome, f"still blocked after {seconds}s"
-    return outcome[0]
 
 
 def test_a_fifo_is_refused_at_once_with_what_it_is(tmp_path: Path) -> None:
     fifo = tmp_path / "event_table.json"
     os.mkfifo(fifo)
-    error = _bounded(10, lambda: read_text(fifo))
+    error = bounded(10, lambda: read_text(fifo))
     assert isinstance(error, NotARegularFile) and isinstance(error, OSError)
     assert error.strerror == "not a regular file (a FIFO)" and error.filename == str(fifo)
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import make_record
+from harness import bounded, make_record
 
 from pytest_memeval.campaigns.journal import SYNC_EVERY_S, Journal, Resumed, journal_path
 from pytest_memeval.config.errors import ConfigError
@@ -80,6 +80,38 @@ def test_a_damaged_line_before_the_last_is_refused_and_nothing_changes(tmp_path:
     with pytest.raises(ConfigError, match=r"line 3 is not JSON; the journal is damaged"):
         Journal.resume(path, _accept)
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (b'{"record":{"id":"a","score":NaN}}', "line 2, column 29: NaN is not a number JSON allows"),
+        (b'{"record":{"id":"a","score":-Infinity}}', "line 2, column 29: -Infinity is not a number JSON allows"),
+        (b"[" * 200_000 + b"]" * 200_000, "line 2, column 200000: nested 200,000 levels deep, too deep to read"),
+    ],
+    ids=["NaN", "Infinity", "deep"],
+)
+def test_a_line_no_json_reader_takes_is_refused_naming_it(tmp_path: Path, line: bytes, message: str) -> None:
+    """A NaN score resumed would fail the report at the end of every later run; nesting too
+    deep was a RecursionError (pytest's INTERNALERROR)."""
+    path = journal_path(tmp_path / "run.json")
+    Journal.start(path, FINGERPRINT).close()
+    with open(path, "ab") as handle:
+        handle.write(line + b"\n")
+    before = path.read_bytes()
+    with pytest.raises(ConfigError) as refused:
+        Journal.resume(path, _accept)
+    assert str(refused.value) == f"{path}: {message}; the journal is damaged (remove it to start over)"
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("resume", [False, True], ids=["start", "resume"])
+def test_a_fifo_at_the_journals_path_is_refused_at_once(tmp_path: Path, resume: bool) -> None:
+    path = journal_path(tmp_path / "run.json")
+    os.mkfifo(path)
+    error = bounded(10, lambda: Journal.resume(path, _accept) if resume else Journal.start(path, FINGERPRINT))
+    assert isinstance(error, ConfigError), error
+    assert str(error) == f"cannot open the journal {path}: not a regular file (a FIFO)"
 
 
 def test_a_journal_of_another_protocol_is_refused_before_anything_changes(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import time
 import traceback
 
 import pytest
-from harness import key_pieces
+from harness import bounded, key_pieces
 from llm_server import LLMServer, Reply, fail_first, sequence
 
 from pytest_memeval.config.errors import ConfigError, ResponseError
@@ -291,32 +291,13 @@ def test_bad_settings_are_config_errors(bad: dict):
         LLMSettings(**{"model": "m", **bad})
 
 
-def _bounded(seconds: float, function):
-    """function() in a daemon thread, failing the test (not hanging it) past `seconds`."""
-    import threading
-
-    outcome: list = []
-    thread = threading.Thread(target=lambda: outcome.append(_outcome(function)), daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert outcome, f"still running after {seconds}s"
-    return outcome[0]
-
-
-def _outcome(function):
-    try:
-        return function()
-    except Exception as exc:  # returned for the test to inspect
-        return exc
-
-
 @pytest.mark.slow
 def test_a_trickling_server_cannot_hold_a_call_past_its_deadline():
     """One byte a second: every read is quick, so httpx's per-read timeout never fires; the
     call's wall-clock deadline (timeout_s per attempt, within the retry budget) does."""
     with LLMServer(Reply.trickle("a slow answer", interval_s=1.0)) as server:
         started = time.monotonic()
-        error = _bounded(30, lambda: call(settings_for(server, timeout_s=1.0, max_attempts=2)))
+        error = bounded(30, lambda: call(settings_for(server, timeout_s=1.0, max_attempts=2)))
         elapsed = time.monotonic() - started
     assert isinstance(error, ResponseError), error
     assert "timed out after 1.00s" in str(error) and "2 attempts" in str(error)
@@ -377,7 +358,7 @@ def test_a_server_trickling_its_headers_cannot_hold_a_call_or_a_probe():
             model="m", base_url=server.base_url, timeout_s=1.0, max_attempts=1, retry_budget_s=5.0, context_window=None
         )
         started = time.monotonic()
-        error = _bounded(30, lambda: call(settings))
+        error = bounded(30, lambda: call(settings))
         assert isinstance(error, ResponseError) and "timed out" in str(error), error
         # the context-window probe (GET /models, /props) asks the same server first: bounded too
         assert time.monotonic() - started < 6.0

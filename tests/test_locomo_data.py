@@ -13,7 +13,8 @@ from pytest_memeval.config.errors import DataError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.locomo.catalog import NOT_MENTIONED, Catalog, turn_text
 from pytest_memeval.suites.locomo.released import find_file, load_release, parse_release
-from pytest_memeval.suites.locomo.sample import sample, write_sample
+from pytest_memeval.suites.locomo.sample import sample, sample_bytes, write_sample
+from pytest_memeval.suites.locomo.suite import LocomoSuite
 
 
 def _conversation(**changes: Any) -> dict[str, Any]:
@@ -72,6 +73,8 @@ def test_sessions_in_number_order_and_every_quirk_read() -> None:
     "change, message",
     [
         ({"qa": [{"question": "q", "answer": "a", "evidence": [], "category": 6}]}, "category 6"),
+        ({"qa": [{"question": "q", "answer": "a", "evidence": [], "category": 1.5}]}, "category 1.5 is not one of"),
+        ({"qa": [{"question": "q", "answer": "a", "evidence": [], "category": True}]}, "category True is not one of"),
         ({"qa": [{"question": "q", "evidence": [], "category": 2}]}, "no answer"),
         ({"qa": [{"question": "q", "answer": "a", "evidence": [], "category": 5}]}, "without adversarial_answer"),
         ({"qa": [{"question": "q", "answer": "a", "evidence": "D1:1", "category": 2}]}, "evidence must be a list"),
@@ -83,6 +86,36 @@ def test_out_of_shape_data_is_one_line_naming_the_place(change: dict[str, Any], 
     with pytest.raises(DataError, match=message) as raised:
         _parse([_conversation(**change)])
     assert "\n" not in str(raised.value) and "locomo10.json[0]" in str(raised.value)
+
+
+def test_a_category_written_as_a_float_is_its_integer(tmp_path: Path) -> None:
+    """A file rewritten by a tool that makes numbers floats: "category": 1.0 is category 1,
+    not a stratum "1.0 multi-hop" and a marker locomo_cat1.0."""
+    data = json.loads(sample_bytes(7, 2))
+    for conversation in data:
+        for qa in conversation["qa"]:
+            qa["category"] = float(qa["category"])
+    (tmp_path / "locomo10.json").write_text(json.dumps(data), encoding="utf-8")
+    release = load_release(find_file(tmp_path))
+    assert {type(q.category) for c in release.conversations for q in c.qa} == {int}
+    suite = LocomoSuite(_options(tmp_path))
+    entries = suite.index()
+    assert entries and {mark for entry in entries for mark in entry.marks} == {
+        "locomo_cat1",
+        "locomo_cat2",
+        "locomo_cat3",
+        "locomo_cat4",
+    }
+    items = [suite.catalog.item(entry.id) for entry in entries]
+    assert {item.strata["category"] for item in items} == {"1", "2", "3", "4"}
+    assert {item.strata["category_name"].split()[0] for item in items} == {"1", "2", "3", "4"}
+
+
+def test_json_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "locomo10.json").write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(DataError) as raised:
+        load_release(find_file(tmp_path))
+    assert str(raised.value).startswith(f"{tmp_path / 'locomo10.json'}: not JSON: nested 200,000 levels deep")
 
 
 def test_not_json_and_missing_file(tmp_path: Path) -> None:

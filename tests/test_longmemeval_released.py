@@ -109,6 +109,12 @@ def test_non_ascii_text_numbers_and_whitespace_keep_the_spans_right(tmp_path: Pa
         ("[" + json.dumps(question(question_type="open-domain")) + "]", "unknown question_type 'open-domain'"),
         ("[" + json.dumps(question(haystack_dates=["2023/05/01 (Mon) 10:00"])) + "]", "differ in length"),
         ("[" + json.dumps(question(answer=None)) + "]", "answer is not a string or a number"),
+        ("[" + json.dumps(question(answer=float("nan"))) + "]", "question q1: answer is nan, not a number"),
+        ("[" + json.dumps(question(answer=float("-inf"))) + "]", "question q1: answer is -inf, not a number"),
+        (
+            '[{"question_id": "q1", "haystack_sessions": ' + "[" * 200_000 + "]" * 200_000 + "}]",
+            "the question object at byte 1 is nested 200,001 levels deep, too deep to read",
+        ),
         ("[" + json.dumps(question()) + "," + json.dumps(question()) + "]", "appears twice"),
         ("[" + json.dumps(question(haystack_sessions=[[{"role": "bot", "content": "x"}], []])) + "]", "needs a role"),
     ],

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..config.errors import ConfigError
+from ..files import json_input
+from ..files.user_files import open_regular, read_bytes
 from ..results.collector import record_to_wire
 from ..results.fingerprint import Fingerprint, FingerprintError
 from ..results.records import ItemKey, Record, SchemaError
@@ -151,7 +153,7 @@ class Journal:
 
 def _open_locked(path: Path, flags: int) -> int:
     try:
-        fd = os.open(path, flags)
+        fd = open_regular(path, flags)
     except OSError as exc:
         raise ConfigError(f"cannot open the journal {path}: {exc.strerror or exc}") from None
     try:
@@ -176,7 +178,7 @@ def _holder() -> dict[str, Any]:
 
 def _header_holder(path: Path) -> str:
     try:
-        header = json.loads(next(_lines(path)))
+        header = json_input.loads(next(_lines(path)))
         return f" (pid {int(header['pid'])} on {header['host']})"
     except (StopIteration, ValueError, KeyError, TypeError, OSError):
         return ""
@@ -190,7 +192,7 @@ def _lines(path: Path) -> Iterator[str]:
 def _read(path: Path) -> tuple[Resumed, int]:
     """The journal's content and the length of its complete lines. Raises a ConfigError
     (one line, naming the line) for anything but a torn last line."""
-    data = path.read_bytes()
+    data = read_bytes(path)
     lines = data.split(b"\n")
     tail = lines.pop()  # after the last newline: b"" when the last write was whole
     torn = ""
@@ -201,7 +203,11 @@ def _read(path: Path) -> tuple[Resumed, int]:
     for number, line in enumerate(lines, start=1):
         where = f"{path}: line {number}"
         try:
-            entry = json.loads(line)
+            entry = json_input.loads(line)
+        except json_input.UnreadableJSON as exc:  # nested too deeply, or a NaN
+            raise ConfigError(
+                f"{where}, column {exc.colno}: {exc.msg}; the journal is damaged (remove it to start over)"
+            ) from None
         except ValueError:
             raise ConfigError(f"{where} is not JSON; the journal is damaged (remove it to start over)") from None
         if not isinstance(entry, dict):
@@ -228,7 +234,12 @@ def _set_aside(path: Path, good_bytes: int) -> None:
     with open(path, "rb") as handle:
         handle.seek(good_bytes)
         torn = handle.read()
-    with open(path.with_name(f"{path.name}.torn"), "ab") as out:
+    aside = path.with_name(f"{path.name}.torn")
+    try:
+        fd = open_regular(aside, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    except OSError as exc:
+        raise ConfigError(f"cannot set the torn last line aside in {aside}: {exc.strerror or exc}") from None
+    with open(fd, "ab") as out:
         out.write(torn + b"\n")
         out.flush()
         os.fsync(out.fileno())

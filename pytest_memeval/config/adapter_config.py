@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..files.user_files import read_text
 from .errors import ConfigError
 
 OPTION = "--memeval-adapter-config"
@@ -28,7 +29,7 @@ def read_adapter_config(raw: str | None, memsystems: tuple[str, ...]) -> dict[st
     if raw is None:
         return {}
     try:
-        text = Path(raw).expanduser().read_text(encoding="utf-8")
+        text = read_text(Path(raw).expanduser())
     except OSError as exc:
         raise ConfigError(f"{OPTION}: cannot read {raw}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

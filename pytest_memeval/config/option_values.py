@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..files.user_files import check_regular, open_regular
 from .errors import ConfigError
 
 
@@ -83,8 +83,9 @@ def readable_file(option: str, raw: str | None) -> Path | None:
     if raw is None:
         return None
     path = Path(raw).expanduser().resolve()
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"{option}: {raw} is not a file")
+    regular_file(option, raw, path)
     if not os.access(path, os.R_OK):
         raise ConfigError(f"{option}: {raw} is not readable")
     return path
@@ -100,17 +101,24 @@ def writable_file(option: str, raw: str | None) -> Path | None:
         raise ConfigError(f"{option}: {raw} is a directory, expected a file path")
     if not path.parent.is_dir():
         raise ConfigError(f"{option}: directory {path.parent} does not exist")
-    if path.exists() and not stat.S_ISREG(path.stat().st_mode):
-        raise ConfigError(f"{option}: {raw} is not a regular file")
+    regular_file(option, raw, path)
     existed = path.exists()
     try:
-        with open(path, "a", encoding="utf-8"):
-            pass
+        os.close(open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT))
     except OSError as exc:
         raise ConfigError(f"{option}: cannot write {raw}: {exc.strerror or exc}") from None
     if not existed:
         path.unlink(missing_ok=True)
     return path
+
+
+def regular_file(option: str, raw: str | os.PathLike[str], path: Path) -> None:
+    """A ConfigError when something other than a regular file (a FIFO, a device) is at
+    `path`: reading or writing it could block for ever (files/user_files.py)."""
+    try:
+        check_regular(path)
+    except OSError as exc:
+        raise ConfigError(f"{option}: {raw} is {exc.strerror}") from None
 
 
 def readable_dir(option: str, raw: str | None) -> Path | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config.errors import ConfigError
+from ..files.user_files import read_text
 from .usage import Tokens
 
 OPTION = "--memeval-prices"
@@ -47,7 +48,7 @@ Prices = Mapping[str, Price]
 
 def load_prices(path: Path) -> dict[str, Price]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path))
     except OSError as exc:
         raise ConfigError(f"{OPTION}: cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

@@ -3,23 +3,24 @@ problem is one line naming the option and the file."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..config.errors import ConfigError
+from ..files import json_input
+from ..files.user_files import read_text
 from .records import SCHEMA, Report, SchemaError
 
 
 def read_json(path: Path, option: str) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json_input.loads(read_text(path))
     except OSError as exc:
         raise ConfigError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
+    except json_input.UnreadableJSON as exc:  # nested too deeply, or a NaN
+        raise ConfigError(f"{option}: {path} cannot be a report: {first_line(exc)}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"{option}: {path} is not JSON: {first_line(exc)}") from None
-    except RecursionError:
-        raise ConfigError(f"{option}: {path} is nested too deeply to be a report") from None
 
 
 def read_report(path: Path, option: str) -> Report:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config.errors import DataError
+from ...files import json_input
 from ..data_files import read_json, read_text, regular_files
 from .released import (
     GEMINI_JUDGES,
@@ -201,7 +202,7 @@ def _categories(root: Path, subject: str) -> dict[tuple[str, int], str]:
     if not path.is_file():
         return {}
     try:
-        data = json.loads(read_text(path))
+        data = json_input.loads(read_text(path), constants=True)
         questions = data["questions"]
         return {
             (subject, int(q["id"])): str(q.get("category", "")) for q in questions if isinstance(q, dict) and "id" in q

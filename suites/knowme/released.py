@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config.errors import DataError
+from ...files import json_input
 from ..data_files import read_text, regular_files
 from .questions import Question
 from .released_golds import reference_text, released_gold
@@ -206,7 +207,7 @@ def _read(path: Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: cannot read ({exc})") from None
     try:
-        return json.loads(text)
+        return json_input.loads(text, constants=True)
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 

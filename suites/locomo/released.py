@@ -11,6 +11,8 @@ are read, not refused:
 
 - `answer` may be an integer (2022); it is kept as released, and scored as `str()` of it,
   as the official scorer does;
+- a `category` written as a float by a tool that rewrote the file (1.0) is read as its
+  integer (1); a category that is no integer (1.5, NaN) is refused;
 - category 5 (adversarial) keeps its distractor under `adversarial_answer`, and most have
   no `answer`; the two that have one keep it beside the distractor;
 - evidence strings may be malformed: "D8:6; D9:17" and "D9:1 D4:4 D4:6" (several in
@@ -25,7 +27,6 @@ DataError naming the conversation and the field.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ...config.errors import DataError
+from ...files import json_input
+from ...files.user_files import read_bytes
 
 FILE_NAME = "locomo10.json"
 CATEGORIES = (1, 2, 3, 4, 5)
@@ -105,7 +108,7 @@ def find_file(data_dir: Path) -> Path:
 
 def load_release(path: Path) -> Release:
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except OSError as exc:
         raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
     return parse_release(raw, path)
@@ -114,7 +117,7 @@ def load_release(path: Path) -> Release:
 def parse_release(raw: bytes, path: Path) -> Release:
     """The release from the bytes of a file (`path` names it in messages)."""
     try:
-        data = json.loads(raw)
+        data = json_input.loads(raw, constants=True)  # each number read is checked
     except ValueError as exc:
         raise DataError(f"{path}: not JSON: {exc}") from None
     if not isinstance(data, list) or not data:
@@ -174,9 +177,9 @@ def _turn(entry: Any, where: str) -> Turn:
 
 def _qa(entry: Any, index: int, where: str, known: set[str], notes: list[str]) -> QA:
     entry = _mapping(entry, where)
-    category = entry.get("category")
-    if isinstance(category, bool) or category not in CATEGORIES:
-        raise DataError(f"{where}: category {category!r} is not one of 1-5")
+    category = _category(entry.get("category"))
+    if category not in CATEGORIES:
+        raise DataError(f"{where}: category {entry.get('category')!r} is not one of 1-5")
     answer = entry.get("answer")
     if answer is not None and (isinstance(answer, bool) or not isinstance(answer, (str, int))):
         raise DataError(f"{where}: answer must be a string or an integer")
@@ -214,6 +217,14 @@ def read_evidence(raw: Sequence[str], known: set[str], where: str, notes: list[s
             elif dia_id not in found:
                 found.append(dia_id)
     return tuple(found)
+
+
+def _category(value: Any) -> int | None:
+    """The category as an integer: 1.0 (a file rewritten by a tool that made it a float) is 1;
+    anything else that is not an integer is no category."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _mapping(value: Any, where: str) -> Mapping[str, Any]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from typing import Any, BinaryIO
 import ijson
 
 from ...config.errors import DataError
+from ...files import json_input
 
 #: in the order print_qa_metrics.py prints them
 QUESTION_TYPES = (
@@ -167,7 +169,6 @@ class _Span:
 
 def _array_elements(path: Path, hasher: Any) -> Iterator[tuple[int, int, Any]]:
     """(byte start, byte end, value) of each element of the file's top-level JSON array."""
-    decoder = json.JSONDecoder()
     utf8 = codecs.getincrementaldecoder("utf-8")()
     try:
         handle = path.open("rb")
@@ -184,7 +185,7 @@ def _array_elements(path: Path, hasher: Any) -> Iterator[tuple[int, int, Any]]:
             return
         while True:
             start = buffer.offset
-            value, length = buffer.decode(decoder)
+            value, length = buffer.decode()
             yield start, start + length, value
             buffer.skip_whitespace()
             if buffer.take("]"):
@@ -251,11 +252,13 @@ class _Buffer:
         if self.text:
             raise DataError(f"{self.name}: text after the array's end at byte {self.offset}")
 
-    def decode(self, decoder: json.JSONDecoder) -> tuple[Any, int]:
+    def decode(self) -> tuple[Any, int]:
         """The next JSON value and its length in bytes, reading on while it is cut off."""
         while True:
             try:
-                value, end = decoder.raw_decode(self.text)
+                value, end = json_input.raw_decode(self.text, constants=True)  # the numbers read are checked
+            except json_input.UnreadableJSON as exc:
+                raise DataError(f"{self.name}: the question object at byte {self.offset} is {exc.msg}") from None
             except json.JSONDecodeError as exc:
                 if len(self.text) > MAX_OBJECT:
                     raise DataError(
@@ -294,6 +297,8 @@ def _question(path: Path, position: int, value: Any, start: int, end: int) -> Qu
     answer = value.get("answer")
     if isinstance(answer, bool) or not isinstance(answer, (str, int, float)):
         raise DataError(f"{where}: answer is not a string or a number")
+    if isinstance(answer, float) and not math.isfinite(answer):
+        raise DataError(f"{where}: answer is {answer}, not a number a gold answer can be")
     session_ids, dates = strings("haystack_session_ids"), strings("haystack_dates")
     sessions = value.get("haystack_sessions")
     if not isinstance(sessions, list) or not len(sessions) == len(session_ids) == len(dates):

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config.errors import DataError
+from ...files import json_input
 from ..data_files import open_text
 
 
@@ -52,7 +53,7 @@ class Row:
 
     def json(self, column: str) -> Any:
         try:
-            return json.loads(self.text(column))
+            return json_input.loads(self.text(column), constants=True)
         except json.JSONDecodeError as exc:
             raise self.error(f"column {column!r} is not valid JSON ({exc.msg} at character {exc.pos})") from None
 

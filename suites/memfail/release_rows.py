@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config.errors import DataError
+from ...files import json_input
 from ..data_files import read_text
 from .release_csv import Row, read_table
 
@@ -301,7 +302,7 @@ def _check_meta(root: Path, rows: tuple[LongHopRow, ...]) -> None:
     """The meta file's hop counts must describe the CSV beside it."""
     path = root / LONGHOP_META
     try:
-        meta = json.loads(read_text(path, encoding="utf-8-sig"))
+        meta = json_input.loads(read_text(path, encoding="utf-8-sig"), constants=True)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"memfail release: {LONGHOP_META}: not readable JSON ({exc})") from None
     counted = {str(k): sum(row.hops == k for row in rows) for k in sorted({row.hops for row in rows})}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...config.errors import DataError
+from ...files import json_input
 from ..data_files import read_text
 from ._common import SOURCE_NAMES
 from .generator import Persona, index_of, is_generated, parse_persona_id, split_of
@@ -36,7 +37,7 @@ def _read_json(path: Path) -> Any:
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        return json.loads(text)
+        return json_input.loads(text, constants=True)
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
 
