@@ -417,15 +417,18 @@ def _error_record_of(state: RunState, identity: crashes.ItemIdentity, reason: st
     return replace(error_record(key, identity.suite_ref, identity.item_id, message), repeat=identity.repeat)
 
 
-def _crash_records(state: RunState, collector: RecordCollector, items_dir: str | None) -> list[Any]:
-    """Error records of the items a dead xdist worker held and that never ran again."""
-    unrecorded = collector.unrecorded_crashes()
-    table = crashes.read_items(items_dir) if unrecorded and items_dir is not None else {}
-    records = (
-        _error_record_of(state, table[nodeid], "its xdist worker crashed while running it")
-        for nodeid in unrecorded
-        if nodeid in table
-    )
+def _crash_records(session: pytest.Session, state: RunState, collector: RecordCollector) -> list[Any]:
+    """Error records of the items a dead xdist worker held and that never ran again, and,
+    when the run ended because its workers died, of the items that never ran."""
+    crashed = collector.unrecorded_crashes()
+    stopped = session.exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop or session.shouldfail
+    lost = 0 if stopped else collector.workers_lost
+    items_dir = session.config.stash.get(ITEMS_DIR_KEY, None)
+    if not (crashed or lost) or items_dir is None:
+        return []
+    table = crashes.read_items(items_dir)
+    reasons = crashes.missing_records(list(table), collector.recorded, crashed, lost)
+    records = (_error_record_of(state, table[nodeid], reason) for nodeid, reason in reasons.items())
     return [record for record in records if record is not None]
 
 
@@ -445,7 +448,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
     if collector is None or campaign is None:
         return
-    collector.records.extend(_crash_records(state, collector, config.stash.get(ITEMS_DIR_KEY, None)))
+    collector.records.extend(_crash_records(session, state, collector))
     try:
         report = SessionReport.build(
             state.settings,
@@ -477,7 +480,7 @@ def _complete(session: pytest.Session, collector: RecordCollector) -> bool:
         pytest.ExitCode.TESTS_FAILED,
         pytest.ExitCode.NO_TESTS_COLLECTED,
     )
-    return finished and not session.shouldstop and not session.shouldfail and not collector.crashes
+    return finished and not session.shouldstop and not session.shouldfail and not collector.workers_lost
 
 
 def _selection(config: pytest.Config) -> dict[str, str]:

@@ -263,6 +263,17 @@ class CrashesOnEveryCity(ContextMemory):
         return super().retrieve(namespace, query, k)
 
 
+class CrashesOnOnePet(ContextMemory):
+    """Kills its process in every retrieve about the pet of p3 (one item of the wide toy suite)."""
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        import os
+
+        if "pet of p3" in query:
+            os._exit(7)
+        return super().retrieve(namespace, query, k)
+
+
 class NamesItsProcess(ContextMemory):
     """Writes its process id to MEMEVAL_VICTIM_PID at its first retrieve in the run (for a
     test that kills that xdist worker from outside while its calls are upstream)."""

@@ -6,11 +6,18 @@ used to show every item scored, no error and exit status 0. Now the crash is a s
 error (the run fails under --memeval-max-errors=0), the item keeps the record of its
 re-run, an item that never ran again has an error record, and a run whose workers all die
 keeps the records of what ran and fails.
+
+The third audit's case: an adapter that kills its worker on every attempt at one item of 30
+stopped the run at 26/30 for ever (a fresh worker was sent that item alone and waited for a
+next one; `test_crash_scheduling` has the cause, in this process). Now the item runs on two
+workers, then is an error record, and the rest of its context runs; items that never ran
+because the workers were all spent are error records too, never missing.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -83,5 +90,43 @@ def test_when_every_worker_dies_what_ran_is_kept_and_the_run_fails(
     statuses = _statuses(data)
     # each worker filled its context and scored items before the city question killed it
     assert "scored" in statuses.values()
-    city_errors = {item for item, status in statuses.items() if status == "error"}
-    assert city_errors and all(item.endswith("-city") for item in city_errors)
+    assert len(statuses) == 12, "an item that never ran is an error record, not missing"
+    reasons = {r["id"]: r["reason"] for r in data["records"] if r["status"] == "error"}
+    crashed = {item for item, reason in reasons.items() if "crashed while running it" in reason}
+    assert crashed and all(item.endswith("-city") for item in crashed)
+    never_ran = set(reasons) - crashed
+    assert never_ran and all(re.search(r"never ran: the run ended after \d xdist workers crashed", reasons[i]) for i in never_ran)
+
+
+def test_an_item_that_kills_every_worker_is_an_error_record_and_the_rest_runs(
+    suite_pytester: pytest.Pytester,
+) -> None:
+    suite_pytester.makepyfile(
+        test_wide="""
+        import pytest
+        from pytest_memeval import check
+
+        @pytest.mark.memeval("campaign_suite:WideToySuite")
+        def test_wide(memeval_result):
+            check(memeval_result)
+        """
+    )
+    report = suite_pytester.path / "report.json"
+    result = suite_pytester.runpytest_subprocess(
+        "test_wide.py",
+        "--memsystem=faulty_adapters:CrashesOnOnePet",
+        f"--memeval-report={report}",
+        "-n",
+        "2",
+        "-p",
+        "no:cacheprovider",
+        timeout=TIMEOUT_S,  # the run used to wait for ever at 26/30
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    data = json.loads(report.read_text())
+    statuses = _statuses(data)
+    assert len(statuses) == 30
+    assert [item for item, status in statuses.items() if status == "error"] == ["p3-pet"]
+    [record] = [r for r in data["records"] if r["id"] == "p3-pet"]
+    assert record["reason"] == "p3-pet: it crashed 2 xdist workers and was not run again"
+    assert len(data["session_errors"]) == 2

@@ -4,7 +4,7 @@ went wrong outside an item (a memory system failing in close, a crashed worker).
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import MISSING, fields
 from functools import lru_cache
@@ -31,7 +31,10 @@ class RecordCollector:
         self.session_errors: list[str] = []
         #: node ids whose xdist worker died while running them, and the worker (see `crashes`)
         self.crashes: list[tuple[str, str]] = []
-        self._recorded: set[str] = set()
+        #: xdist workers that went down with an error (a crash, in an item or between items)
+        self.workers_lost = 0
+        #: node ids whose record arrived
+        self.recorded: set[str] = set()
         #: records of an earlier run this one resumes; a record of the same item received now wins
         self.earlier: tuple[Record, ...] = ()
         #: told about each record as it arrives (the campaign's journal)
@@ -56,7 +59,7 @@ class RecordCollector:
                 handed = self._handed.pop(value, None) if isinstance(value, str) else None
                 record = record_from_wire(str(value)) if handed is None else handed
                 self.records.append(record)
-                self._recorded.add(report.nodeid)
+                self.recorded.add(report.nodeid)
                 if self.listener is not None:
                     self.listener(record)
             elif name == SNAPSHOT_CHANGED:
@@ -64,17 +67,19 @@ class RecordCollector:
 
     def crash_errors(self) -> list[str]:
         """One session error per crash, saying whether its item ran again."""
-        return [crash_message(nodeid, worker, nodeid in self._recorded) for nodeid, worker in self.crashes]
+        return [crash_message(nodeid, worker, nodeid in self.recorded) for nodeid, worker in self.crashes]
 
-    def unrecorded_crashes(self) -> list[str]:
-        """Node ids that crashed and never sent a record (each once)."""
-        return list(dict.fromkeys(nodeid for nodeid, _ in self.crashes if nodeid not in self._recorded))
+    def unrecorded_crashes(self) -> dict[str, int]:
+        """Node ids that crashed and never sent a record -> how many workers they took down."""
+        return dict(Counter(nodeid for nodeid, _ in self.crashes if nodeid not in self.recorded))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         """xdist: a worker finished (or died); collect its session errors."""
         output = getattr(node, "workeroutput", None) or {}
         self.session_errors.extend(output.get(SESSION_ERRORS, ()))
+        if error is not None:
+            self.workers_lost += 1
 
     def by_run(self) -> dict[RunKey, list[Record]]:
         """Records grouped per run key, each group sorted by item id.

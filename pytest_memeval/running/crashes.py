@@ -8,7 +8,10 @@ plugin's scheduler (`scheduling`) the crashed item is among them and runs again.
 So that the crash is never lost, the controller counts every crash as a session error,
 and an item that crashed and never sent a record afterwards gets an error record saying
 so. An item re-run after its crash keeps the record of the re-run; its crash stays a
-session error, which fails the run under --memeval-max-errors like any error. To build
+session error, which fails the run under --memeval-max-errors like any error. When the
+run ended because its workers died (xdist's --max-worker-restart reached, or none left),
+each item the workers collected that never ran gets an error record too: those items
+were selected, and are missing only because of the crashes. To build
 an error record the controller needs to know what the node id stands for (the suite, the
 item, the memory system, the depth, the repeat); the controller never collects, so the
 first worker to collect writes that table to a directory the controller named. Remote
@@ -21,7 +24,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,6 +103,30 @@ def read_items(directory: str) -> Mapping[str, ItemIdentity]:
     except (OSError, ValueError):
         return {}
     return {nodeid: ItemIdentity(*fields) for nodeid, fields in table.items()}
+
+
+def missing_records(
+    collected: Sequence[str], recorded: Collection[str], crashed: Mapping[str, int], workers_lost: int
+) -> dict[str, str]:
+    """Node id -> why it has no record, for each collected item without one: those that
+    crashed their worker (`crashed`: how many workers each took down) and, when the run
+    ended because its workers died (`workers_lost` > 0; 0 for a run stopped otherwise:
+    interrupted, -x), every other item, which never ran."""
+    reasons = {}
+    for nodeid in collected:
+        if nodeid in recorded:
+            continue
+        times = crashed.get(nodeid, 0)
+        if times:
+            reasons[nodeid] = (
+                "its xdist worker crashed while running it"
+                if times == 1
+                else f"it crashed {times} xdist workers and was not run again"
+            )
+        elif workers_lost:
+            crashes = f"{workers_lost} xdist worker{'s' if workers_lost != 1 else ''} crashed"
+            reasons[nodeid] = f"never ran: the run ended after {crashes} (xdist's --max-worker-restart)"
+    return reasons
 
 
 def crash_message(nodeid: str, worker: str, rerun: bool) -> str:

@@ -15,6 +15,12 @@ from their parameter ids, and schedules other tests one by one.
 
 Used for `-n N` (xdist's default `--dist load`) and `--dist loadgroup`; any other --dist
 the user chooses is respected, and prefetching is then off.
+
+A worker that dies gives its unfinished groups back to the queue (xdist's rule), the item it
+was running among them: that item runs again on another worker, once. An item that took
+`CRASH_ATTEMPTS` workers down is not sent again (it ends as an error record, `crashes`), so
+that the rest of its context still runs instead of every fresh worker dying on it until
+xdist's restart limit ends the run.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import json
 import math
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +41,9 @@ from .collection import CONTEXT_MARK, ITEM_ARG, K_ARG, SYSTEM_ARG
 
 GROUPS_DIR = "memeval_groups_dir"
 GROUPED_MODES = ("load", "loadgroup")
+#: how many workers an item may take down before it is not sent again: the first crash may
+#: be the machine's (the OOM killer), a second one is the item's
+CRASH_ATTEMPTS = 2
 
 
 def is_distributed(config: pytest.Config) -> bool:
@@ -136,6 +146,11 @@ def make_scheduler(
         groups: dict[str, str] = {}
         params: dict[str, str] = {}
 
+        def __init__(self, config: pytest.Config, log: Any) -> None:
+            super().__init__(config, log)
+            #: node id -> how many workers died while running it
+            self.crashes: Counter[str] = Counter()
+
         def schedule(self) -> None:
             if self.collection is None:
                 self.groups = _read_groups(directory, [node.gateway.id for node in self.registered_collections])
@@ -165,16 +180,44 @@ def make_scheduler(
         _scopes_ahead: int | None = None
 
         def _reschedule(self, node: Any) -> None:
-            if not pending_per_worker or not most_ahead or node.shutting_down:
-                super()._reschedule(node)
+            if node.shutting_down:
                 return
-            if self._scopes_ahead is None:  # from the mean group size, once the groups are known
-                per_scope = len(self.collection or ()) / max(len(self.workqueue), 1)
-                self._scopes_ahead = min(most_ahead, max(1, math.ceil(pending_per_worker / max(per_scope, 1))))
-            while self.workqueue and len(self.assigned_work.get(node, {})) <= self._scopes_ahead:
+            assigned = self.assigned_work.setdefault(node, {})
+            if pending_per_worker and most_ahead:
+                if self._scopes_ahead is None:  # from the mean group size, once the groups are known
+                    per_scope = len(self.collection or ()) / max(len(self.workqueue), 1)
+                    self._scopes_ahead = min(most_ahead, max(1, math.ceil(pending_per_worker / max(per_scope, 1))))
+                while self.workqueue and len(assigned) <= self._scopes_ahead:
+                    self._assign_work_unit(node)
+            elif self.workqueue and self._pending_of(assigned) <= 2:
+                self._assign_work_unit(node)
+            # an xdist worker starts an item only once it holds the next one or is told to
+            # shut down: one item alone (a crashed group given back with one item left)
+            # would wait for ever while other groups are queued
+            while self.workqueue and self._pending_of(assigned) < 2:
                 self._assign_work_unit(node)
             if not self.workqueue:
                 node.shutdown()
+
+        def remove_node(self, node: Any) -> str | None:
+            """A worker finished or died: xdist's rule (its unfinished groups go back to the
+            queue; the item it was running is returned), except that an item that took
+            CRASH_ATTEMPTS workers down is not sent again."""
+            workload = self.assigned_work.pop(node)
+            # items run in the order they were sent, and finished groups leave the books:
+            # the first unfinished item is the one the worker was running
+            crashed = next((nodeid for unit in workload.values() for nodeid, done in unit.items() if not done), None)
+            if crashed is None:
+                return None
+            self.crashes[crashed] += 1
+            if self.crashes[crashed] >= CRASH_ATTEMPTS:
+                for unit in workload.values():
+                    if crashed in unit:
+                        unit[crashed] = True
+            self.workqueue.update((scope, unit) for scope, unit in workload.items() if not all(unit.values()))
+            for other in self.assigned_work:
+                self._reschedule(other)
+            return crashed
 
         def mark_test_complete(self, node: Any, item_index: int, duration: float = 0) -> None:
             nodeid = self.registered_collections[node][item_index]
