@@ -95,7 +95,9 @@ def test_when_every_worker_dies_what_ran_is_kept_and_the_run_fails(
     crashed = {item for item, reason in reasons.items() if "crashed while running it" in reason}
     assert crashed and all(item.endswith("-city") for item in crashed)
     never_ran = set(reasons) - crashed
-    assert never_ran and all(re.search(r"never ran: the run ended after \d xdist workers crashed", reasons[i]) for i in never_ran)
+    assert never_ran and all(
+        re.search(r"never ran: the run ended after \d xdist workers crashed", reasons[i]) for i in never_ran
+    )
 
 
 def test_an_item_that_kills_every_worker_is_an_error_record_and_the_rest_runs(
