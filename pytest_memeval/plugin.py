@@ -105,7 +105,7 @@ def pytest_configure(config: pytest.Config) -> None:
     campaign: Campaign | None = None
     try:
         bundled = _collection(config).bundled_only
-        prepared = prepare_run(config, bundled, controller)
+        prepared = prepare_run(config, bundled, controller, junitxml=config.getoption("xmlpath", None))
         state, settings = prepared.state, prepared.state.settings
         for name, target in _suites_to_register(config, prepared.suites, settings.suites, bundled).items():
             _register_suite_markers(config, name, target)

@@ -222,6 +222,31 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-resume"], "--memeval-resume: needs --memeval-report"),
     (["--memsystem=context", "--memeval-shard=3/2"], "--memeval-shard: '3/2' is not I/N with 1 <= I <= N"),
     (["--memsystem=context", "--memeval-shard=one"], "--memeval-shard: 'one' is not I/N"),
+    (["--memsystem=context", "--memeval-shard=1/2 "], "--memeval-shard: '1/2 ' is not I/N"),
+    (["--memsystem=context", "--memeval-shard=1/99999999999999999999999"], "N is at most 1000"),
+    (["--memsystem=context", "--memeval-shard=1/1000000000"], "--memeval-shard: '1/1000000000': N is at most 1000"),
+    (
+        ["--memsystem=context", "--memeval-suite=longmemeval", "--memeval-shard=1/17"],
+        "--memeval-shard: 1/17: this run has 16 contexts, so at most 16 shards (a shard runs whole contexts)",
+    ),
+    # outputs at one file
+    (
+        ["--memsystem=context", "--memeval-report={dir}/run.json", "--memeval-html={dir}/run.json"],
+        "--memeval-html: */run.json is also the JSON report (--memeval-report) (*): give each output a file of its own",
+    ),
+    (
+        ["--memsystem=context", "--memeval-report={dir}/run.json", "--memeval-html={dir}/run.journal.jsonl"],
+        "--memeval-html: */run.journal.jsonl is also the journal beside --memeval-report, which a complete run removes",
+    ),
+    (
+        [
+            "--memsystem=context",
+            "--memeval-responder=openai:m",
+            "--memeval-report={dir}/calls.sqlite",
+            "--memeval-llm-cache-file={dir}/calls.sqlite",
+        ],
+        "--memeval-llm-cache-file: */calls.sqlite is also the JSON report (--memeval-report)",
+    ),
     (
         ["--memsystem=context", "--memeval-shard-durations={schema2_empty}"],
         "--memeval-shard-durations: balances --memeval-shard, which is not given",
@@ -545,6 +570,10 @@ SEEN_BY_A_USER: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-k=ten"], "--memeval-k: 'ten' is not an integer"),
     (["--memsystem=context", "--memeval-baseline={text}"], "--memeval-baseline: * is not JSON"),
     (["--memsystem=context", "--memeval-gate=multisource.acc>=0.5"], "multisource has no metric 'acc'"),
+    (
+        ["--memsystem=context", "--memeval-report=run.json", "--junitxml=run.journal.jsonl"],
+        "--junitxml: run.journal.jsonl is also the journal beside --memeval-report",
+    ),
     (
         ["--memsystem=context", "--memeval-suite=locomo", "--memeval-judge=openai:m@strict"],
         "--memeval-judge: openai:m@strict: suite 'locomo' has no judge prompt 'strict'",

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ..config.errors import ConfigError
+from ..config.outputs import journal_path
 from ..results.baseline import Baseline, protocol_note
 from ..results.fingerprint import Fingerprint
 from ..results.fingerprinting import run_fingerprint, suite_protocol
@@ -24,7 +25,7 @@ from ..results.prices import cost
 from ..results.records import ItemKey, Record
 from ..running.adapter_guard import describe
 from ..running.state import RunState
-from .journal import RESUME, Journal, Resumed, journal_path
+from .journal import RESUME, Journal, Resumed
 
 PLUGIN_NAME = "memeval-campaign"
 #: the workerinput entry holding the items a resumed run does not run again

@@ -48,11 +48,6 @@ RESUME = "--memeval-resume"
 SYNC_EVERY_S: Final = 1.0
 
 
-def journal_path(report: Path) -> Path:
-    """run.json -> run.journal.jsonl, beside the report."""
-    return report.with_name(f"{report.stem}.journal.jsonl")
-
-
 @dataclass(frozen=True)
 class Resumed:
     """What a journal held: its last fingerprint and the latest record of each item."""

@@ -8,12 +8,16 @@ is the whole run. The weight of a unit is its number of items, or with
 --memeval-shard-durations (a previous report) the seconds its records took; a unit that
 report lacks weighs its items times the report's mean seconds per item. Tests that are not
 memeval items run in shard 1 only.
+
+N is at most the run's number of contexts where its suites are known before collection (the
+bundled suites: a shard with no context would run nothing), and at most MAX_SHARDS always.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +29,8 @@ from ..results.records import Record
 from ..running.collection import context_of
 
 OPTION = "--memeval-shard"
+#: more jobs than a CI matrix runs (GitHub Actions: 256 per workflow)
+MAX_SHARDS = 1000
 #: (suite as the test names it, context id)
 Unit = tuple[str, str]
 
@@ -39,14 +45,22 @@ class Shard:
 
     @classmethod
     def parse(cls, raw: str) -> Shard:
-        index, slash, count = raw.partition("/")
-        try:
-            shard = cls(int(index), int(count))
-        except ValueError:
-            shard = None
-        if not slash or shard is None or not 1 <= shard.index <= shard.count:
+        found = re.fullmatch(r"([0-9]+)/([0-9]+)", raw)
+        shard = cls(int(found[1]), int(found[2])) if found else None
+        if shard is None or not 1 <= shard.index <= shard.count:
             raise ConfigError(f"{OPTION}: {raw!r} is not I/N with 1 <= I <= N (e.g. 2/3)")
+        if shard.count > MAX_SHARDS:
+            raise ConfigError(f"{OPTION}: {raw!r}: N is at most {MAX_SHARDS}")
         return shard
+
+
+def check_shard_count(shard: Shard, units: Collection[Unit]) -> None:
+    """A run of these contexts has at most one shard per context."""
+    if shard.count > len(units):
+        raise ConfigError(
+            f"{OPTION}: {shard}: this run has {len(units)} context{'s' if len(units) != 1 else ''}, so at most "
+            f"{len(units)} shard{'s' if len(units) != 1 else ''} (a shard runs whole contexts)"
+        )
 
 
 def record_seconds(record: Record) -> float:
@@ -66,10 +80,10 @@ def durations(path: Path) -> dict[Unit, float]:
 def assign(weights: Mapping[Unit, float], sizes: Mapping[Unit, int], count: int) -> dict[Unit, int]:
     """Each unit's shard (1-based): heaviest first, to the lightest shard so far; item
     counts break ties of weight (so that units that weigh nothing still spread)."""
-    loads = [(0.0, 0)] * count
+    loads = [(0.0, 0)] * min(count, len(weights))  # shards beyond one per unit stay empty
     shards = {}
     for unit in sorted(weights, key=lambda u: (-weights[u], -sizes[u], u)):
-        lightest = min(range(count), key=lambda i: (loads[i], i))
+        lightest = min(range(len(loads)), key=lambda i: (loads[i], i))
         shards[unit] = lightest + 1
         weight, size = loads[lightest]
         loads[lightest] = (weight + weights[unit], size + sizes[unit])

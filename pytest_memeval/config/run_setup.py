@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..campaigns.shards import Unit, durations
+from ..campaigns.shards import Unit, check_shard_count, durations
 from ..running.state import RunState
 from .errors import ConfigError, DataError
 from .extras import check_extras
 from .judge_specs import with_protocol_model
 from .options import OptionSource, read_settings
+from .outputs import check_outputs, run_outputs
 from .registry import available_suites
 from .settings_checks import check_against_suites, check_before_run, judged_suites
 
@@ -31,12 +32,18 @@ class PreparedRun:
     shard_seconds: dict[Unit, float] | None = None
 
 
-def prepare_run(options: OptionSource, bundled_only: bool, controller: bool = True) -> PreparedRun:
+def prepare_run(
+    options: OptionSource, bundled_only: bool, controller: bool = True, junitxml: str | None = None
+) -> PreparedRun:
     """Settings read and checked against the suites they select; on the controller also the
-    files the run will use and the baseline. `bundled_only`: the run collects the bundled
-    suites alone, so every suite it runs is known now."""
+    files the run will use and write (`junitxml`: pytest's --junitxml) and the baseline.
+    `bundled_only`: the run collects the bundled suites alone, so every suite it runs is
+    known now."""
     suites = available_suites()
     settings = read_settings(options, tuple(suites))
+    if controller:
+        llm_cache = settings.gateway.cache_path if settings.gateway is not None else None
+        check_outputs(run_outputs(settings.report, settings.html, junitxml, llm_cache))
     check_extras(settings)
     state = RunState.from_settings(settings)
     check_against_suites(settings, suites, bundled_only=bundled_only)
@@ -57,6 +64,10 @@ def prepare_run(options: OptionSource, bundled_only: bool, controller: bool = Tr
                     f"suite {name} has no items in this selection (size {settings.size}, split "
                     f"{settings.split or 'default'}{', data ' + str(settings.data_dir) if settings.data_dir else ''})"
                 )
+    if settings.active and settings.shard is not None and bundled_only:
+        check_shard_count(
+            settings.shard, {(name, entry.context_id) for name in settings.suites for entry in state.index(name)}
+        )
     seconds = durations(settings.shard_durations) if settings.shard_durations is not None else None
     return PreparedRun(state, suites, warnings, seconds)
 
