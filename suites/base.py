@@ -146,6 +146,25 @@ class ItemSource(ABC):
         )
         return regular_files(visible)
 
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        """`params` (this suite's --memeval-suite-option settings: this run's, or those an
+        earlier report recorded) as they enter the fingerprint, so that equal meanings give
+        equal fingerprints. The bundled suites read each with its own parser, write it in one
+        form and leave out a value equal to the default (canonical.py). Default: as spelled."""
+        return dict(params)
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """The seeds (--memeval-seed; None: the suite's own) as they enter the fingerprint.
+        The bundled suites give the seeds their items come from, sorted, and None where those
+        are the default ones or the suite reads no seeds. Default: as given."""
+        return seeds
+
+    def protocol_split(self, split: str | None) -> str | None:
+        """The split (--memeval-split; None: the default) as it enters the fingerprint. The
+        bundled suites give None where it is the default or their items do not depend on it.
+        Default: as given."""
+        return split
+
 
 class Answering:
     """Role: how an item is answered, offline, by an LLM, or through an interactive protocol."""

@@ -63,3 +63,22 @@ def bounded(seconds: float, function: Callable[[], Any]) -> Any:
     thread.join(seconds)
     assert outcome, f"still running after {seconds}s"
     return outcome[0]
+
+
+class CommandLine:
+    """Option values as pytest would parse `--name=value` arguments, over the defaults (a
+    `config.options.OptionSource`, for the plugin's preparation of a run in this process)."""
+
+    def __init__(self, defaults: dict[str, Any], args: list[str]) -> None:
+        self.values = {name: list(value) if isinstance(value, list) else value for name, value in defaults.items()}
+        for arg in args:
+            name, equals, value = arg.partition("=")
+            dest = name.removeprefix("--").replace("-", "_")
+            assert dest in self.values, f"not a memeval option: {arg}"
+            if isinstance(self.values[dest], list):  # a repeatable option
+                self.values[dest].append(value)
+            else:
+                self.values[dest] = value if equals else True
+
+    def getoption(self, name: str) -> Any:
+        return self.values[name]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import bounded
+from harness import CommandLine, bounded
 
 from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.run_setup import prepare_run
@@ -518,24 +518,6 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "prices_other": write("prices-other.toml", "[other]\ninput = 1\noutput = 2\n"),
         "prices_lacking_output": write("prices-lacking.toml", "[m]\ninput = 1\n"),
     }
-
-
-class CommandLine:
-    """Option values as pytest would parse `--name=value` arguments, over the defaults."""
-
-    def __init__(self, defaults: dict[str, Any], args: list[str]) -> None:
-        self.values = {name: list(value) if isinstance(value, list) else value for name, value in defaults.items()}
-        for arg in args:
-            name, equals, value = arg.partition("=")
-            dest = name.removeprefix("--").replace("-", "_")
-            assert dest in self.values, f"not a memeval option: {arg}"
-            if isinstance(self.values[dest], list):  # a repeatable option
-                self.values[dest].append(value)
-            else:
-                self.values[dest] = value if equals else True
-
-    def getoption(self, name: str) -> Any:
-        return self.values[name]
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import pytest
 from harness import make_record, make_settings
 
 from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.judge_specs import parse_judge
 from pytest_memeval.config.settings import Settings
 from pytest_memeval.results.baseline import Baseline, load_baseline, protocol_note
 from pytest_memeval.results.fingerprint import Fingerprint, FingerprintError, SuiteProtocol, public_settings
@@ -18,11 +19,10 @@ from pytest_memeval.results.fingerprinting import file_digests, sha256_of, suite
 from pytest_memeval.results.records import Report
 from pytest_memeval.suites.base import SuiteOptions
 
-TOY_PROMPT = SuiteProtocol("toy", "1", "smoke", prompts={"toy_judge": "a" * 64, "toy_answer": "b" * 64})
+TOY_PROMPT = SuiteProtocol("toy", "1", "smoke", prompts={"toy_judge": "a" * 64, "toy_answer": "b" * 64}, judges=("j",))
 FINGERPRINT = Fingerprint(
     suites=(TOY_PROMPT,),
     responder="openai:m",
-    judges=("j",),
     llm={"temperature": 0.0, "max_tokens": 64},
     ks=(10,),
     systems={"chroma": {"target": "pytest_memeval.memory.chroma:ChromaMemory", "settings": {"chunk": 200}}},
@@ -217,9 +217,10 @@ def test_locomo_fingerprints_locomo10_json_alone_and_its_prompts(tmp_path: Path)
     release = write_sample(clone / "data" / "locomo10.json")
     (clone / "README.md").write_text("not the protocol")
     suite = LocomoSuite(SuiteOptions("smoke", None, None, 10, clone, tmp_path / "cache"))
-    protocol = suite_protocol(suite, _settings(tmp_path, judges=("gpt-4o-mini",)))
+    protocol = suite_protocol(suite, _settings(tmp_path, judges=(parse_judge("openai:gpt-4o-mini"),)))
     assert protocol.data == {"data/locomo10.json": sha256_of(release)}
     assert set(protocol.prompts) == {"locomo_answer", "locomo_judge_j"}
+    assert protocol.judges == ("gpt-4o-mini@mem0-j",)  # the suite's own prompt, named as its records name it
 
 
 def test_longmemeval_fingerprints_the_one_released_file_it_reads(tmp_path: Path) -> None:

@@ -20,11 +20,12 @@ from ..config.errors import ConfigError
 from ..config.outputs import journal_path
 from ..results.baseline import Baseline, protocol_note
 from ..results.fingerprint import Fingerprint
-from ..results.fingerprinting import run_fingerprint, suite_protocol
+from ..results.fingerprinting import in_terms_of, run_fingerprint, suite_protocol
 from ..results.prices import cost
 from ..results.records import ItemKey, Record
 from ..running.adapter_guard import describe
 from ..running.state import RunState
+from ..suites.base import Suite
 from .journal import RESUME, Journal, Resumed
 
 PLUGIN_NAME = "memeval-campaign"
@@ -101,7 +102,8 @@ class Campaign:
 
     def _check_resumed(self, resumed: Resumed) -> None:
         refs = sorted({r.suite_ref for r in resumed.records})
-        difference = self._fingerprint_with(refs).difference(resumed.fingerprint, ("in this run", "in the journal"))
+        journal = in_terms_of(resumed.fingerprint, [self.state.suite(ref) for ref in refs])
+        difference = self._fingerprint_with(refs).difference(journal, ("in this run", "in the journal"))
         if difference is not None:
             path = journal_path(self.state.settings.report) if self.state.settings.report else "the journal"
             raise ConfigError(
@@ -123,14 +125,9 @@ class Campaign:
         checks again, on the suites that ran)."""
         settings = self.state.settings
         refs = settings.suites if bundled else sorted({r.suite_ref for r in baseline.records})
-        suites = []
-        for ref in refs:
-            try:
-                suites.append(self.state.suite(ref))
-            except Exception:  # not importable here: checked after the run, if it runs
-                continue
+        suites = self._built(refs)
         known = run_fingerprint(settings, self.state.memsystems, suites)
-        self._note(protocol_note(baseline, known, settings.any_protocol))
+        self._note(protocol_note(baseline, known, settings.any_protocol, suites))
 
     def baseline_records(self, baseline: Baseline | None) -> Sequence[Record] | None:
         """After the run: the baseline's records when its protocol is this run's (or the
@@ -138,11 +135,23 @@ class Campaign:
         if baseline is None:
             return None
         try:
-            self._note(protocol_note(baseline, self.fingerprint, self.state.settings.any_protocol))
+            suites = self._built(sorted(self._refs))
+            self._note(protocol_note(baseline, self.fingerprint, self.state.settings.any_protocol, suites))
         except ConfigError as exc:
             self.errors.append(f"{exc}; the baseline was not compared")
             return None
         return baseline.records
+
+    def _built(self, refs: Sequence[str]) -> list[Suite]:
+        """The suites of `refs` this process can build (one that is not importable here is
+        checked after the run, if it runs)."""
+        suites = []
+        for ref in refs:
+            try:
+                suites.append(self.state.suite(ref))
+            except Exception:  # any failure of a suite's own code: left out, never the run's end
+                continue
+        return suites
 
     def _note(self, note: str | None) -> None:
         if note is not None and note not in self.protocol_notes:

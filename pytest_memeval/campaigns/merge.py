@@ -147,13 +147,14 @@ def merge(args: argparse.Namespace) -> SessionReport:
         fingerprint = fingerprint.union(shard.fingerprint)
     notes = list(dict.fromkeys(note for shard in shards for note in shard.report.protocol_notes))
     baseline_records = None
+    state = RunState(settings, {})
     if settings.baseline is not None:
         baseline = load_baseline(settings.baseline)
-        note = protocol_note(baseline, fingerprint, settings.any_protocol)
+        suites = [state.suite(ref) for ref in sorted({r.suite_ref for s in shards for r in s.report.records})]
+        note = protocol_note(baseline, fingerprint, settings.any_protocol, suites)
         notes += [note] if note is not None and note not in notes else []
         baseline_records = baseline.records
     records: list[Record] = [record for shard in shards for record in shard.report.records]
-    state = RunState(settings, {})
     report = SessionReport.build(
         settings,
         state.suite,

@@ -7,13 +7,15 @@ Every problem is one line naming the file and the field.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config.errors import ConfigError
+from ..suites.base import Suite
 from .fingerprint import Fingerprint
+from .fingerprinting import in_terms_of
 from .reading import read_json
 from .record_values import check_types
 from .records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError
@@ -53,15 +55,19 @@ def load_baseline(path: Path) -> Baseline:
     return Baseline(path, tuple(records), fingerprint)
 
 
-def protocol_note(baseline: Baseline, fingerprint: Fingerprint, any_protocol: bool) -> str | None:
+def protocol_note(
+    baseline: Baseline, fingerprint: Fingerprint, any_protocol: bool, suites: Iterable[Suite] = ()
+) -> str | None:
     """None when the baseline was run under this run's protocol (on the suites both ran);
     otherwise, with `any_protocol`, the one line the report keeps; without it a ConfigError
-    naming the first difference. A report without a fingerprint is compared, and says so."""
+    naming the first difference. A report without a fingerprint is compared, and says so.
+    `suites`: this run's, which read the baseline's part of each as they read this run's
+    (`in_terms_of`: a spelled-out default is the default, also in a report of format 1)."""
     name = baseline.path.name
     if baseline.fingerprint is None:
         return f"--memeval-baseline: {name} has no protocol fingerprint (written before fingerprints): not checked"
     difference = fingerprint.protocol_difference(
-        baseline.fingerprint, ("in this run", f"in {name}"), shared_suites_only=True
+        in_terms_of(baseline.fingerprint, suites), ("in this run", f"in {name}"), shared_suites_only=True
     )
     if difference is None:
         return None

@@ -4,9 +4,9 @@ A `Fingerprint` has two parts:
 
 - the **protocol**: per suite, its protocol version, the sha256 of every data file it
   read (or, for generated data, the generator's size, split and seeds), its settings
-  (--memeval-suite-option) and the sha256 of every prompt template its LLM path may use;
-  then the answer model, the judge models, the LLM output parameters (temperature,
-  max_tokens, ...) and the retrieval depths k;
+  (--memeval-suite-option), the judges that grade it (model@prompt) and the sha256 of every
+  prompt template its LLM path may use; then the answer model, the LLM output parameters
+  (temperature, max_tokens, ...) and the retrieval depths k;
 - the **systems**: each memory system's import target and its --memeval-adapter-config
   settings (secrets excluded), and the embedder of the built-in stores.
 
@@ -15,6 +15,11 @@ systems are what is being compared); a merge of shards and a resumed journal nee
 fingerprints, systems included. pytest's own selection (-k, -m, --lf, --deselect) and
 --memeval-shard are not part of it: they pick items of one protocol, and the report's
 `subset` says how many. `short()` names both parts in a dozen characters each.
+
+Every value is written in one form per meaning (fingerprinting.py and each suite's
+`protocol_params`): equal meanings give equal fingerprints. A fingerprint of format 1
+(settings, seeds and judges as spelled) is read, and compared once a run has read its
+suites' part in its own terms (`fingerprinting.in_terms_of`).
 
 Plain values only: this module imports nothing of the plugin, so records.py can hold it.
 """
@@ -28,7 +33,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-FORMAT = "memeval-fingerprint/1"
+FORMAT = "memeval-fingerprint/2"
+#: format 1 kept the settings as spelled and the judges once for all suites
+OLD_FORMAT = "memeval-fingerprint/1"
 #: hex digits of a digest in the short form
 SHORT = 12
 #: settings whose name says they hold a secret never enter a fingerprint
@@ -59,6 +66,9 @@ class SuiteProtocol:
     data: Mapping[str, str] = field(default_factory=dict)
     #: sha256 of each prompt template file, by template name (empty without an LLM)
     prompts: Mapping[str, str] = field(default_factory=dict)
+    #: the LLM judges that grade the suite, as its records name them (MODEL@PROMPT, or MODEL
+    #: in a suite without named prompts); empty: its deterministic judge
+    judges: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,11 +78,13 @@ class SuiteProtocol:
             "split": self.split,
             "seeds": list(self.seeds) if self.seeds is not None else None,
             "params": dict(sorted(self.params.items())),
+            "judges": list(self.judges),
             "prompts": dict(sorted(self.prompts.items())),
         }
 
     @classmethod
-    def from_json(cls, suite: str, data: Any) -> SuiteProtocol:
+    def from_json(cls, suite: str, data: Any, judges: tuple[str, ...] = ()) -> SuiteProtocol:
+        """`judges`: the run's, for a format-1 fingerprint, which named them once for all suites."""
         where = f"fingerprint: suite {suite}"
         data = _mapping(data, where)
         files = data.get("data", "generated")
@@ -86,6 +98,7 @@ class SuiteProtocol:
             _strings(data.get("params", {}), f"{where}: params"),
             {} if files == "generated" else _strings(files, f"{where}: data"),
             _strings(data.get("prompts", {}), f"{where}: prompts"),
+            tuple(str(j) for j in data.get("judges", judges)),
         )
 
 
@@ -94,7 +107,6 @@ class Fingerprint:
     suites: tuple[SuiteProtocol, ...] = ()
     #: the answer model: reader (each suite's offline reader) or openai:MODEL
     responder: str = "reader"
-    judges: tuple[str, ...] = ()
     #: output parameters of the LLM calls (temperature, max_tokens, ...); empty without an LLM
     llm: Mapping[str, Any] = field(default_factory=dict)
     ks: tuple[int, ...] = (10,)
@@ -114,7 +126,6 @@ class Fingerprint:
         return {
             "suites": {s.suite: s.to_json() for s in sorted(self.suites, key=lambda s: s.suite)},
             "responder": self.responder,
-            "judges": list(self.judges),
             "llm": dict(sorted(self.llm.items())),
             "k": list(self.ks),
         }
@@ -134,15 +145,15 @@ class Fingerprint:
     @classmethod
     def from_json(cls, data: Any) -> Fingerprint:
         data = _mapping(data, "fingerprint")
-        if data.get("format") != FORMAT:
+        if data.get("format") not in (FORMAT, OLD_FORMAT):
             raise FingerprintError(f"fingerprint: format {data.get('format')!r} is not {FORMAT!r}")
         protocol = _mapping(data.get("protocol"), "fingerprint: protocol")
         systems = _mapping(data.get("systems"), "fingerprint: systems")
         suites = _mapping(protocol.get("suites", {}), "fingerprint: suites")
+        judges = tuple(str(j) for j in protocol.get("judges", ()))  # format 1: the run's, for every suite
         fingerprint = cls(
-            suites=tuple(SuiteProtocol.from_json(name, value) for name, value in suites.items()),
+            suites=tuple(SuiteProtocol.from_json(name, value, judges) for name, value in suites.items()),
             responder=str(protocol.get("responder", "")),
-            judges=tuple(str(j) for j in protocol.get("judges", ())),
             llm=_mapping(protocol.get("llm", {}), "fingerprint: llm"),
             ks=tuple(int(k) for k in protocol.get("k", ())),
             systems={
@@ -151,7 +162,8 @@ class Fingerprint:
             },
             embedder=str(systems.get("embedder", "")),
         )
-        if data.get("digest") not in (None, fingerprint.protocol_digest()):
+        # the digest of the protocol as written (a format-1 protocol is read into today's form)
+        if data.get("digest") not in (None, _digest(protocol)):
             raise FingerprintError("fingerprint: its digest does not match its protocol (edited by hand?)")
         return fingerprint
 

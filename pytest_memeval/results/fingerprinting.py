@@ -1,5 +1,12 @@
 """Computing a run's fingerprint (fingerprint.py) from its settings and suites.
 
+Each value enters in one form per meaning, so that two spellings of one protocol give one
+fingerprint: a suite's settings, seeds and split as the suite reads them (its
+`protocol_params`, `protocol_seeds`, `protocol_split`), the judges as each suite's records
+name them (`default` is the model its protocol names), the depths k sorted. Another
+report's or a journal's fingerprint is read in the same terms before it is compared
+(`in_terms_of`), which also reads a format-1 fingerprint, written with values as spelled.
+
 Data files are hashed once per content: their sha256 is kept in the cache directory keyed
 by path, size and modification time, so a 2 GB release is read once, not on every run.
 """
@@ -11,9 +18,12 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..config.errors import ConfigError
+from ..config.judge_specs import JudgeSpec, panel_members, parse_judge
 from ..config.registry import Resolved
 from ..config.settings import Settings
 from ..suites.base import Suite
@@ -40,9 +50,8 @@ def run_fingerprint(
     }
     fingerprint = Fingerprint(
         responder=settings.responder,
-        judges=tuple(str(judge) for judge in settings.judges),
         llm=llm,
-        ks=settings.ks,
+        ks=tuple(sorted(settings.ks)),  # every item runs at each depth: the order means nothing
         systems=systems,
         embedder=settings.embedder,
     )
@@ -52,18 +61,61 @@ def run_fingerprint(
 
 
 def suite_protocol(suite: Suite, settings: Settings) -> SuiteProtocol:
-    """What the suite contributes: its version, data files, settings and (with an LLM) prompts."""
+    """What the suite contributes: its version, data files, settings, judges and (with an
+    LLM) prompts."""
     options = suite.options
     return SuiteProtocol(
         suite=suite.name,
         version=suite.protocol_version,
         size=options.size,
-        split=options.split,
-        seeds=options.seeds,
-        params=dict(options.params),
+        split=suite.protocol_split(options.split),
+        seeds=suite.protocol_seeds(options.seeds),
+        params=suite.protocol_params(options.params),
         data=file_digests(suite.data_files(), options.data_dir, settings.cache_dir),
         prompts={path.stem: sha256_of(path) for path in suite.prompt_files()} if settings.uses_llm else {},
+        judges=suite_judges(suite, settings.judges),
     )
+
+
+def suite_judges(suite: Suite, judges: Sequence[JudgeSpec]) -> tuple[str, ...]:
+    """The judges that grade `suite`, as its records name them: MODEL@PROMPT where the suite
+    names its judge prompts (`default` resolved to the protocol's model, a prompt left out
+    to the suite's own), else MODEL; none for a suite graded deterministically."""
+    if not judges or type(suite).llm_judge is Suite.llm_judge:
+        return ()
+    return tuple(member.name for member in panel_members(judges, suite.judge_prompts, suite.name))
+
+
+def in_terms_of(fingerprint: Fingerprint, suites: Iterable[Suite]) -> Fingerprint:
+    """`fingerprint` (another report's, a journal's) with the part of each of `suites` it
+    holds read by that suite as this run reads its own: settings, seeds and split in one form,
+    judges resolved; the depths sorted. A value this version refuses is kept as written, and
+    so differs. Compare a fingerprint of this run with another only in these terms."""
+    for suite in suites:
+        protocol = fingerprint.suite(suite.name)
+        if protocol is None:
+            continue
+        read = replace(
+            protocol,
+            split=suite.protocol_split(protocol.split),
+            seeds=suite.protocol_seeds(protocol.seeds),
+            params=suite.protocol_params(protocol.params),
+            judges=tuple(_judge_name(name, suite) for name in protocol.judges)
+            if type(suite).llm_judge is not Suite.llm_judge
+            else (),
+        )
+        fingerprint = fingerprint.with_suite(read)
+    return replace(fingerprint, ks=tuple(sorted(fingerprint.ks)))
+
+
+def _judge_name(written: str, suite: Suite) -> str:
+    """A judge as `suite`'s records name it, from a spec a format-1 fingerprint kept
+    (`default`, `openai:MODEL@PROMPT`); a name already resolved is kept."""
+    try:
+        (member,) = panel_members((parse_judge(written),), suite.judge_prompts, suite.name)
+    except ConfigError:
+        return written
+    return member.name
 
 
 def file_digests(paths: Sequence[Path], root: Path | None, cache_dir: Path) -> dict[str, str]:

@@ -23,6 +23,7 @@ from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Answer, Context, Item, ItemView, Message
 from ..base import IndexEntry, Suite, SuiteOptions
+from ..canonical import canonical_params, canonical_seeds
 from .agents import BeliefAgent
 from .askers import asker_for
 from .conditions import DEFAULT_SEED, episode_marks, episodes, marker_descriptions, parse_episode_id
@@ -46,7 +47,10 @@ ERROR_METRICS = frozenset(
 )
 
 
-def probe_every_setting(raw: str) -> int:
+def probe_every_setting(raw: str | None) -> int:
+    """--memeval-suite-option bayes.probe_every (None: the default, every turn)."""
+    if raw is None:
+        return 1
     try:
         value = int(raw)
     except ValueError:
@@ -69,11 +73,20 @@ class BayesSuite(Suite):
         super().__init__(options)
         self.seeds: tuple[int, ...] = tuple(options.seeds or (DEFAULT_SEED,))
         self.probe_every = (
-            probe_every if probe_every is not None else probe_every_setting(options.params.get("probe_every", "1"))
+            probe_every if probe_every is not None else probe_every_setting(options.params.get("probe_every"))
         )
         if self.probe_every < 1:
             raise ConfigError(f"bayes: probe_every must be at least 1, got {self.probe_every}")
         self.release: RecommenderModel | None = load_release(options.data_dir) if options.data_dir is not None else None
+
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        return canonical_params(params, {"probe_every": probe_every_setting})
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        return canonical_seeds(seeds or (DEFAULT_SEED,), (DEFAULT_SEED,))
+
+    def protocol_split(self, split: str | None) -> str | None:
+        return None  # every episode is held out
 
     def index(self) -> list[IndexEntry]:
         if self.release is None:

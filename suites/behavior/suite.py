@@ -20,8 +20,9 @@ from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
+from ..canonical import canonical_seeds
 from . import released_items
-from .catalog import ItemRef, Selection, item_ref, selection
+from .catalog import DEFAULT_SEEDS, ItemRef, Selection, item_ref, selection
 from .conditions import CONDITIONS, metric_names
 from .episodes import heldout_half
 from .judge import OfflineJudge
@@ -68,6 +69,14 @@ class BehaviorSuite(Suite):
                 f"--memeval-data: {data} is neither a beyond-recall checkout ({GLOBALS_DIR}/, results/) "
                 f"nor a directory of specifications written by spec_llm ({SPEC_DIR}/)"
             )
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        if self.study is not None:
+            return None  # the authors' release: the seeds pick nothing
+        return canonical_seeds(seeds or DEFAULT_SEEDS, DEFAULT_SEEDS)
+
+    def protocol_split(self, split: str | None) -> str | None:
+        return None  # every question is held out
 
     def index(self) -> list[IndexEntry]:
         if self.study is not None:

@@ -9,6 +9,7 @@ deterministic diagnostics, which never carry the paper's metric names.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +19,8 @@ from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
-from .catalog import Catalog, item_id, marks_of
+from ..canonical import canonical_params, canonical_seeds
+from .catalog import DEFAULT_SEEDS, Catalog, item_id, marks_of, selected_datasets
 from .figures import task_figures
 from .judge import KnowmeJudge, KnowmeLLMJudge
 from .llm import KnowmePrompt
@@ -102,13 +104,38 @@ class KnowmeSuite(Suite):
 
     def rubric_file(self) -> Path | None:
         """The rubric the judge reads: the suite option's file, else the release's, else none (ours)."""
-        given = self.options.params.get("rubric")
+        return self._rubric_path(self.options.params.get("rubric"))
+
+    def _rubric_path(self, given: str | None) -> Path | None:
         if given is None:
             return find_rubric_file(self.options.data_dir)
         path = Path(given).expanduser()
         if not path.is_file():
             raise ConfigError(f"--memeval-suite-option knowme.rubric={given}: no such file")
         return path
+
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        return canonical_params(params, {"datasets": self._datasets_setting, "rubric": self._rubric_setting})
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        if self.catalog.released:
+            return None  # the release: the seeds pick nothing
+        return canonical_seeds(seeds or DEFAULT_SEEDS, DEFAULT_SEEDS)
+
+    def protocol_split(self, split: str | None) -> str | None:
+        return None  # every question is held out
+
+    def _datasets_setting(self, raw: str | None) -> tuple[str, ...]:
+        """The release's datasets a run reads, by name (None: every one there is)."""
+        if self.options.data_dir is None:
+            raise ConfigError("knowme.datasets: picks datasets of a release")
+        return tuple(sorted(folder.name for folder in selected_datasets(self.options.data_dir, raw)))
+
+    def _rubric_setting(self, raw: str | None) -> str:
+        """What the judge reads: the sha256 of the rubric file (a path names no content), or
+        "ours" for our paraphrase."""
+        path = self._rubric_path(raw)
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path is not None else "ours"
 
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         summary = summarize(records, self.options.bootstrap)

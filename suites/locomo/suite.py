@@ -20,6 +20,7 @@ from ...llm.judge import PanelFactory
 from ...results.records import PairedMetric, Record, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
+from ..canonical import canonical_params, canonical_seeds
 from ..longmemeval.llm import LONGMEMEVAL, LONGMEMEVAL_OPTION, official_protocol
 from .catalog import Catalog
 from .categories import marker, marker_descriptions, parse_categories, parse_reading
@@ -27,6 +28,7 @@ from .judge import DEFAULT_PASS_F1, LocomoJudge, LocomoLLMJudge
 from .llm import MEM0_J, MEM0_J_OPTION, LocomoPrompt, j_protocol
 from .reader import LocomoReader
 from .released import find_file
+from .sample import DEFAULT_SEED
 from .summary import METRICS, compare, summarize
 
 
@@ -51,6 +53,18 @@ class LocomoSuite(Suite):
         self.reading = parse_reading(params.get("category_names"))
         self.pass_f1 = _pass_f1(params.get("pass_f1"))
         self.catalog = Catalog(options, self.categories, self.reading)
+
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        parsers = {"categories": parse_categories, "category_names": parse_reading, "pass_f1": _pass_f1}
+        return canonical_params(params, parsers)
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        if self.options.data_dir is not None:
+            return None  # the release: the seeds pick nothing
+        return canonical_seeds(seeds or (DEFAULT_SEED,), (DEFAULT_SEED,))
+
+    def protocol_split(self, split: str | None) -> str | None:
+        return None  # every question is held out
 
     def index(self) -> list[IndexEntry]:
         return [

@@ -93,18 +93,29 @@ def session_of(message_id: str) -> str:
     return message_id.rpartition(":")[0]
 
 
+def file_setting(raw: str | None) -> str:
+    """--memeval-suite-option longmemeval.file (None: the default, s)."""
+    variant = "s" if raw is None else raw
+    if variant not in FILES:
+        raise ConfigError(
+            f"--memeval-suite-option longmemeval.file={variant}: one of {', '.join(FILES)} ({', '.join(FILES.values())})"
+        )
+    return variant
+
+
+def dates_setting(raw: str | None) -> str:
+    """--memeval-suite-option longmemeval.dates (None: the default, text)."""
+    dates = DATE_MODES[0] if raw is None else raw
+    if dates not in DATE_MODES:
+        raise ConfigError(f"--memeval-suite-option longmemeval.dates={dates}: one of {', '.join(DATE_MODES)}")
+    return dates
+
+
 class Catalog:
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
-        self.variant = options.params.get("file", "s")
-        if self.variant not in FILES:
-            raise ConfigError(
-                f"--memeval-suite-option longmemeval.file={self.variant}: one of {', '.join(FILES)} "
-                f"({', '.join(FILES.values())})"
-            )
-        self.dates = options.params.get("dates", "text")
-        if self.dates not in DATE_MODES:
-            raise ConfigError(f"--memeval-suite-option longmemeval.dates={self.dates}: one of {', '.join(DATE_MODES)}")
+        self.variant = file_setting(options.params.get("file"))
+        self.dates = dates_setting(options.params.get("dates"))
         self.sample = options.data_dir is None
         self.path = self._sample_path() if self.sample else self._released_path(options.data_dir)
         self.file = _indexed(self.path, options.cache_dir / "longmemeval")

@@ -19,8 +19,9 @@ from ...llm.judge import PanelFactory
 from ...results.records import PairedMetric, Record, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
+from ..canonical import canonical_params
 from ..locomo.llm import MEM0_J, MEM0_J_OPTION, j_protocol
-from .catalog import DATE_MODES, DOWNLOAD, RELEASED_NAMES, Catalog, marker_of
+from .catalog import DATE_MODES, DOWNLOAD, RELEASED_NAMES, Catalog, dates_setting, file_setting, marker_of
 from .judge import OfficialJudge, OfflineJudge
 from .llm import JUDGE_TEMPLATES, LONGMEMEVAL, LONGMEMEVAL_OPTION, LongMemEvalPrompt, official_protocol
 from .reader import LongMemEvalReader
@@ -54,6 +55,15 @@ class LongMemEvalSuite(Suite):
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
         self.catalog = Catalog(options)
+
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        return canonical_params(params, {"file": file_setting, "dates": dates_setting})
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        return None  # the release, or the one generated sample: the seeds pick nothing
+
+    def protocol_split(self, split: str | None) -> str | None:
+        return None  # every question is held out
 
     def index(self) -> list[IndexEntry]:
         entries = []

@@ -32,6 +32,11 @@ LETTERS = "ABCDE"
 ANSWER_KEYS = frozenset({"answer", "memories_used"})
 
 
+def prompt_setting(raw: str | None) -> str:
+    """--memeval-suite-option memfail.prompt (None: the default variant)."""
+    return prompt_variant(DEFAULT_VARIANT if raw is None else raw)
+
+
 def prompt_variant(value: str) -> str:
     if value not in TEMPLATES:
         raise ConfigError(f"memfail.prompt: {value!r} is not one of {', '.join(TEMPLATES)}")

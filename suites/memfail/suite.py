@@ -21,10 +21,11 @@ from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item, ItemView
 from ..base import IndexEntry, Suite, SuiteOptions
+from ..canonical import canonical_params, canonical_seeds
 from .datasets import BY_NAME, DATASETS, build
 from .figures import memfail_figures
 from .judge import MemfailJudge
-from .llm_prompt import DEFAULT_VARIANT, TEMPLATES, prompt_variant
+from .llm_prompt import DEFAULT_VARIANT, TEMPLATES, prompt_setting
 from .markers import marker_descriptions
 from .model import DEFAULT_SEED, DatasetBuild, Question
 from .reader import MemfailReader, ReleaseReader
@@ -62,8 +63,17 @@ class MemfailSuite(Suite):
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
         self.seeds = options.seeds or (DEFAULT_SEED,)
-        self.prompt = prompt_variant(options.params.get("prompt", DEFAULT_VARIANT))
+        self.prompt = prompt_setting(options.params.get("prompt"))
         self.release: Release | None = load_release(options.data_dir) if options.data_dir is not None else None
+
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        return canonical_params(params, {"prompt": prompt_setting})
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        return canonical_seeds(seeds or (DEFAULT_SEED,), (DEFAULT_SEED,))
+
+    def protocol_split(self, split: str | None) -> str | None:
+        return None  # every question is held out
 
     @property
     def datasets(self) -> tuple[str, ...]:

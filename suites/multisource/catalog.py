@@ -96,23 +96,29 @@ class Catalog:
     def __init__(self, options: SuiteOptions) -> None:
         self.options = options
         self.data_dir = options.data_dir
-        self.seeds = self._seeds()
-        self.split = options.split or ("all" if options.size == "full" else "test")
+        self.seeds = self.used_seeds(options.seeds)
+        self.split = self.used_split(options.split)
         self._refs = {context_id(ref): ref for ref in self._all_refs()}
         self._facts: dict[tuple[int, str], PersonaFacts] = {}
 
-    def _seeds(self) -> tuple[int, ...]:
-        available = self._available_seeds()
-        seeds = self.options.seeds or available
+    def used_seeds(self, given: tuple[int, ...] | None) -> tuple[int, ...]:
+        """The seeds the items come from when --memeval-seed is `given` (None: the default):
+        the first one below --memeval-size=full."""
+        available = self._available_seeds(given)
+        seeds = given or available
         unknown = [s for s in seeds if s not in available]
         if unknown:
             where = f"in {self.data_dir}" if self.data_dir else "for the generator"
             raise ConfigError(f"--memeval-seed: no multisource data for seed {unknown[0]} {where}")
         return seeds if self.options.size == "full" else seeds[:1]
 
-    def _available_seeds(self) -> tuple[int, ...]:
+    def used_split(self, given: str | None) -> str:
+        """The split the items come from when --memeval-split is `given` (None: the default)."""
+        return given or ("all" if self.options.size == "full" else "test")
+
+    def _available_seeds(self, given: tuple[int, ...] | None) -> tuple[int, ...]:
         if self.data_dir is None:
-            return tuple(self.options.seeds or SEEDS)
+            return tuple(given or SEEDS)
         try:
             return tuple(int(d.name[1:]) for d in released.seed_dirs(self.data_dir))
         except DataError as exc:

@@ -11,10 +11,12 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ...config.errors import ConfigError
 from ...llm.multisource import MultisourcePrompt
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item, ItemView, Message
 from ..base import ExactLabelJudge, IndexEntry, Suite, SuiteOptions
+from ..canonical import canonical_params, canonical_seeds
 from .catalog import Catalog, context_id, split_item_id
 from .figures import risk_coverage_figures
 from .headings import LABEL_NOTES, TITLES
@@ -52,6 +54,20 @@ class MultisourceSuite(Suite):
         super().__init__(options)
         self.reader_variant = reader_setting(options.params.get("reader"))
         self.catalog = Catalog(options)
+
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        return canonical_params(params, {"reader": reader_setting})
+
+    def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        try:
+            used = self.catalog.used_seeds(seeds)
+        except ConfigError:  # seeds another report recorded that this data has not
+            return seeds
+        return canonical_seeds(used, self.catalog.used_seeds(None))
+
+    def protocol_split(self, split: str | None) -> str | None:
+        used = self.catalog.used_split(split)
+        return None if used == self.catalog.used_split(None) else used
 
     def index(self) -> list[IndexEntry]:
         refs = self.catalog.selected()
