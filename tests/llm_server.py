@@ -49,6 +49,8 @@ Faults, as replies:
     Reply.trickle(content, interval_s)      200 whose body arrives one byte every interval_s
                                             (each read is quick, the whole reply is not)
     Reply(content, finish_reason="length")  a truncated *model output* (valid HTTP)
+    HeaderTrickle()                         a raw server whose status line and headers arrive
+                                            one byte a second, for ever (until stopped)
     `latency_s` on the server adds the same delay to every call.
 
 Combinators (thread-safe): `sequence(*replies)` answers calls in order (the last repeats);
@@ -584,3 +586,45 @@ def fail_first(n: int, failure: ScriptResult, then: ScriptResult | Script) -> Sc
         return then(request) if callable(then) else then
 
     return script
+
+
+class HeaderTrickle:
+    """A raw loopback server that answers every connection with its status line and headers
+    one byte a second, for ever (until stopped): no read ever waits long."""
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
+
+    def __enter__(self) -> HeaderTrickle:
+        self._listener.settimeout(0.1)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._listener.close()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._listener.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
+
+    def _trickle(self, connection: socket.socket) -> None:
+        with connection:
+            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"y" * 100_000:
+                if self._stop.wait(1.0):
+                    return
+                try:
+                    connection.sendall(bytes([byte]))
+                except OSError:
+                    return

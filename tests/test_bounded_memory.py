@@ -60,6 +60,7 @@ class _Judge:
 
 class _Memory:
     ingest_ms: tuple[float, ...] = ()
+    keeps_sources = False
 
     def ingest_stats(self) -> None:
         return None
@@ -107,3 +108,55 @@ def test_memfails_reader_keeps_no_long_sentence_it_read() -> None:
         tracemalloc.stop()
     assert found == [()] * 10
     assert kept < MB, f"{kept / MB:.1f} MB kept after reading 10 MB of sentences"
+
+
+class _WholeAnswerJudge:
+    """Scores the answer it is given, and keeps its length: the judge sees the whole answer."""
+
+    seen = 0
+
+    def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
+        self.seen = len(answer.label or "")
+        return Verdict(correct=False, reason=f"judged {answer.label}")
+
+
+def test_a_scored_answer_is_judged_whole_and_kept_to_its_beginning_and_its_length() -> None:
+    """The audit's case: a 100 MB scored answer was kept whole (105 MB JSON and HTML, 1.35 GB
+    of memory) while memory texts and invalid answers were bounded."""
+    from pytest_memeval.results.record_values import ANSWER_CHARS
+    from pytest_memeval.running.runner import failure_message
+    from pytest_memeval.running.snapshots import normalised_verdict
+
+    item = Item("i", "c", "c", ItemView("toy", "t", "q?"), gold="x")
+    label = "a long answer " * (4 * MB // 14)
+    judge = _WholeAnswerJudge()
+    outcome = conclude(
+        RunKey("toy", "m"),
+        "toy",
+        item,
+        Answer(label),
+        0.0,
+        Retrieval([], 0.0),
+        _Memory(),
+        judge,  # type: ignore[arg-type]
+    )
+    assert judge.seen == len(label)
+    record = outcome.record
+    assert record.status == "scored" and record.answer is not None
+    assert record.answer.startswith(label[:ANSWER_CHARS]) and record.answer.endswith(
+        f"[{len(label):,} characters in all]"
+    )
+    assert len(record.answer) < ANSWER_CHARS + 100 and len(record.judge_reason) < ANSWER_CHARS + 100
+    assert len(failure_message(outcome)) < 3 * ANSWER_CHARS  # a failed test's message, the JUnit file's too
+    assert normalised_verdict(outcome)["answer"] == record.answer  # a snapshot keeps what the record keeps
+    short = conclude(
+        RunKey("toy", "m"),
+        "toy",
+        item,
+        Answer("lima"),
+        0.0,
+        Retrieval([], 0.0),
+        _Memory(),
+        judge,  # type: ignore[arg-type]
+    )
+    assert short.record.answer == "lima" and short.record.judge_reason == "judged lima"

@@ -11,11 +11,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import openai
 import pytest
-from llm_server import LLMServer, Reply, Request
+from harness import bounded, key_pieces
+from llm_server import HeaderTrickle, LLMServer, Reply, Request
 
+from pytest_memeval.config.errors import ResponseError
 from pytest_memeval.llm.caller import ReplayMissError
+from pytest_memeval.llm.calls import ChatRequest
+from pytest_memeval.llm.client import ChatClient
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.llm.metering import LLMUsage
 from pytest_memeval.llm.settings import LLMSettings
@@ -184,6 +189,86 @@ def test_the_key_never_reaches_the_recording(tmp_path: Path, monkeypatch: pytest
     assert (tmp_path / "llm.sqlite").read_bytes().find(SECRET.encode()) == -1
 
 
+def _escaped(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+def test_a_key_the_endpoint_spells_in_escapes_reaches_neither_the_caller_nor_the_recording(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The endpoint answers with the key in \\u escapes: in the content, a tool call, and split
+    over log-prob tokens; the scrub of the raw text let it through, the client decoded it."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    pieces = [SECRET[i : i + 4] for i in range(0, len(SECRET), 4)]
+    logprobs = [{"token": _escaped(p), "logprob": -0.1, "bytes": list(p.encode()), "top_logprobs": []} for p in pieces]
+    body = (
+        '{"id": "c", "object": "chat.completion", "created": 0, "model": "scripted", "choices": [{"index": 0, '
+        '"message": {"role": "assistant", "content": "noted: ' + _escaped(SECRET) + '", "tool_calls": [{"id": "t", '
+        '"type": "function", "function": {"name": "remember", "arguments": "' + _escaped(SECRET[2:]) + '"}}]}, '
+        '"finish_reason": "stop", "logprobs": {"content": ' + json.dumps(logprobs).replace("\\\\u", "\\u") + "}}]}"
+    )
+    assert SECRET not in body and json.loads(body)["choices"][0]["message"]["content"] == f"noted: {SECRET}"
+    error = '{"error": {"message": "bad key ' + _escaped(SECRET[:-1]) + '", "type": "auth", "code": 401}}'
+    pieces_of_the_key = key_pieces(SECRET)
+    with (
+        LLMServer(
+            lambda request: (
+                Reply(body=body.encode()) if "hi" in request.text else Reply(status=401, body=error.encode())
+            )
+        ) as server,
+        LLMGateway(settings(tmp_path)) as gateway,
+    ):
+        url = gateway.route(CALLER, server.base_url)
+        reply = client(url).chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "hi"}], logprobs=True
+        )
+        chunks = list(
+            client(url).chat.completions.create(
+                model=MODEL, messages=[{"role": "user", "content": "hi"}], logprobs=True, stream=True
+            )
+        )
+        with pytest.raises(openai.APIStatusError) as refused:
+            ask(url, "refuse me")
+    message = reply.choices[0].message
+    streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    texts = [
+        message.content or "",
+        (message.tool_calls or [])[0].function.arguments,
+        "".join(t.token for t in reply.choices[0].logprobs.content or []),
+        bytes(b for t in reply.choices[0].logprobs.content or [] for b in t.bytes or []).decode(),
+        streamed,
+        refused.value.message,
+    ]
+    assert message.content == "noted: <redacted>" and streamed == message.content
+    assert not [text for text in texts if any(piece in text for piece in pieces_of_the_key)], texts
+    with sqlite3.connect(tmp_path / "llm.sqlite") as db:
+        stored = [json.loads(value) for row in db.execute("SELECT request, completion FROM calls") for value in row]
+    assert stored and not any(piece in json.dumps(stored, ensure_ascii=False) for piece in pieces_of_the_key)
+
+
+def test_a_stream_an_endpoint_splits_the_key_over_reaches_the_caller_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call forwarded as it is (the plugin's own models' routes) that the endpoint answers
+    with server-sent events, the key split over their deltas, no delta holding 8 characters."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    deltas = [SECRET[i : i + 5] for i in range(0, len(SECRET), 5)]
+    events = "".join(
+        f"data: {json.dumps({'id': 'c', 'choices': [{'index': 0, 'delta': {'content': d}}]})}\n\n" for d in deltas
+    )
+    stream = Reply(body=(events + "data: [DONE]\n\n").encode(), headers={"Content-Type": "text/event-stream"})
+    with LLMServer(lambda request: stream) as server, LLMGateway(settings(tmp_path, "off")) as gateway:
+        url = gateway.route("responder", server.base_url, record=False)
+        answer = httpx.post(f"{url}/chat/completions", json={"model": MODEL, "messages": []}, timeout=20)
+    joined = "".join(
+        json.loads(line[6:])["choices"][0]["delta"]["content"]
+        for line in answer.text.split("\n\n")
+        if line.startswith("data: {")
+    )
+    assert answer.status_code == 200 and joined == "<redacted>", answer.text
+    assert not any(piece in answer.text for piece in key_pieces(SECRET))
+
+
 def test_the_clients_key_is_never_forwarded(gateway: LLMGateway, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with LLMServer("ok") as server:
@@ -199,6 +284,35 @@ def test_every_forwarded_call_has_a_deadline(tmp_path: Path) -> None:
         assert raised.value.status_code == 504
         assert "did not answer within" in raised.value.message
         assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("trickle", ["body", "headers"])
+def test_an_endpoint_trickling_its_answer_gets_the_504_of_the_calls_deadline(tmp_path: Path, trickle: str) -> None:
+    """200, then one byte at a time: each read is quick, the whole answer is not. The deadline
+    is the call's, headers and body together, not each read's (which left the call to the
+    adapter timeout, 600 s by default, and retired the memory system)."""
+    server = LLMServer(Reply.trickle("a slow answer " * 20, interval_s=0.05)) if trickle == "body" else HeaderTrickle()
+    with server, LLMGateway(settings(tmp_path, timeout_s=1.0)) as gateway:
+        started = time.monotonic()
+        raised = bounded(30, lambda: ask(gateway.route(CALLER, server.base_url), "slow"))
+        elapsed = time.monotonic() - started
+    assert isinstance(raised, openai.APIStatusError) and raised.status_code == 504, raised
+    assert "did not answer within 1 s" in raised.message
+    assert elapsed < 5  # the body alone takes over 20 s, the headers for ever
+
+
+def test_a_forwarded_calls_error_names_the_configured_endpoint_not_the_gateway(tmp_path: Path) -> None:
+    configured = LLMSettings(model=MODEL, base_url="http://127.0.0.1:9/v1", max_attempts=1, timeout_s=5.0)
+    with LLMGateway(settings(tmp_path, "off")) as gateway:
+        port = gateway.base_url.removeprefix("http://")
+        client = ChatClient(gateway.forwarding(configured, "responder"))
+        request = ChatRequest.build(client.settings, [{"role": "user", "content": "hi"}])
+        with pytest.raises(ResponseError) as raised:
+            client.complete(request, label="item q1")
+        client.close()
+    message = str(raised.value)
+    assert message.startswith("LLM call for item q1 to model 'scripted' at http://127.0.0.1:9 failed"), message
+    assert port not in message  # the gateway's throwaway port is named nowhere
 
 
 def test_identical_calls_in_flight_ask_the_endpoint_once(gateway: LLMGateway) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Request
+from harness import TEST_API_KEY, key_pieces
+from llm_server import LLMServer, Reply, Request
 
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.llm.settings import LLMSettings
@@ -129,6 +130,87 @@ def test_a_prompt_change_in_an_adapter_is_a_replay_miss_naming_it(
     assert reason.startswith("replay cache miss: memsystem 'mem0' made an LLM call the recording does not hold")
     assert "model 'scripted-extractor'" in reason and "You extract memories" in reason
     assert "(filling " in reason and "\n" not in reason
+
+
+NOTE_MEMORY = """
+import openai
+from pytest_memeval import Memory
+
+
+class NoteMemory:
+    \"\"\"Keeps what its LLM writes of each message, read as a stream.\"\"\"
+
+    def __init__(self, llm_model: str = "", llm_base_url: str = "", llm_timeout: float = 30.0, llm_max_retries: int = 0):
+        self.client = openai.OpenAI(base_url=llm_base_url, api_key="any", timeout=llm_timeout, max_retries=llm_max_retries)
+        self.model, self.notes = llm_model, {}
+
+    def reset(self, namespace):
+        self.notes.pop(namespace, None)
+
+    def ingest(self, namespace, session):
+        for message in session:
+            messages = [{"role": "user", "content": message.content}]
+            stream = self.client.chat.completions.create(model=self.model, messages=messages, stream=True)
+            text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+            self.notes.setdefault(namespace, []).append(text)
+
+    def retrieve(self, namespace, query, k):
+        return [Memory(text) for text in self.notes.get(namespace, [])][:k]
+
+    def dump(self, namespace):
+        return [Memory(text) for text in self.notes.get(namespace, [])]
+
+    def close(self):
+        self.client.close()
+"""
+
+
+def test_a_key_the_endpoint_spells_in_escapes_reaches_no_file_the_run_writes(
+    toy_pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory system's LLM answers with the key spelled in \\u escapes. The gateway scrubbed
+    the raw text only: the key reached the system decoded (here through the events of a
+    stream), and from a memory's text the JSON and HTML reports. No 8 characters of it may
+    reach the recording, the reports or the JUnit file."""
+    monkeypatch.setenv("OPENAI_API_KEY", TEST_API_KEY)
+
+    def leaky(request: Request) -> Reply:
+        content = f"{request.text} Key: {TEST_API_KEY}."
+        spelled = "".join(f"\\u{ord(c):04x}" for c in content)
+        body = (
+            '{"id": "c", "object": "chat.completion", "created": 0, "model": "' + MODEL + '", "choices": [{"index": 0, '
+            '"message": {"role": "assistant", "content": "' + spelled + '"}, "finish_reason": "stop"}], '
+            '"usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}'
+        )
+        return Reply(body=body.encode())
+
+    toy_pytester.makepyfile(notes=NOTE_MEMORY)
+    html, junit, report = (toy_pytester.path / name for name in ("report.html", "junit.xml", "report.json"))
+    with LLMServer(leaky) as server:
+        config = tmp_path / "adapters.toml"
+        config.write_text(f'["notes:NoteMemory"]\nllm_base_url = "{server.base_url}"\nllm_model = "{MODEL}"\n')
+        result = toy_pytester.runpytest_subprocess(
+            "test_toy.py",
+            "--memsystem=notes:NoteMemory",
+            f"--memeval-adapter-config={config}",
+            f"--memeval-llm-cache-file={toy_pytester.path / 'llm.sqlite'}",
+            f"--memeval-report={report}",
+            f"--memeval-html={html}",
+            f"--junitxml={junit}",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            "ada",
+            timeout=300,
+        )
+    result.assert_outcomes(passed=3, deselected=9)
+    records = json.loads(report.read_text())["records"]
+    assert all(m["text"].endswith("Key: <redacted>.") for r in records for m in r["memories"]), records[0]
+    pieces = key_pieces(TEST_API_KEY)
+    for path in (report, html, junit, toy_pytester.path / "llm.sqlite"):
+        text = path.read_bytes().decode("utf-8", "replace")
+        unescaped = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+        assert not any(piece in text or piece in unescaped for piece in pieces), path
 
 
 def _memories_of_a_run(gateway_settings: LLMSettings, path: Path, base_url: str | None) -> list[str]:

@@ -10,7 +10,7 @@ import traceback
 
 import pytest
 from harness import bounded, key_pieces
-from llm_server import LLMServer, Reply, fail_first, sequence
+from llm_server import HeaderTrickle, LLMServer, Reply, fail_first, sequence
 
 from pytest_memeval.config.errors import ConfigError, ResponseError
 from pytest_memeval.llm import ChatClient, ChatRequest, LLMSettings, ModelCaller, Secret
@@ -304,56 +304,9 @@ def test_a_trickling_server_cannot_hold_a_call_past_its_deadline():
     assert elapsed < 4.0  # two attempts of 1 s and a back-off of at most 0.1 s (loaded machine: margin)
 
 
-class _HeaderTrickle:
-    """A raw loopback server that answers every connection with its status line and headers
-    one byte a second, for ever (until stopped): no read ever waits long."""
-
-    def __init__(self) -> None:
-        import socket
-        import threading
-
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/v1"
-
-    def __enter__(self) -> _HeaderTrickle:
-        self._listener.settimeout(0.1)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
-        self._listener.close()
-
-    def _serve(self) -> None:
-        import threading
-
-        while not self._stop.is_set():
-            try:
-                connection, _ = self._listener.accept()
-            except OSError:
-                continue
-            threading.Thread(target=self._trickle, args=(connection,), daemon=True).start()
-
-    def _trickle(self, connection) -> None:
-        with connection:
-            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"y" * 100_000:
-                if self._stop.wait(1.0):
-                    return
-                try:
-                    connection.sendall(bytes([byte]))
-                except OSError:
-                    return
-
-
 @pytest.mark.slow
 def test_a_server_trickling_its_headers_cannot_hold_a_call_or_a_probe():
-    with _HeaderTrickle() as server:
+    with HeaderTrickle() as server:
         settings = LLMSettings(
             model="m", base_url=server.base_url, timeout_s=1.0, max_attempts=1, retry_budget_s=5.0, context_window=None
         )

@@ -133,6 +133,7 @@ def test_a_key_echoed_in_pieces_by_an_error_reaches_no_report(suite_pytester: py
     eight characters of the key in a row reach the JSON, HTML or JUnit report, or the terminal."""
     message = f"invalid key {SECRET[:-1]}, or was it {SECRET[4:16]}?"
     with LLMServer(Reply.error(400, message=message)) as server:
+        configured = server.base_url.removesuffix("/v1")
         result, report = _run(
             suite_pytester,
             server.base_url,
@@ -143,6 +144,8 @@ def test_a_key_echoed_in_pieces_by_an_error_reaches_no_report(suite_pytester: py
         )
     errors = [r for r in report["records"] if r["status"] == "error"]
     assert errors and all("<redacted>" in r["reason"] for r in errors)
+    # the endpoint the user configured, not the gateway's throwaway port on 127.0.0.1
+    assert all(f" at {configured} failed" in r["reason"] for r in errors), errors[0]["reason"]
     pieces = key_pieces(SECRET)
     for name in ("report.json", "report.html", "junit.xml"):
         text = (suite_pytester.path / name).read_text(encoding="utf-8")

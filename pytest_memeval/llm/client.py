@@ -231,9 +231,11 @@ class ChatClient:
         return base * self._rng.uniform(0.5, 1.0)
 
     def _where(self) -> str:
-        if not self.base_url:
+        """The endpoint the user configured, without its userinfo (not the gateway's port)."""
+        url = self.settings.shown_url or self.base_url
+        if not url:
             return "the default endpoint"
-        parts = urlsplit(self.base_url)
+        parts = urlsplit(url)
         return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}"  # no userinfo
 
     def close(self) -> None:

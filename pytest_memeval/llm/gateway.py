@@ -23,17 +23,21 @@ completions and embeddings are exchanges, per the settings' cache mode:
 - off: forwarded, not recorded.
 
 The plugin's own response model and judges get routes that forward without recording
-(their calls are recorded by ModelCaller, keyed by item and template). Anything else
+(their calls are recorded by ModelCaller, keyed by item and template); `forwarding` gives
+their settings on such a route, whose messages still name the endpoint the user configured. Anything else
 (GET /v1/models, a server's /props or /tokenize) is forwarded as it is (in replay, /models
 lists the models of the routes, other paths answer 404).
 
 The API key: clients send anything; the gateway sends `$OPENAI_API_KEY` (or the local
-placeholder) upstream itself, and scrubs it (`Secret.scrub`) from every request and
-response it records or returns. Nothing of the headers is recorded.
+placeholder) upstream itself, and scrubs it (`Secret.scrub_body`) from every request and
+response it records or returns, in what their JSON decodes to (a key spelled in `\\u`
+escapes, or split over a stream's events, included: redaction.py). Nothing of the headers
+is recorded.
 
 Every forwarded call has a deadline: the settings' attempt timeout for the size of the
-body (`LLMSettings.attempt_timeout`); a timeout answers 504, a connection failure 502
-(the client's own retry policy decides what then). At most `settings.concurrency` calls
+body (`LLMSettings.attempt_timeout`), for the whole call, headers and body together (an
+endpoint that sends one byte a second is cut off at it: deadline.py); a timeout answers
+504, a connection failure 502 (the client's own retry policy decides what then). At most `settings.concurrency` calls
 are upstream at once, fewer after the endpoint answered 429 (adaptive.py: halved on a 429,
 raised by one after a round of successes); under xdist each call also holds one of the
 run's slots that the workers share (`settings.run_slots`, run_slots.py), so that the run
@@ -67,7 +71,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -75,10 +79,12 @@ from urllib.parse import urlsplit
 import httpx
 
 from ..config.errors import ConfigError
+from ..files import json_input
 from . import llama_cpp as llama_cpp_rules
 from .adaptive import THROTTLED, AdaptiveLimit
 from .budget import BYTES_PER_TOKEN
 from .cache import CallCache
+from .deadline import DeadlineExceeded, call_within
 from .exchanges import canonical, exchange_key, is_recorded_answer, recorded_status, restore_ids, with_status
 from .metering import LLMUsage, Meter
 from .run_slots import RunSlots
@@ -182,7 +188,7 @@ class LLMGateway:
         """The base URL (…/v1) through which `caller` reaches `upstream` (default: the
         settings' endpoint, else $OPENAI_BASE_URL, else OpenAI's). The same caller and
         upstream get the same route."""
-        target = (upstream or self.settings.resolved_base_url() or OPENAI_BASE_URL).rstrip("/")
+        target = self._target(upstream)
         with self._lock:
             for known in self._routes.values():
                 if (known.caller, known.upstream, known.record) == (caller, target, record):
@@ -191,6 +197,15 @@ class LLMGateway:
             self._routes[found.number] = found
             self._meters.setdefault(caller, Meter(caller))
         return self._url(found)
+
+    def forwarding(self, llm: LLMSettings, caller: str) -> LLMSettings:
+        """`llm` with its calls forwarded (not recorded) through `caller`'s route; messages
+        still name the endpoint `llm` names."""
+        route = self.route(caller, llm.base_url, record=False)
+        return replace(llm, base_url=route, shown_url=self._target(llm.base_url))
+
+    def _target(self, upstream: str | None) -> str:
+        return (upstream or self.settings.resolved_base_url() or OPENAI_BASE_URL).rstrip("/")
 
     def meter(self, caller: str) -> Meter:
         """The usage of `caller`'s calls (created with its first route)."""
@@ -226,7 +241,7 @@ class LLMGateway:
         started = time.monotonic()
         meter = self.meter(route.caller)
         secret = self._secret(route)
-        scrub = secret.scrub if isinstance(secret, Secret) else _unchanged
+        scrub = secret.scrub_body if isinstance(secret, Secret) else _unchanged
         request_text = scrub(json.dumps(canonical(endpoint, body, meter.repeat()), sort_keys=True, ensure_ascii=False))
         key = exchange_key(endpoint, json.loads(request_text)["body"], meter.repeat())
         model = str(body.get("model", ""))
@@ -359,9 +374,13 @@ class LLMGateway:
         headers = {"Authorization": f"Bearer {secret.reveal()}", "Content-Type": "application/json"}
         try:
             left = max(timeout - (time.monotonic() - started), 0.01)
-            response = self._http.request(method, url, content=raw or None, headers=headers, timeout=left)
+            response = call_within(  # httpx's timeout bounds each read, not the whole answer
+                left,
+                lambda: self._http.request(method, url, content=raw or None, headers=headers, timeout=left),
+                name="memeval-gateway-call",
+            )
             status = response.status_code
-        except httpx.TimeoutException:
+        except (httpx.TimeoutException, DeadlineExceeded):
             return _error(504, f"the endpoint at {_where(url)} did not answer within {timeout:.0f} s")
         except httpx.HTTPError as exc:
             return _error(502, f"the endpoint at {_where(url)} cannot be reached ({type(exc).__name__})")
@@ -370,7 +389,7 @@ class LLMGateway:
                 self.run_slots.release(shared)
             self.in_flight.release(slot, status)
         content_type = response.headers.get("content-type", "application/json")
-        return _Answer(status, secret.scrub(response.text).encode(), content_type)
+        return _Answer(status, secret.scrub_body(response.text).encode(), content_type)
 
     def _deadline(self, body: Mapping[str, Any]) -> float:
         """The attempt timeout for a body of this size: every byte at most one token."""
@@ -440,8 +459,8 @@ def _error(status: int, message: str, code: str | None = None) -> _Answer:
 
 def _json_object(raw: bytes) -> dict[str, Any] | None:
     try:
-        value = json.loads(raw)
-    except ValueError:
+        value = json_input.loads(raw, constants=True)
+    except ValueError:  # nested too deeply to read included
         return None
     return value if isinstance(value, dict) else None
 

@@ -7,18 +7,35 @@ that holds a piece of the secret of `MIN_REDACTED` or more characters; `redact_j
 does so on the concatenation of a sequence of texts (tokens) and gives back the sequence
 with the same boundaries, so that joining the result gives the redacted join.
 
+A body a server sends (JSON, or server-sent events of JSON chunks) says more than its raw
+text shows: a string may spell the key in escapes (`"\\u0073\\u006b\\u002d..."`), which a
+client decodes into the key, a log-probability token spells it again in its `bytes`, and a
+stream may split it over the deltas of several events, which a client joins. `redact_body`
+redacts the texts a body decodes to, those at one path joined in the order they come (the
+path is the keys that lead to a text, list positions aside: every event's
+`choices.delta.content`, every `logprobs.content.token`, each a text a client may join); a
+text that held a piece is written again, the rest of the body is left byte for byte. Texts
+at different paths are not joined: a piece that ends one field and a piece that begins the
+next are no text any client reads as one.
+
 Every place that stores or shows text from a server passes it through these (see
-`Secret.scrub` in llm/settings.py, `Completion.scrubbed` in llm/calls.py).
+`Secret.scrub` and `Secret.scrub_body` in llm/settings.py, `Completion.scrubbed` in
+llm/calls.py; the gateway scrubs every body it returns or records).
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
+from typing import Final
 
 #: pieces of the secret shorter than this are not redacted (nor secrets shorter than this,
 #: e.g. vLLM's placeholder "EMPTY")
 MIN_REDACTED = 8
 REDACTED = "<redacted>"
+#: a JSON string, a list of small integers (a token's bytes), or a character of JSON structure
+_JSON_TOKEN: Final = re.compile(r'"(?:[^"\\]|\\.)*"|\[\s*\d{1,3}(?:\s*,\s*\d{1,3})*\s*\]|[{}\[\]:]')
 
 
 def redact(text: str, secret: str) -> str:
@@ -56,6 +73,66 @@ def redact_joined(parts: Sequence[str], secret: str) -> tuple[str, ...]:
         out.append("".join(kept))
         offset = end
     return tuple(out)
+
+
+def redact_body(text: str, secret: str) -> str:
+    """A server's body (JSON, server-sent events, or any text) with every stretch of
+    MIN_REDACTED or more characters of `secret` redacted in what it decodes to (see the
+    module's docstring), and in its raw text."""
+    if len(secret) < MIN_REDACTED:
+        return text
+    texts = _decoded_texts(text)
+    redacted = [text for _, text, _ in texts]
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for position, (_, _, path) in enumerate(texts):
+        groups.setdefault(path, []).append(position)
+    for positions in groups.values():
+        for position, clean in zip(positions, redact_joined([redacted[p] for p in positions], secret), strict=True):
+            redacted[position] = clean
+    parts, end = [], 0
+    for (match, decoded, path), clean in zip(texts, redacted, strict=True):
+        if clean != decoded:
+            spelled = list(clean.encode("utf-8", "surrogateescape")) if path[-1:] == ("bytes",) else clean
+            parts += [text[end : match.start()], json.dumps(spelled, ensure_ascii=False)]
+            end = match.end()
+    parts.append(text[end:])
+    return redact("".join(parts), secret)
+
+
+def _decoded_texts(text: str) -> list[tuple[re.Match[str], str, tuple[str, ...]]]:
+    """Each text a JSON document of `text` (or each of several, as a stream's events) spells:
+    its strings, and the UTF-8 of a token's `bytes`; with its match in `text` and its path
+    (the keys of the objects around it, its own key last; ("", key) for a key itself)."""
+    found: list[tuple[re.Match[str], str, tuple[str, ...]]] = []
+    keys: list[str | None] = []  # per open container: an object's current key, None for a list
+    matches = list(_JSON_TOKEN.finditer(text))
+    for index, match in enumerate(matches):
+        token = match.group()
+        path = tuple(key for key in keys if key is not None)
+        if token in "{[":
+            keys.append("" if token == "{" else None)
+        elif token in "}]":
+            if keys:
+                keys.pop()
+        elif token.startswith("["):  # a list of small integers: a token's bytes when its key says so
+            values = [int(number) for number in token[1:-1].split(",")]
+            if path[-1:] == ("bytes",) and max(values) < 256:
+                found.append((match, bytes(values).decode("utf-8", "surrogateescape"), path))
+        elif token != ":":
+            decoded = _decoded(token)
+            if index + 1 < len(matches) and matches[index + 1].group() == ":" and keys and keys[-1] is not None:
+                keys[-1] = decoded
+                path = ("", decoded)
+            found.append((match, decoded, path))
+    return found
+
+
+def _decoded(token: str) -> str:
+    try:
+        value = json.loads(token)
+    except ValueError:  # not a JSON string after all (a quotation in plain text)
+        return token[1:-1]
+    return value if isinstance(value, str) else token[1:-1]
 
 
 def _span_at(spans: list[tuple[int, int]], position: int) -> tuple[int, int] | None:

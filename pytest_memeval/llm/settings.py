@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..config.errors import ConfigError
-from .redaction import redact, redact_joined
+from .redaction import redact, redact_body, redact_joined
 
 CacheMode = Literal["readwrite", "replay", "off"]
 CACHE_MODES: tuple[str, ...] = ("readwrite", "replay", "off")
@@ -40,6 +40,9 @@ class LLMSettings:
     model: str
     #: None: $OPENAI_BASE_URL, else the openai client's default
     base_url: str | None = None
+    #: the endpoint messages name when `base_url` is a route of this process's LLM gateway
+    #: (the one the user configured, never the gateway's throwaway port); None: base_url
+    shown_url: str | None = None
     temperature: float = 0.0
     max_tokens: int | None = 1024
     timeout_s: float = 60.0
@@ -141,6 +144,11 @@ class Secret:
     def scrub(self, text: str) -> str:
         """`text` with every piece of the secret (8 characters or more) replaced (redaction.py)."""
         return redact(text, self._value)
+
+    def scrub_body(self, text: str) -> str:
+        """A server's body scrubbed in what it decodes to: JSON escapes undone, a stream's
+        deltas joined (redaction.py)."""
+        return redact_body(text, self._value)
 
     def scrub_joined(self, parts: Sequence[str]) -> tuple[str, ...]:
         """`parts` (e.g. log-prob tokens) scrubbed as one text, boundaries kept (redaction.py)."""

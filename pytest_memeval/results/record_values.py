@@ -17,6 +17,10 @@ from typing import Any
 MEMORY_TEXT_CHARS = 1000
 #: characters of an invalid answer's text kept in a record (a server may send megabytes)
 RAW_CHARS = 4000
+#: characters of a scored answer, and of the judge's reason, kept in a record and shown in a
+#: failure's message: well above what a model writes at the default max_tokens (1,024),
+#: far below the megabytes a server may send; the judge scores the whole answer
+ANSWER_CHARS = 16_000
 
 
 class SchemaError(ValueError):

@@ -22,7 +22,7 @@ from ..llm.metering import Meter
 from ..llm.tally import count_tokens
 from ..memory.tokens import process_counter
 from ..protocols import Judge, MemorySystem, ResponseModel, honours_k, keeps_sources, names_items, reports_ingest
-from ..results.record_values import RAW_CHARS, kept_text
+from ..results.record_values import ANSWER_CHARS, RAW_CHARS, kept_text
 from ..results.records import Record, RunKey
 from ..results.usage import FillCost
 from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
@@ -300,7 +300,9 @@ def conclude(
     memory: BoundMemory,
     judge: Judge,
 ) -> Outcome:
-    """Judge a valid answer (an invalid one is never scored) and build the item's record."""
+    """Judge a valid answer (an invalid one is never scored), whole, and build the item's
+    record, which keeps the first ANSWER_CHARS characters of the answer and of the judge's
+    reason (and their length), as it keeps those of an invalid answer's text."""
     judge_ms = None
     if answer.valid:
         started = time.perf_counter()
@@ -324,7 +326,7 @@ def conclude(
         status="scored" if answer.valid else "invalid",
         strata=dict(item.strata),
         reason="" if answer.valid else f"invalid answer from {key.responder!r}",
-        answer=answer.label,
+        answer=None if answer.label is None else kept_text(answer.label, ANSWER_CHARS),
         abstained=answer.abstained,
         correct=verdict.correct if answer.valid else None,
         score=verdict.score if answer.valid else None,
@@ -339,7 +341,7 @@ def conclude(
         memory_unreadable=answer.memory_unreadable,
         raw="" if answer.valid else kept_text(answer.raw, RAW_CHARS),
         question=item.view.question,
-        judge_reason=verdict.reason if answer.valid else "",
+        judge_reason=kept_text(verdict.reason, ANSWER_CHARS) if answer.valid else "",
         ingest=memory.ingest_stats() or {},
         ingest_ms=tuple(memory.ingest_ms),
         judge_ms=judge_ms,
@@ -380,10 +382,11 @@ def _answer(responder: ResponseModel, item: Item, memories: list[Memory]) -> Ans
 
 
 def failure_message(outcome: Outcome) -> str:
-    """Why an item failed, readable in a terminal without the report."""
+    """Why an item failed, readable in a terminal without the report (the answer and the
+    judge's reason as the record keeps them)."""
     view, answer, record = outcome.item.view, outcome.answer, outcome.record
     lines = [
-        f"{outcome.item.id}: answered {answer.label!r}, expected {outcome.item.gold!r}"
+        f"{outcome.item.id}: answered {record.answer!r}, expected {outcome.item.gold!r}"
         + (" (abstained)" if answer.abstained else ""),
         f"question: {view.question}",
         f"memories retrieved: {record.n_memories}"
@@ -392,5 +395,5 @@ def failure_message(outcome: Outcome) -> str:
         ),
     ]
     if outcome.verdict.reason:
-        lines.append(f"judge: {outcome.verdict.reason}")
+        lines.append(f"judge: {kept_text(outcome.verdict.reason, ANSWER_CHARS)}")
     return "\n".join(lines)

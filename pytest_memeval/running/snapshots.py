@@ -91,7 +91,7 @@ def normalised_verdict(outcome: Outcome) -> dict[str, Any]:
     if verdict.stage:  # a judge's failure stage, where it attributes one (memfail)
         judged["stage"] = verdict.stage
     normalised: dict[str, Any] = {
-        "answer": answer.label,
+        "answer": outcome.record.answer,  # as the record keeps it: a server may send megabytes
         "abstained": answer.abstained,
         "valid": answer.valid,
         "correct": verdict.correct,

@@ -165,7 +165,7 @@ class RunState:
         which counts them; ModelCaller records them."""
         if self.gateway is None:
             return llm
-        return replace(llm, base_url=self.gateway.route(caller, llm.base_url, record=False))
+        return self.gateway.forwarding(llm, caller)
 
     def use_workdir(self, workdir: Path) -> None:
         self.workdir = workdir
