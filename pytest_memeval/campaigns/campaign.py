@@ -27,6 +27,7 @@ from ..running.adapter_guard import describe
 from ..running.state import RunState
 from ..suites.base import Suite
 from .journal import RESUME, Journal, Resumed
+from .shards import Shard
 
 PLUGIN_NAME = "memeval-campaign"
 #: the workerinput entry holding the items a resumed run does not run again
@@ -37,8 +38,12 @@ STOPPED = "memeval: --memeval-max-cost reached"
 
 
 class Campaign:
-    def __init__(self, state: RunState, fingerprint: Fingerprint, journal: Journal | None = None) -> None:
+    def __init__(
+        self, state: RunState, fingerprint: Fingerprint, journal: Journal | None = None, bundled: bool = False
+    ) -> None:
         self.state = state
+        #: the run collects the bundled suites alone: the suites it runs are --memeval-suite's
+        self.bundled = bundled
         self.fingerprint = fingerprint
         self.journal = journal
         self.resumed: tuple[Record, ...] = ()
@@ -69,7 +74,7 @@ class Campaign:
         one-line ConfigError that changes nothing. `bundled`: the run collects the bundled
         suites (no test paths given), so the suites it runs are known now."""
         settings = state.settings
-        campaign = cls(state, run_fingerprint(settings, state.memsystems))
+        campaign = cls(state, run_fingerprint(settings, state.memsystems), bundled=bundled)
         if state.baseline is not None:
             campaign.check_baseline(state.baseline, bundled)
         if settings.report is None or collect_only:
@@ -86,7 +91,7 @@ class Campaign:
         else:
             if settings.resume:
                 campaign.header.append(f"memeval: {RESUME}: no journal at {path} yet; this run starts it")
-            campaign.journal = Journal.start(path, campaign.fingerprint)
+            campaign.journal = Journal.start(path, campaign.fingerprint, _shard_name(settings.shard))
             campaign._started = True
         return campaign
 
@@ -101,15 +106,51 @@ class Campaign:
         return run_fingerprint(settings, self.state.memsystems, [self.state.suite(ref) for ref in refs])
 
     def _check_resumed(self, resumed: Resumed) -> None:
+        """The journal is this run's: its shard, every record's item, then its protocol."""
+        path = journal_path(self.state.settings.report) if self.state.settings.report else "the journal"
+        shard = _shard_name(self.state.settings.shard)
+        if resumed.shard != shard:
+            raise ConfigError(
+                f"{path} was written by {_shard_words(resumed.shard)}, this run is {_shard_words(shard)}: "
+                "resume with the same --memeval-shard, or remove the journal to start over"
+            )
+        items: dict[str, frozenset[str]] = {}
+        for record in resumed.records:
+            foreign = self._foreign(record, items)
+            if foreign is not None:
+                raise ConfigError(
+                    f"{path}: line {resumed.lines.get(record.item_key, '?')}: a record of another run: {foreign} "
+                    "(remove the journal to start over)"
+                )
         refs = sorted({r.suite_ref for r in resumed.records})
         journal = in_terms_of(resumed.fingerprint, [self.state.suite(ref) for ref in refs])
         difference = self._fingerprint_with(refs).difference(journal, ("in this run", "in the journal"))
         if difference is not None:
-            path = journal_path(self.state.settings.report) if self.state.settings.report else "the journal"
             raise ConfigError(
                 f"{path} was written under another protocol: {difference} (rerun with that protocol, "
                 "or remove the journal to start over)"
             )
+
+    def _foreign(self, record: Record, items: dict[str, frozenset[str]]) -> str | None:
+        """Why a journal's record is not one of this run's items (None when it is); `items`
+        caches each suite's item ids."""
+        settings, ref = self.state.settings, record.suite_ref
+        if self.bundled and ref not in settings.suites:
+            return f"suite {ref!r} is not selected (--memeval-suite: {', '.join(settings.suites)})"
+        if record.key.memsystem not in settings.memsystems:
+            return f"memory system {record.key.memsystem!r} is not in --memsystem ({', '.join(settings.memsystems)})"
+        if record.key.k not in settings.ks:
+            return f"k={record.key.k} is not in --memeval-k ({', '.join(map(str, settings.ks))})"
+        if not 0 <= record.repeat < settings.repeats:
+            return f"repeat {record.repeat} is beyond --memeval-repeat {settings.repeats}"
+        if ref not in items:
+            try:
+                items[ref] = frozenset(entry.id for entry in self.state.index(ref))
+            except Exception as exc:  # a suite this process cannot build or index
+                return f"suite {ref!r}: {describe(exc)}"
+        if record.id not in items[ref]:
+            return f"{ref} has no item {record.id!r} in this run's selection of data"
+        return None
 
     def _take(self, resumed: Resumed) -> None:
         refs = sorted({r.suite_ref for r in resumed.records})
@@ -263,6 +304,14 @@ class Campaign:
             self.journal.close()
         if self.stop_file is not None:
             shutil.rmtree(self.stop_file.parent, ignore_errors=True)
+
+
+def _shard_name(shard: Shard | None) -> str | None:
+    return str(shard) if shard is not None else None
+
+
+def _shard_words(shard: str | None) -> str:
+    return f"shard {shard}" if shard is not None else "an unsharded run"
 
 
 def stop_on_worker(item: pytest.Item) -> None:

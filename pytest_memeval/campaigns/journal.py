@@ -3,7 +3,7 @@
     run.json              the report, written when the run ends
     run.journal.jsonl     one JSON object per line, written as it comes (fsynced at most
                           SYNC_EVERY_S apart, and when the journal is closed):
-        {"journal": "memeval-journal/1", "fingerprint": {...}, "pid": ..., "host": ...}
+        {"journal": "memeval-journal/1", "fingerprint": {...}, "shard": "I/N" or null, "pid": ..., "host": ...}
         {"fingerprint": {...}}      the run's fingerprint, again each time a suite joins it
         {"record": {...}}           one record (its compact wire form)
 
@@ -17,8 +17,9 @@ report covers them all. A run that ends normally removes its journal once the re
 written. The journal is locked (flock) while a run holds it.
 
 Every refusal is one line and changes nothing: an existing journal without
---memeval-resume, a journal another live run holds, one of another protocol, a line that
-is not JSON before the last. Only a torn last line (a write cut by SIGKILL) is set aside,
+--memeval-resume, a journal another live run holds, one of another protocol or another
+--memeval-shard, a record of an item the run does not have, a line that is not JSON
+before the last. Only a torn last line (a write cut by SIGKILL) is set aside,
 into `<journal>.torn`, and its item runs again.
 """
 
@@ -29,8 +30,8 @@ import json
 import os
 import socket
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -56,6 +57,10 @@ class Resumed:
     records: tuple[Record, ...]
     #: one line when a torn last line was set aside, else ""
     torn: str = ""
+    #: the --memeval-shard of the run that wrote it (None: unsharded)
+    shard: str | None = None
+    #: the line of each item's latest record
+    lines: Mapping[ItemKey, int] = field(default_factory=dict)
 
     def done(self) -> frozenset[ItemKey]:
         """Items not to run again: those with a scored or invalid record."""
@@ -73,8 +78,9 @@ class Journal:
         self._synced_at = clock()
 
     @classmethod
-    def start(cls, path: Path, fingerprint: Fingerprint) -> Journal:
-        """A new journal; an existing one is refused (one line) and left as it is."""
+    def start(cls, path: Path, fingerprint: Fingerprint, shard: str | None = None) -> Journal:
+        """A new journal of a run (of its shard, `I/N`); an existing one is refused (one
+        line) and left as it is."""
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
         except FileExistsError:
@@ -89,7 +95,8 @@ class Journal:
             raise ConfigError(f"cannot create the journal {path}: {exc.strerror or exc}") from None
         _lock(fd, path)
         journal = cls(path, fd)
-        journal._write_json({"journal": FORMAT, "fingerprint": fingerprint.to_json(), **_holder()}, sync=True)
+        header = {"journal": FORMAT, "fingerprint": fingerprint.to_json(), "shard": shard, **_holder()}
+        journal._write_json(header, sync=True)
         return journal
 
     @classmethod
@@ -195,6 +202,8 @@ def _read(path: Path) -> tuple[Resumed, int]:
         torn = f"{path}: its last line was cut short ({len(tail)} bytes, set aside in {path.name}.torn); its item runs again"
     fingerprint: Fingerprint | None = None
     records: dict[ItemKey, Record] = {}
+    record_lines: dict[ItemKey, int] = {}
+    shard = None
     for number, line in enumerate(lines, start=1):
         where = f"{path}: line {number}"
         try:
@@ -209,19 +218,24 @@ def _read(path: Path) -> tuple[Resumed, int]:
             raise ConfigError(f"{where} is not a journal entry")
         if number == 1 and entry.get("journal") != FORMAT:
             raise ConfigError(f"{path} is not a {FORMAT} journal (first line: {line[:60]!r})")
+        if number == 1:
+            shard = entry.get("shard")
+            if shard is not None and not isinstance(shard, str):
+                raise ConfigError(f"{where}: shard {shard!r} is not I/N")
         try:
             if "fingerprint" in entry:
                 fingerprint = Fingerprint.from_json(entry["fingerprint"])
             elif "record" in entry:
                 record = Record.from_json(entry["record"])
                 records[record.item_key] = record
+                record_lines[record.item_key] = number
             else:
                 raise ConfigError(f"{where} is neither a record nor a fingerprint")
         except (SchemaError, FingerprintError) as exc:
             raise ConfigError(f"{where}: {exc}") from None
     if fingerprint is None:
         raise ConfigError(f"{path} has no header line; remove it to start over")
-    return Resumed(fingerprint, tuple(records.values()), torn), len(data) - len(tail)
+    return Resumed(fingerprint, tuple(records.values()), torn, shard, record_lines), len(data) - len(tail)
 
 
 def _set_aside(path: Path, good_bytes: int) -> None:
