@@ -1,8 +1,9 @@
-"""`python -m pytest_memeval merge SHARD.json... -o run.json [--html run.html] [--gate EXPR]...`
+"""`python -m pytest_memeval merge SHARD.json... --memeval-report=run.json [--memeval-html=run.html]
+[--memeval-gate=EXPR]... [--memeval-baseline=PATH]`
 
 Exit status: 0 when the merged run passes (its gates, and no more errors than the shards'
---memeval-max-errors allowed), 1 when it does not, 4 when the shards cannot be merged
-(one line saying why), as pytest's usage errors.
+--memeval-max-errors allowed), 1 when it does not, 4 for a usage error or shards that cannot
+be merged (one line saying why), as the run's usage errors.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import argparse
 import shutil
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import pytest
 
 from .campaigns.merge import add_arguments, merge
-from .config.errors import MemevalError
+from .config.errors import ConfigError, MemevalError
 
 USAGE_ERROR = int(pytest.ExitCode.USAGE_ERROR)
 
@@ -35,17 +37,29 @@ class Console:
         print(line)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, whose usage errors are one line and the run's exit status (4), not its
+    multi-line usage text and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ConfigError(f"{message} (python -m pytest_memeval {self._command()}--help)")
+
+    def _command(self) -> str:
+        command = self.prog.removeprefix("python -m pytest_memeval").strip()
+        return f"{command} " if command else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_memeval")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="python -m pytest_memeval")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
     add_arguments(
         commands.add_parser("merge", help="merge the JSON reports of --memeval-shard jobs into one run's report")
     )
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         report = merge(args)
     except MemevalError as exc:
-        print(f"memeval merge: {exc}", file=sys.stderr)
+        print(f"memeval: {exc}", file=sys.stderr)
         return USAGE_ERROR
     report.write_terminal(Console())  # type: ignore[arg-type]
     return int(report.exit_status(pytest.ExitCode.OK))

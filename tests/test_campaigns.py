@@ -139,21 +139,21 @@ def test_three_shards_merged_equal_one_run_to_the_last_digit(wide: pytest.Pytest
     assert sum(counts) == TOTAL and max(counts) - min(counts) <= 6  # one context of 3 items x 2 systems
 
     merged = wide.path / "merged.json"
-    command = [sys.executable, "-m", "pytest_memeval", "merge", *map(str, shards), "-o", str(merged)]
-    result = wide.run(*command, "--gate", gate, "--html", str(wide.path / "merged.html"))
+    command = [sys.executable, "-m", "pytest_memeval", "merge", *map(str, shards), f"--memeval-report={merged}"]
+    result = wide.run(*command, f"--memeval-gate={gate}", f"--memeval-html={wide.path / 'merged.html'}")
     assert result.ret == one.ret == pytest.ExitCode.OK, result.stdout.str() + result.stderr.str()
     assert comparable(merged) == comparable(single)
     assert "memeval fingerprint: protocol" in result.stdout.str()
     assert (wide.path / "merged.html").read_text().count("<svg") >= 1
 
     def refused(*paths: Path) -> str:
-        run = wide.run(sys.executable, "-m", "pytest_memeval", "merge", *map(str, paths), "-o", str(merged))
+        run = wide.run(sys.executable, "-m", "pytest_memeval", "merge", *map(str, paths), f"--memeval-report={merged}")
         assert run.ret == pytest.ExitCode.USAGE_ERROR, run.stdout.str()
         lines = run.stderr.str().strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in run.stderr.str()
         return lines[0]
 
-    assert refused(shards[0], shards[2]) == "memeval merge: merge: shard 2/3 missing (given: 1/3, 3/3)"
+    assert refused(shards[0], shards[2]) == "memeval: merge: shard 2/3 missing (given: 1/3, 3/3)"
     overlapping = wide.path / "overlap.json"
     data = json.loads(shards[1].read_text())
     data["records"].append(json.loads(shards[0].read_text())["records"][0])
@@ -163,7 +163,7 @@ def test_three_shards_merged_equal_one_run_to_the_last_digit(wide: pytest.Pytest
     run = wide.runpytest_subprocess(*ARGS, "--memeval-shard=3/3", "--memeval-k=5", f"--memeval-report={other}")
     assert run.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     assert refused(shards[0], shards[1], other) == (
-        f"memeval merge: merge: {shards[0]} and {other} were run under different protocols: "
+        f"memeval: merge: {shards[0]} and {other} were run under different protocols: "
         "k is [10] in shard1.json, [5] in k5.json"
     )
 

@@ -1,27 +1,32 @@
 """Merging the reports of --memeval-shard jobs into the report of one run.
 
-    python -m pytest_memeval merge SHARD.json... -o run.json [--html run.html] [--gate EXPR]...
+    python -m pytest_memeval merge SHARD.json... --memeval-report=run.json
+        [--memeval-html=run.html] [--memeval-gate=EXPR]... [--memeval-baseline=PATH]
 
 Every metric, interval, paired test, Holm family and gate is computed again from the union
 of the shards' records, exactly as the run would have computed them (the shards' summaries
-are never averaged). The shards must be every shard 1/N .. N/N of one protocol, each
-once, with no item in two of them; each refusal is one line. The suites are built from the
+are never averaged); its gates are checked as the run checks its own, before anything is
+written. The shards must be every shard 1/N .. N/N of one protocol, each once, each
+record of an item and a run its fingerprint lists, with no item twice; each refusal is
+one line. The options are the run's, by the same names. The suites are built from the
 shards' settings to summarise (a suite that read --memeval-data needs that directory here,
-or --data).
+or its copy's, with --memeval-data).
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..config.errors import ConfigError
-from ..config.gate_syntax import parse_gate
+from ..config.gate_syntax import parse_gates
 from ..config.option_values import cache_dir, readable_dir, readable_file, writable_file
+from ..config.outputs import check_outputs, run_outputs
 from ..config.settings import Settings
+from ..config.settings_checks import check_gates
 from ..results.baseline import load_baseline, protocol_note
 from ..results.collector import group_by_run
 from ..results.fingerprint import Fingerprint
@@ -29,10 +34,18 @@ from ..results.prices import prices_from
 from ..results.reading import read_report
 from ..results.records import ItemKey, Record, Report
 from ..results.session_report import SessionReport
-from ..running.state import RunState
+from ..running.state import RunState, suite_target
 from .shards import Shard
 
 WHERE = "merge"
+#: the options a merge shares with the run, by the run's names
+REPORT, HTML, GATE, BASELINE, DATA = (
+    "--memeval-report",
+    "--memeval-html",
+    "--memeval-gate",
+    "--memeval-baseline",
+    "--memeval-data",
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +57,8 @@ class ShardReport:
 
 
 def read_shards(paths: Sequence[Path]) -> list[ShardReport]:
-    """The shards, checked: one protocol, every shard of N once, no item twice."""
+    """The shards, checked: one protocol, every shard of N once, each record of a run its
+    shard's fingerprint lists, no item twice."""
     shards = [_shard(path, read_report(path, WHERE)) for path in paths]
     first = shards[0]
     for other in shards[1:]:
@@ -69,6 +83,7 @@ def read_shards(paths: Sequence[Path]) -> list[ShardReport]:
         )
     owners: dict[ItemKey, Path] = {}
     for shard in shards:
+        _check_records(shard)
         for record in shard.report.records:
             owner = owners.setdefault(record.item_key, shard.path)
             if owner != shard.path:
@@ -77,6 +92,28 @@ def read_shards(paths: Sequence[Path]) -> list[ShardReport]:
                     f"({record.key.label()}, repeat {record.repeat}): the shards overlap"
                 )
     return sorted(shards, key=lambda s: s.shard.index)
+
+
+def _check_records(shard: ShardReport) -> None:
+    """Each record of a shard is of a suite, memory system and k its fingerprint lists, and
+    of an item the shard holds once."""
+    fingerprint = shard.fingerprint
+    suites = {protocol.suite for protocol in fingerprint.suites}
+    seen: set[ItemKey] = set()
+    for record in shard.report.records:
+        where = f"{WHERE}: {shard.path}: item {record.id} ({record.key.label()}, repeat {record.repeat})"
+        if record.item_key in seen:
+            raise ConfigError(f"{where} is there twice: the report was edited or damaged")
+        seen.add(record.item_key)
+        if record.key.memsystem not in fingerprint.systems:
+            listed = ", ".join(fingerprint.systems) or "none"
+            raise ConfigError(f"{where}: its fingerprint lists no memory system {record.key.memsystem!r} ({listed})")
+        if record.key.suite not in suites:
+            raise ConfigError(f"{where}: its fingerprint lists no suite {record.key.suite!r} ({', '.join(suites)})")
+        if record.key.k not in fingerprint.ks:
+            raise ConfigError(
+                f"{where}: its fingerprint lists no k={record.key.k} ({', '.join(map(str, fingerprint.ks))})"
+            )
 
 
 def _shard(path: Path, report: Report) -> ShardReport:
@@ -95,7 +132,7 @@ def _shard(path: Path, report: Report) -> ShardReport:
 def merged_settings(shards: Sequence[ShardReport], args: argparse.Namespace) -> Settings:
     """The run's settings as the shards recorded them, with the merge's files and gates."""
     recorded: dict[str, Any] = dict(shards[0].report.settings)
-    data_dir = readable_dir("--data", args.data) if args.data else _recorded_dir(recorded.get("data_dir"))
+    data_dir = readable_dir(DATA, args.memeval_data) if args.memeval_data else _recorded_dir(recorded.get("data_dir"))
     seeds = recorded.get("seeds")
     return Settings(
         memsystems=tuple(recorded.get("memsystems") or ()),
@@ -105,21 +142,21 @@ def merged_settings(shards: Sequence[ShardReport], args: argparse.Namespace) -> 
         seeds=tuple(seeds) if seeds else None,
         ks=tuple(recorded.get("k") or (10,)),
         responder=str(recorded.get("responder", "reader")),
-        report=writable_file("-o", args.output),
+        report=writable_file(REPORT, args.memeval_report),
         data_dir=data_dir,
         embedder=str(recorded.get("embedder", "")),
         cache_dir=cache_dir(None),
         bootstrap=int(recorded.get("bootstrap", 2000)),
-        baseline=readable_file("--baseline", args.baseline),
-        gates=tuple(parse_gate(expression) for expression in args.gate),
+        baseline=readable_file(BASELINE, args.memeval_baseline),
+        gates=parse_gates(args.memeval_gate, args.memeval_baseline),
         max_errors=int(recorded.get("max_errors", 0)),
-        html=writable_file("--html", args.html),
+        html=writable_file(HTML, args.memeval_html),
         judges=tuple(recorded.get("judges") or ()),
         suite_params=recorded.get("suite_params") or {},
         repeats=int(recorded.get("repeat", 1)),
         record_memories=int(recorded.get("record_memories", 10)),
         gate_subset=str(recorded.get("gate_subset", "allow")),
-        any_protocol=bool(args.any_protocol),
+        any_protocol=bool(args.memeval_any_protocol),
         prices=prices_from(recorded["prices"], f"{WHERE}: the shards' prices") if recorded.get("prices") else {},
     )
 
@@ -130,7 +167,7 @@ def _recorded_dir(raw: Any) -> Path | None:
     path = Path(str(raw))
     if not path.is_dir():
         raise ConfigError(
-            f"{WHERE}: the shards read --memeval-data {raw}, which is not here: give its copy with --data DIR"
+            f"{WHERE}: the shards read --memeval-data {raw}, which is not here: give its copy with {DATA}=DIR"
         )
     return path
 
@@ -139,9 +176,14 @@ def merge(args: argparse.Namespace) -> SessionReport:
     """The merged report, its files written."""
     shards = read_shards([Path(p) for p in args.shards])
     settings = merged_settings(shards, args)
-    for gate in settings.gates:
-        if gate.needs_baseline and settings.baseline is None:
-            raise ConfigError(f"--gate: {gate.expression!r} needs --baseline")
+    check_outputs(
+        [
+            *(("SHARD.json", f"the shard {shard.path}", shard.path) for shard in shards),
+            *run_outputs(settings.report, settings.html, None, None),
+        ]
+    )
+    targets = {record.key.suite: suite_target(record.suite_ref) for shard in shards for record in shard.report.records}
+    check_gates(replace(settings, suites=tuple(targets)), targets, bundled_only=True)  # as the run checks its own
     fingerprint = shards[0].fingerprint
     for shard in shards[1:]:
         fingerprint = fingerprint.union(shard.fingerprint)
@@ -188,14 +230,13 @@ def _suite_sizes(shards: Sequence[ShardReport]) -> Any:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The run's options that a merge takes, by the run's names."""
     parser.add_argument("shards", nargs="+", metavar="SHARD.json", help="the JSON reports of every shard")
-    parser.add_argument("-o", "--output", required=True, metavar="run.json", help="write the merged report here")
-    parser.add_argument("--html", metavar="run.html", help="write the merged HTML report here")
+    parser.add_argument(REPORT, required=True, metavar="PATH", help="write the merged JSON report here")
+    parser.add_argument(HTML, metavar="PATH", help="write the merged HTML report here")
+    parser.add_argument(GATE, action="append", default=[], metavar="EXPR", help="a gate on the merged run, repeatable")
+    parser.add_argument(BASELINE, metavar="PATH", help="an earlier report to pair the merged run with")
     parser.add_argument(
-        "--gate", action="append", default=[], metavar="EXPR", help="a gate on the merged run, repeatable"
+        "--memeval-any-protocol", action="store_true", help=f"compare with a {BASELINE} run under another protocol"
     )
-    parser.add_argument("--baseline", metavar="PATH", help="an earlier report to pair the merged run with")
-    parser.add_argument(
-        "--any-protocol", action="store_true", help="compare with a baseline run under another protocol"
-    )
-    parser.add_argument("--data", metavar="DIR", help="this machine's copy of the shards' --memeval-data")
+    parser.add_argument(DATA, metavar="DIR", help="this machine's copy of the shards' --memeval-data")

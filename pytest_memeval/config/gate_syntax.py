@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import ConfigError
@@ -58,6 +59,15 @@ def can_never_fail(gate: Gate, bounds: tuple[float, float]) -> bool:
         "<=": threshold >= high,
         "<": threshold > high,
     }[gate.op or ">="]
+
+
+def parse_gates(expressions: Sequence[str], baseline: str | None) -> tuple[Gate, ...]:
+    """--memeval-gate's expressions; a no-regression gate needs --memeval-baseline."""
+    gates = tuple(parse_gate(expression) for expression in expressions)
+    for gate in gates:
+        if gate.needs_baseline and baseline is None:
+            raise ConfigError(f"--memeval-gate: {gate.expression!r} needs --memeval-baseline")
+    return gates
 
 
 def parse_gate(expression: str) -> Gate:

@@ -18,7 +18,7 @@ from ..results.prices import Price, load_prices
 from ..running.adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .adapter_config import read_adapter_config
 from .errors import ConfigError
-from .gate_syntax import Gate, parse_gate
+from .gate_syntax import parse_gates
 from .judge_specs import DEFAULT, parse_judge
 from .llm_options import add_llm_options, llm_settings, local_model_specs
 from .option_values import (
@@ -289,7 +289,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         bootstrap=integer("--memeval-bootstrap", opt("memeval_bootstrap"), 1),
         memsystem_config=memsystem_config,
         baseline=readable_file("--memeval-baseline", opt("memeval_baseline")),
-        gates=_gates(opt("memeval_gate"), opt("memeval_baseline")),
+        gates=parse_gates(opt("memeval_gate"), opt("memeval_baseline")),
         max_errors=integer("--memeval-max-errors", opt("memeval_max_errors"), 0),
         html=writable_file("--memeval-html", opt("memeval_html")),
         llm=llm,
@@ -378,14 +378,6 @@ def _suite_params(raw: list[str]) -> dict[str, dict[str, str]]:
             raise ConfigError(f"--memeval-suite-option: {setting!r} is not of the form SUITE.KEY=VALUE")
         params.setdefault(suite, {})[key.strip()] = value.strip()
     return params
-
-
-def _gates(raw: list[str], baseline: str | None) -> tuple[Gate, ...]:
-    gates = tuple(parse_gate(expression) for expression in raw)
-    for gate in gates:
-        if gate.needs_baseline and baseline is None:
-            raise ConfigError(f"--memeval-gate: {gate.expression!r} needs --memeval-baseline")
-    return gates
 
 
 def _seeds(raw: str | None) -> tuple[int, ...] | None:

@@ -23,7 +23,7 @@ def check_against_suites(settings: Settings, suites: dict[str, str], bundled_onl
     """`suites` maps every available suite name to its import target; `bundled_only` says
     the run collects the bundled suites (no test paths given), so every suite it can run
     is known now."""
-    _check_gates(settings, suites, bundled_only)
+    check_gates(settings, suites, bundled_only)
     _check_suite_params(settings, suites)
     _check_data_options(settings, suites)
     _check_llm_support(settings, suites)
@@ -76,10 +76,11 @@ def _check_suite_params(settings: Settings, suites: dict[str, str]) -> None:
                 raise ConfigError(f"--memeval-suite-option: {suite} has no setting {key!r} (settings: {known})")
 
 
-def _check_gates(settings: Settings, suites: dict[str, str], bundled_only: bool) -> None:
-    """Suites, systems and metric names of gates are checked now. Only when test paths are
-    given can a gate name a suite that a test file names by import path; it is then known
-    at the end, where a gate that matched no run fails."""
+def check_gates(settings: Settings, suites: Mapping[str, str], bundled_only: bool) -> None:
+    """Suites, systems and metric names of gates are checked now, and a gate that can never
+    fail is refused (a run, and a merge of shards). Only when test paths are given can a
+    gate name a suite that a test file names by import path; it is then known at the end,
+    where a gate that matched no run fails."""
     for gate in settings.gates:
         if gate.system is not None and settings.active and gate.system not in settings.memsystems:
             raise ConfigError(
