@@ -329,6 +329,10 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         ["--memsystem=context", "--memeval-baseline={deep_json}"],
         "cannot be a report: nested 200,000 levels deep, too deep to read",
     ),
+    (
+        ["--memsystem=context", "--memeval-baseline={nan_score}"],
+        "cannot be a report: NaN is not a number JSON allows: line 1 column *",
+    ),
     # ... adapter settings too deep to read, or refused by the adapter's own check
     (["--memsystem=context", "--memeval-adapter-config={deep_toml}"], "is nested too deeply to be adapter settings"),
     (
@@ -467,6 +471,9 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             ),
         ),
         "deep_json": write("deep.json", "[" * 200_000 + "]" * 200_000),
+        "nan_score": write(
+            "nan.json", json.dumps({"schema": "memeval-report/2", "records": [dict(good, score=math.nan)]})
+        ),
         "deep_toml": write("deep.toml", "[context]\ntoken_budget = " + "[" * 100_000 + "]" * 100_000 + "\n"),
         "zero_budget": write("zero-budget.toml", "[context]\ntoken_budget = 0\n"),
         "cache_other_format": str(cache_other_format),

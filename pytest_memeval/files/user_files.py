@@ -16,7 +16,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 
 class NotARegularFile(OSError):
@@ -66,9 +66,14 @@ def read_text(path: str | os.PathLike[str], encoding: str = "utf-8") -> str:
         return handle.read()
 
 
+def open_bytes(path: str | os.PathLike[str]) -> BinaryIO:
+    """The regular file at `path` opened for reading bytes."""
+    return open(open_regular(path), "rb")
+
+
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The whole content of the regular file at `path`."""
-    with open(open_regular(path), "rb") as handle:
+    with open_bytes(path) as handle:
         return handle.read()
 
 

@@ -86,6 +86,9 @@ def redact_body(text: str, secret: str) -> str:
     groups: dict[tuple[str, ...], list[int]] = {}
     for position, (_, _, path) in enumerate(texts):
         groups.setdefault(path, []).append(position)
+    joins = "\0".join("".join(redacted[p] for p in positions) for positions in groups.values())
+    if not _secret_spans(joins, secret):  # one search for the common case: nothing to redact
+        return redact(text, secret)
     for positions in groups.values():
         for position, clean in zip(positions, redact_joined([redacted[p] for p in positions], secret), strict=True):
             redacted[position] = clean
@@ -105,29 +108,38 @@ def _decoded_texts(text: str) -> list[tuple[re.Match[str], str, tuple[str, ...]]
     (the keys of the objects around it, its own key last; ("", key) for a key itself)."""
     found: list[tuple[re.Match[str], str, tuple[str, ...]]] = []
     keys: list[str | None] = []  # per open container: an object's current key, None for a list
+    path: tuple[str, ...] = ()
     matches = list(_JSON_TOKEN.finditer(text))
     for index, match in enumerate(matches):
         token = match.group()
-        path = tuple(key for key in keys if key is not None)
-        if token in "{[":
-            keys.append("" if token == "{" else None)
-        elif token in "}]":
-            if keys:
-                keys.pop()
-        elif token.startswith("["):  # a list of small integers: a token's bytes when its key says so
-            values = [int(number) for number in token[1:-1].split(",")]
-            if path[-1:] == ("bytes",) and max(values) < 256:
-                found.append((match, bytes(values).decode("utf-8", "surrogateescape"), path))
-        elif token != ":":
+        if token[0] == '"':
             decoded = _decoded(token)
             if index + 1 < len(matches) and matches[index + 1].group() == ":" and keys and keys[-1] is not None:
                 keys[-1] = decoded
-                path = ("", decoded)
-            found.append((match, decoded, path))
+                path = _path(keys)
+                found.append((match, decoded, ("", decoded)))
+            else:
+                found.append((match, decoded, path))
+        elif len(token) > 1:  # a list of small integers: a token's bytes when its key says so
+            values = [int(number) for number in token[1:-1].split(",")]
+            if path[-1:] == ("bytes",) and max(values) < 256:
+                found.append((match, bytes(values).decode("utf-8", "surrogateescape"), path))
+        elif token in "{[":
+            keys.append("" if token == "{" else None)
+            path = _path(keys)
+        elif token in "}]" and keys:
+            keys.pop()
+            path = _path(keys)
     return found
 
 
+def _path(keys: list[str | None]) -> tuple[str, ...]:
+    return tuple(key for key in keys if key is not None)
+
+
 def _decoded(token: str) -> str:
+    if "\\" not in token:  # nothing escaped: the text between the quotes
+        return token[1:-1]
     try:
         value = json.loads(token)
     except ValueError:  # not a JSON string after all (a quotation in plain text)

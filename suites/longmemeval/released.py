@@ -39,6 +39,7 @@ import ijson
 
 from ...config.errors import DataError
 from ...files import json_input
+from ...files.user_files import open_bytes
 
 #: in the order print_qa_metrics.py prints them
 QUESTION_TYPES = (
@@ -135,7 +136,7 @@ def stream_sessions(path: Path, question: Question) -> Iterator[list[dict[str, A
     expected = len(question.session_ids)
     count = 0
     try:
-        with path.open("rb") as handle:
+        with open_bytes(path) as handle:
             handle.seek(question.start)
             reader = _Span(handle, question.end - question.start)
             for session in ijson.items(reader, "haystack_sessions.item", use_float=True):
@@ -171,7 +172,7 @@ def _array_elements(path: Path, hasher: Any) -> Iterator[tuple[int, int, Any]]:
     """(byte start, byte end, value) of each element of the file's top-level JSON array."""
     utf8 = codecs.getincrementaldecoder("utf-8")()
     try:
-        handle = path.open("rb")
+        handle = open_bytes(path)
     except OSError as exc:
         raise DataError(f"{path}: cannot open ({exc.strerror})") from None
     with handle:
