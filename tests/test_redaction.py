@@ -89,6 +89,8 @@ def test_a_key_spelled_in_json_escapes_is_redacted_in_what_the_body_decodes_to()
     assert not any(leaks(s) for s in strings_of(decoded))
     assert decoded["choices"][0]["message"]["content"] == f"your key: {REDACTED} (kept)"
     assert out.startswith('{"id": "c1", "choices": [{"message": {"content": "your key: ')  # the rest as it was
+    lone = redact_body('{"c": "\\ud800 caf\u00e9 ' + KEY + '"}', KEY)  # a lone surrogate, escaped
+    assert lone.encode() and json.loads(lone) == {"c": f"\ud800 caf\u00e9 {REDACTED}"}
 
 
 def test_a_key_split_over_a_streams_events_is_redacted_in_their_join() -> None:

@@ -82,7 +82,7 @@ def redact_body(text: str, secret: str) -> str:
     if len(secret) < MIN_REDACTED:
         return text
     texts = _decoded_texts(text)
-    redacted = [text for _, text, _ in texts]
+    redacted = [decoded for _, decoded, _ in texts]
     groups: dict[tuple[str, ...], list[int]] = {}
     for position, (_, _, path) in enumerate(texts):
         groups.setdefault(path, []).append(position)
@@ -96,7 +96,7 @@ def redact_body(text: str, secret: str) -> str:
     for (match, decoded, path), clean in zip(texts, redacted, strict=True):
         if clean != decoded:
             spelled = list(clean.encode("utf-8", "surrogateescape")) if path[-1:] == ("bytes",) else clean
-            parts += [text[end : match.start()], json.dumps(spelled, ensure_ascii=False)]
+            parts += [text[end : match.start()], json.dumps(spelled)]  # escaped: a lone surrogate too
             end = match.end()
     parts.append(text[end:])
     return redact("".join(parts), secret)
