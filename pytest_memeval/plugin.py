@@ -427,7 +427,7 @@ def _crash_records(session: pytest.Session, state: RunState, collector: RecordCo
     if not (crashed or lost) or items_dir is None:
         return []
     table = crashes.read_items(items_dir)
-    reasons = crashes.missing_records(list(table), collector.recorded, crashed, lost)
+    reasons = crashes.missing_records(list(table), collector.recorded, collector.started, crashed, lost)
     records = (_error_record_of(state, table[nodeid], reason) for nodeid, reason in reasons.items())
     return [record for record in records if record is not None]
 

@@ -188,3 +188,20 @@ def test_an_item_that_crashed_once_runs_again(tmp_path: Path) -> None:
     assert not controller.run(once)
     assert controller.crashed == ["test_wide.py::test_wide[p3-pet]"]
     assert sorted(controller.ran) == sorted(controller.collection)  # the crashed item too, on a fresh worker
+
+
+def test_each_item_without_a_record_after_crashes_says_why() -> None:
+    """What the controller makes error records of (plugin._crash_records)."""
+    from pytest_memeval.running.crashes import missing_records
+
+    collected = ["t[a]", "t[b]", "t[c]", "t[d]", "t[e]"]
+    recorded = {"t[a]"}
+    started = {"t[a]", "t[b]", "t[c]", "t[d]"}  # t[d] was skipped; t[e] never started
+    crashed = {"t[b]": 1, "t[c]": 2}
+    assert missing_records(collected, recorded, started, crashed, workers_lost=3) == {
+        "t[b]": "its xdist worker crashed while running it",
+        "t[c]": "it crashed 2 xdist workers and was not run again",
+        "t[e]": "never ran: the run ended after 3 xdist workers crashed (xdist's --max-worker-restart)",
+    }
+    # a run stopped otherwise (interrupted, -x) leaves its items that never started unrecorded
+    assert set(missing_records(collected, recorded, started, crashed, workers_lost=0)) == {"t[b]", "t[c]"}

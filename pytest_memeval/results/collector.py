@@ -35,6 +35,8 @@ class RecordCollector:
         self.workers_lost = 0
         #: node ids whose record arrived
         self.recorded: set[str] = set()
+        #: node ids of which any report arrived (the item started: it ran, or was skipped)
+        self.started: set[str] = set()
         #: records of an earlier run this one resumes; a record of the same item received now wins
         self.earlier: tuple[Record, ...] = ()
         #: told about each record as it arrives (the campaign's journal)
@@ -49,6 +51,7 @@ class RecordCollector:
         self._handed[wire] = record
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.started.add(report.nodeid)
         if is_crash(report):
             node = getattr(report, "node", None)
             self.crashes.append((report.nodeid, str(getattr(getattr(node, "gateway", None), "id", "?"))))

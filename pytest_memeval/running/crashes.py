@@ -106,12 +106,17 @@ def read_items(directory: str) -> Mapping[str, ItemIdentity]:
 
 
 def missing_records(
-    collected: Sequence[str], recorded: Collection[str], crashed: Mapping[str, int], workers_lost: int
+    collected: Sequence[str],
+    recorded: Collection[str],
+    started: Collection[str],
+    crashed: Mapping[str, int],
+    workers_lost: int,
 ) -> dict[str, str]:
     """Node id -> why it has no record, for each collected item without one: those that
     crashed their worker (`crashed`: how many workers each took down) and, when the run
     ended because its workers died (`workers_lost` > 0; 0 for a run stopped otherwise:
-    interrupted, -x), every other item, which never ran."""
+    interrupted, -x), every item that never started (an item that started and has no
+    record was skipped)."""
     reasons = {}
     for nodeid in collected:
         if nodeid in recorded:
@@ -123,7 +128,7 @@ def missing_records(
                 if times == 1
                 else f"it crashed {times} xdist workers and was not run again"
             )
-        elif workers_lost:
+        elif workers_lost and nodeid not in started:
             crashes = f"{workers_lost} xdist worker{'s' if workers_lost != 1 else ''} crashed"
             reasons[nodeid] = f"never ran: the run ended after {crashes} (xdist's --max-worker-restart)"
     return reasons
