@@ -62,7 +62,10 @@ def run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int, in
     report.unlink(missing_ok=True)
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", *args, f"--memeval-report={report}", "-q", "-p", "no:cacheprovider"],
+        [
+            *(sys.executable, "-m", "pytest", *args),
+            *(f"--memeval-report={report}", "--memeval-html=none", "-q", "-p", "no:cacheprovider"),
+        ],
         cwd=cwd,
         env=env,
         capture_output=True,

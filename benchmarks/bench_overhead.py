@@ -4,7 +4,7 @@
 
 For each worker count N (0: one process, `-p no:xdist`), alternating, --repeat times:
 
-    plugin: pytest --memsystem=context --memeval-suite=multisource --memeval-size=SIZE -q [-n N]
+    plugin: pytest --memsystem=context --memeval-suite=multisource --memeval-size=SIZE --memeval-report=none -q [-n N]
     bare:   pytest test_trivial.py -q -p no:memeval [-n N]
             (test_trivial.py: one test parametrized over as many ids as the suite has items)
 
@@ -89,7 +89,14 @@ def main() -> None:
         plugin_dir.mkdir()
         bare_dir.mkdir()
         (bare_dir / "test_trivial.py").write_text(TRIVIAL.format(n=n_items))
-        suite = ["--memsystem=context", "--memeval-suite=multisource", f"--memeval-size={options.size}"]
+        # the plugin's cost per item: the report files, written once at the end, are measured
+        # by bench_html_report.py (a run writes them by default)
+        suite = [
+            "--memsystem=context",
+            "--memeval-suite=multisource",
+            f"--memeval-size={options.size}",
+            "--memeval-report=none",
+        ]
         common = ["-q", "-p", "no:cacheprovider"]
         # the item index and readers (the controller of an xdist run warms them), and bytecode
         timed([*suite, *common, "-n", "1", "-k", "memeval_warm_up_selects_nothing"], plugin_dir, env, (5,))

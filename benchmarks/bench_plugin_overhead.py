@@ -2,7 +2,7 @@
 
     python benchmarks/bench_plugin_overhead.py [--size full] [--split test] [--repeat 3]
 
-Plugin: `pytest --memsystem=context --memeval-suite=multisource -n 0 -q` (default output,
+Plugin: `pytest --memsystem=context --memeval-suite=multisource --memeval-report=none -n 0 -q` (default output,
 so thousands of wrong answers are printed). Plain loop: a Python process that builds the
 same suite, and for every item calls the functions the plugin calls — `suite.item`,
 `ContextMemory.ingest` once per persona, `retrieve`, the reader's `answer`, the judge's
@@ -105,6 +105,7 @@ def main() -> None:
             "--memsystem=context",
             "--memeval-suite=multisource",
             *selection,
+            "--memeval-report=none",  # the reports, written once at the end: bench_html_report.py
             "-n",
             "0",
             "-q",

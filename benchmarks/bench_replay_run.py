@@ -49,7 +49,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         env = dict(os.environ, MEMEVAL_CACHE_DIR=str(root / "cache"), OPENAI_API_KEY="sk-bench-0000000000")
-        base = ["--memsystem=context", "--memeval-suite=multisource", "-q", "-p", "no:cacheprovider"]
+        base = [
+            "--memsystem=context",
+            "--memeval-suite=multisource",
+            "--memeval-report=none",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ]
         cache = [f"--memeval-llm-cache-file={root / 'llm-cache.sqlite'}", "--memeval-responder=openai:bench"]
         with LLMServer(first_label) as server:
             run([*base, *cache, f"--memeval-base-url={server.base_url}"], root, env)

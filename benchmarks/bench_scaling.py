@@ -76,7 +76,7 @@ def one_run(n: int, base: list[str], root: Path, env: dict[str, str], cache: Pat
     timing, fits = workdir / "timing.json", workdir / "fits.log"
     report = workdir / "report.json"
     run_env = dict(env, MEMEVAL_CACHE_DIR=str(cache), MEMEVAL_TIMING=str(timing), MEMEVAL_FIT_LOG=str(fits))
-    args = [*base, f"--memeval-report={report}", "-n", str(n if n > 1 else 0)]
+    args = [*base, f"--memeval-report={report}", "--memeval-html=none", "-n", str(n if n > 1 else 0)]
     wall, cpu, status, tail = run_pytest(args, workdir, run_env)
     if status not in (0, 1):
         raise SystemExit(f"n={n}: pytest exited {status}: {tail}")

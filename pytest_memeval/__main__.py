@@ -61,8 +61,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MemevalError as exc:
         print(f"memeval: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    report.write_terminal(Console())  # type: ignore[arg-type]
-    return int(report.exit_status(pytest.ExitCode.OK))
+    report.write_terminal(Console(), wrong_printed=0)  # type: ignore[arg-type]
+    status = report.decide(pytest.ExitCode.OK, tests=False)
+    for line in report.closing_lines():
+        print(line)
+    return int(status)
 
 
 if __name__ == "__main__":

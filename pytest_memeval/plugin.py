@@ -7,7 +7,9 @@ aggregation of records into the reports and the exit status.
 
 from __future__ import annotations
 
+import shlex
 import shutil
+import sys
 import tempfile
 from collections.abc import Generator
 from dataclasses import replace
@@ -19,10 +21,12 @@ import pytest
 from .campaigns import shards
 from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
 from .campaigns.campaign import Campaign, done_on_worker, stop_on_worker
+from .campaigns.journal import RESUME
 from .config import arguments
 from .config.errors import MemevalError
 from .config.options import add_options
 from .config.registry import load_object
+from .config.report_files import report_paths
 from .config.run_setup import prepare_run
 from .llm.local_session import attach_local_model
 from .llm.run_slots import remove_run_slots
@@ -30,6 +34,7 @@ from .rendering.failures import WrongAnswerSummary, mark_wrong_answer, trim_wron
 from .rendering.progress_display import ProgressDisplay
 from .rendering.terminal_text import write_line
 from .results.collector import SESSION_ERRORS, RecordCollector
+from .results.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
 from .results.session_report import SessionReport
 from .running import collection, crashes, frozen_heap, scheduling
 from .running.adapter_guard import describe
@@ -57,6 +62,7 @@ from .running.worker_share import RUN_SLOTS, run_slots_for, shared_settings, wor
 
 COLLECTOR_NAME = "memeval-collector"
 COMPARED_RUNS_NAME = "memeval-compared-runs"
+CLOSING_NAME = "memeval-closing-lines"
 WRONG_ANSWERS_KEY = pytest.StashKey[WrongAnswerSummary]()
 REPORT_KEY = pytest.StashKey[SessionReport]()
 REPORT_ERROR_KEY = pytest.StashKey[str]()
@@ -103,6 +109,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{collection.CONTEXT_MARK}(context): the memeval context of an item")
     controller = not hasattr(config, "workerinput")
     campaign: Campaign | None = None
+    option = config.option
+    if option.memsystem:  # a memeval run writes its reports unless told not to
+        option.memeval_report, option.memeval_html = report_paths(
+            option.memeval_report, option.memeval_html, config.rootpath, bool(option.collectonly)
+        )
     try:
         bundled = _collection(config).bundled_only
         prepared = prepare_run(config, bundled, controller, junitxml=config.getoption("xmlpath", None))
@@ -142,6 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
             collector.earlier, collector.listener = campaign.resumed, campaign.record_arrived
             config.pluginmanager.register(campaign, CAMPAIGN_NAME)
         config.pluginmanager.register(collector, COLLECTOR_NAME)
+        config.pluginmanager.register(ClosingLines(), CLOSING_NAME)
         config.stash[WRONG_ANSWERS_KEY] = WrongAnswerSummary()
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
@@ -449,6 +461,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if collector is None or campaign is None:
         return
     collector.records.extend(_crash_records(session, state, collector))
+    end = SessionEnd(_stopped(session, campaign), _selected(config, session, state), _resume_command(config, state))
     try:
         report = SessionReport.build(
             state.settings,
@@ -461,6 +474,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             campaign.fingerprint,
             campaign.protocol_notes,
             _selection(config),
+            end,
         )
         report.write_files(state.suite)
     except MemevalError as exc:
@@ -469,8 +483,83 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         campaign.finish(complete=False)
         return
     config.stash[REPORT_KEY] = report
-    campaign.finish(complete=_complete(session, collector) and not report.write_errors)
-    session.exitstatus = report.exit_status(campaign.status_with_resumed(session.exitstatus, report.report.records))
+    complete = _complete(session, collector) and not report.write_errors and report.report.incomplete is None
+    campaign.finish(complete=complete)
+    session.exitstatus = report.decide(campaign.status_with_resumed(session.exitstatus, report.report.records))
+
+
+class ClosingLines:
+    """On the controller: after pytest's own last line (its count), the exit status and
+    why, and for an incomplete run what ran and the command that resumes it, so that the
+    last lines say how the run ended."""
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, Any, Any]:
+        result = yield
+        report = session.config.stash.get(REPORT_KEY, None)
+        terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+        if report is not None and terminal is not None:
+            for line in report.closing_lines():
+                write_line(terminal, line, red=session.exitstatus != pytest.ExitCode.OK)
+        return result
+
+
+def _stopped(session: pytest.Session, campaign: Campaign) -> str:
+    """Why the session stopped before running every selected item ("" when it ran them all)."""
+    if campaign.stopped:
+        return f"--memeval-max-cost {campaign.state.settings.max_cost:g} reached"
+    if session.shouldfail or session.shouldstop:
+        return str(session.shouldfail or session.shouldstop)
+    if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+        return INTERRUPTED
+    return ""
+
+
+def _selected(
+    config: pytest.Config, session: pytest.Session, state: RunState
+) -> dict[RunItems, frozenset[ItemRepeat]] | None:
+    """The memeval items the session collected, per (suite, memory system, k): from the
+    table the first xdist worker wrote, or from this process's collection; None where
+    neither holds them (workers on other machines)."""
+    settings = state.settings
+    if ITEMS_DIR_KEY in config.stash:
+        identities = list(crashes.read_items(config.stash[ITEMS_DIR_KEY]).values())
+    elif scheduling.is_distributed(config):
+        return None
+    else:
+        identities = [
+            identity
+            for item in session.items
+            if (identity := crashes.identity_of(item, settings.memsystems[0], settings.k)) is not None
+        ]
+    if not identities and session.testscollected:
+        return None
+    selected: dict[RunItems, set[ItemRepeat]] = {}
+    for identity in identities:
+        key = (identity.suite_ref, identity.memsystem, identity.k)
+        selected.setdefault(key, set()).add((identity.item_id, identity.repeat))
+    return {key: frozenset(items) for key, items in selected.items()}
+
+
+def _resume_command(config: pytest.Config, state: RunState) -> str:
+    """The command that continues this run from its journal ("" without one): the same
+    arguments, with --memeval-resume."""
+    if state.settings.report is None:
+        return ""
+    args = list(config.invocation_params.args)
+    if RESUME not in args:
+        args.append(RESUME)
+    return shlex.join([_program(), *args])
+
+
+def _program() -> str:
+    """How pytest was started: `pytest` when that is the one on PATH, `python -m pytest`
+    for the module, else the script's path as given."""
+    script = sys.argv[0]
+    if Path(script).name == "__main__.py":
+        return "python -m pytest"
+    name = Path(script).name
+    return name if shutil.which(name) == script else script
 
 
 def _complete(session: pytest.Session, collector: RecordCollector) -> bool:
@@ -507,7 +596,7 @@ def pytest_terminal_summary(
             write_line(terminalreporter, f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
         _write_lingering(terminalreporter, config)
         if REPORT_KEY in config.stash:
-            config.stash[REPORT_KEY].write_terminal(terminalreporter)
+            config.stash[REPORT_KEY].write_terminal(terminalreporter, wrong.printed)
         for line in config.stash.get(ESTIMATE_KEY, []):
             terminalreporter.write_line(line)
     return result

@@ -131,6 +131,15 @@ class ItemSource(ABC):
     def item(self, item_id: str) -> Item:
         """The full item (public view and private gold)."""
 
+    def sample(self) -> str:
+        """Why this run's items are not the benchmark's release, "" when they are: a run on
+        generated data is labelled `sample` in the closing table, the HTML headline and the
+        JSON. Default: a suite that reads a release (`reads_data_dir`) runs on data of its
+        own generator until --memeval-data names the release."""
+        if not self.reads_data_dir or self.options.data_dir is not None:
+            return ""
+        return f"generated data, not the {self.name} release (--memeval-data reads it)"
+
     def data_files(self) -> Sequence[Path]:
         """The data files this run reads; their sha256 go into the fingerprint. Default: every
         file under --memeval-data (hidden ones aside) for a suite that reads it, none for
@@ -228,13 +237,19 @@ class Statistics:
     metric_names: ClassVar[tuple[str, ...]] = ("accuracy",)
     #: the metrics where lower is better (errors): a regression is an increase
     lower_is_better: ClassVar[frozenset[str]] = frozenset()
-    #: the metric the terminal's closing overview names for a run: the first of these the
-    #: run's summary holds, else the summary's first metric
-    headline_metrics: ClassVar[tuple[str, ...]] = ()
+    #: the metric the closing overview and the HTML headline name for every run of the suite,
+    #: whatever items ran (a run without a value of it says n/a); "" names metric_names[0]
+    headline_metric: ClassVar[str] = ""
     #: (lowest, highest) of the metrics whose range is known (rates): a gate that every value
-    #: in the range passes can never fail and is refused at configure time
+    #: in the range passes can never fail and is refused at configure time, and an interval
+    #: that is all of the range is no interval (stats.estimability)
     metric_bounds: ClassVar[Mapping[str, tuple[float, float]]] = {"accuracy": (0.0, 1.0)}
     options: SuiteOptions
+
+    @classmethod
+    def headline(cls) -> str:
+        """The suite's headline metric (`headline_metric`, else its first metric)."""
+        return cls.headline_metric or cls.metric_names[0]
 
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         """Metrics with confidence intervals and breakdowns for the scored records of one run.

@@ -7,6 +7,7 @@ from typing import Any
 
 from pytest_memeval.config.settings import Settings
 from pytest_memeval.results.records import Record, RunKey
+from pytest_memeval.suites.base import SuiteOptions
 
 #: the API key every pytester run gets; tests that look for leaks grep their outputs for it
 TEST_API_KEY = "sk-test-NEVER-WRITE-ME-0123456789abcdef"
@@ -82,3 +83,10 @@ class CommandLine:
 
     def getoption(self, name: str) -> Any:
         return self.values[name]
+
+
+def suite_options(cache_dir: Path, bootstrap: int = 10, data_dir: Path | None = None) -> SuiteOptions:
+    """A suite's options at smoke size, for building a suite in a test."""
+    return SuiteOptions(
+        size="smoke", split=None, seeds=None, k=10, data_dir=data_dir, cache_dir=cache_dir, bootstrap=bootstrap
+    )

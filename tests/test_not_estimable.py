@@ -119,7 +119,7 @@ def test_one_persona_prints_not_estimable_and_fails_its_ci_gate(suite_pytester: 
     )
     output = result.stdout.str()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert "[not estimable]" in output and "0.000 [" not in output
+    assert "accuracy 0.889 [n/a: one cluster]" in output and "0.000 [" not in output
     result.stdout.fnmatch_lines(
         [
             "*multisource: context  minus  none  (18 paired items in 1 cluster)*",

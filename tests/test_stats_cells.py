@@ -47,4 +47,4 @@ def test_session_comparisons_are_not_rounded_and_gates_see_it():
 def test_a_gate_detail_shows_the_digits_that_decide_it():
     run = RunSummary(RunKey("s", "m"), 1, 1, 0, 0, SuiteSummary({"accuracy": estimate_cell(JUST_BELOW, (0.7, 0.8))}))
     (verdict,) = evaluate(parse_gate("s.accuracy>=0.75"), [run], [])
-    assert not verdict.passed and "0.7499996 >= 0.75" in verdict.detail
+    assert not verdict.passed and "value 0.7499996 is below 0.75" in verdict.detail

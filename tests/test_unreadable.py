@@ -135,6 +135,8 @@ def test_a_run_of_unreadable_memories_says_so_and_blocks_its_gates() -> None:
     from pytest_memeval.results.session_report import _summarize
 
     class Suite:
+        metric_bounds = {"accuracy": (0.0, 1.0)}
+
         def summarize(self, records: Any) -> SuiteSummary:
             return SuiteSummary({"accuracy": Metric(0.0)}, note="offline reader")
 

@@ -152,8 +152,16 @@ def _add_memsystem_options(group: pytest.OptionGroup) -> None:
 
 
 def _add_report_options(group: pytest.OptionGroup) -> None:
-    group.addoption("--memeval-report", metavar="PATH", help="write the JSON report here")
-    group.addoption("--memeval-html", metavar="PATH", help="write a self-contained HTML report here")
+    group.addoption(
+        "--memeval-report",
+        metavar="PATH",
+        help="write the JSON report here (default: memeval-report.json in the rootdir; none: no report)",
+    )
+    group.addoption(
+        "--memeval-html",
+        metavar="PATH",
+        help="write a self-contained HTML report here (default: beside the JSON report; none: no page)",
+    )
     group.addoption(
         "--memeval-baseline",
         metavar="PATH",

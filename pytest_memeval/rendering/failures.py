@@ -68,6 +68,8 @@ class WrongAnswerSummary:
 
     def __init__(self) -> None:
         self.held: list[Any] = []
+        #: WRONG lines written (the closing text counts them against the records)
+        self.printed = 0
 
     @contextmanager
     def held_out(self, terminal: pytest.TerminalReporter) -> Generator[None, None, None]:
@@ -83,10 +85,16 @@ class WrongAnswerSummary:
                 terminal.stats["failed"] = [*terminal.stats.get("failed", []), *self.held]
 
     def write(self, terminal: pytest.TerminalReporter, records: Sequence[Record]) -> None:
-        if not self.held:
-            return
+        """This session's wrong answers, one line each, and the count per run of all the
+        records' (a resumed run's earlier answers are among the records, not the lines)."""
         count = len(self.held)
-        terminal.write_sep("=", f"memeval: {count} wrong answer{'s' if count != 1 else ''}", red=True)
+        in_records = sum(1 for r in records if r.is_scored and r.correct is False)
+        if not count and not in_records:
+            return
+        title = f"memeval: {count} wrong answer{'s' if count != 1 else ''}"
+        if in_records > count:
+            title += f" in this session, {in_records - count} more resumed from the journal"
+        terminal.write_sep("=", title, red=True)
         if "f" in terminal.reportchars and not terminal.config.option.no_summary:
             verbose = terminal.config.get_verbosity() > 0
             for report in self.held:
@@ -94,6 +102,7 @@ class WrongAnswerSummary:
                 if verbose:  # the whole failure message (question, memories, judge)
                     for text in str(report.longrepr).splitlines()[1:]:
                         write_line(terminal, f"    {text}")
+            self.printed = count
         for line in grouped_lines(records):
             write_line(terminal, line)
 

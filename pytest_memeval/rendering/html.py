@@ -68,6 +68,8 @@ tr.sig td.diff { font-weight: 700; }
 .fail, .failed { background: #fee2e2; color: #7f1d1d; }
 .error, .invalid { background: #fef3c7; color: #78350f; }
 .flaky { background: #ede9fe; color: #4c1d95; margin-left: 6px; }
+.partial { background: #fef3c7; color: #78350f; margin: 2px 2px 0 0; }
+header p.partial-note { color: #fde68a; font-weight: 600; }
 code { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 12px; }
 figure { background: #fff; border: 1px solid #e5e7eb; border-radius: 6px; padding: 10px; margin: 14px 0;
          overflow-x: auto; }
@@ -105,7 +107,7 @@ def render_html(
     loose = [] if isinstance(extra_figures, Mapping) else list(extra_figures)
     loose += [figure for suite, figures in by_suite.items() if suite not in names for figure in figures]
     if headlines is None:
-        headlines = {run.key: headline_of(run, ()) for run in report.runs}
+        headlines = {run.key: headline_of(run) for run in report.runs}
     packed = packed_data(report)
     sections = [_headline_section(report, headlines), _gates_section(report), _flipped_section(report)]
     sections += [_suite_section(report, suite, page, by_suite.get(suite, ())) for suite in names]
@@ -171,13 +173,26 @@ def _header(report: Report) -> str:
     if gates:
         failed = sum(1 for g in gates if not g.passed)
         facts.append(f"gates: {len(gates) - failed} passed, {failed} failed")
-    subsets = sum(1 for run in runs if run.subset)
-    if subsets:
-        facts.append(f"{subsets} run{'s' if subsets != 1 else ''} on a subset of the suite")
     if report.fingerprint is not None:
         facts.append(report.fingerprint.short())
-    notes = "".join(f"<p>{e(note)}</p>" for note in report.protocol_notes)
+    notes = "".join(f'<p class="partial-note">{e(line)}</p>' for line in partial_lines(report))
+    notes += "".join(f"<p>{e(note)}</p>" for note in report.protocol_notes)
     return f"<header><h1>memeval report</h1><p>{e(' · '.join(facts))}</p>{notes}</header>"
+
+
+def partial_lines(report: Report) -> list[str]:
+    """What makes the numbers partial, first thing on the page: an incomplete session (what
+    ran, how to resume), and the runs on generated samples and on subsets of their suite."""
+    lines = []
+    if report.incomplete is not None:
+        resume = f"; resume with: {report.incomplete.resume}" if report.incomplete.resume else ""
+        lines.append(f"Incomplete: {report.incomplete.text()}{resume}")
+    for kind, what in (("sample", "generated data, not the benchmark's release"), ("subset", "a subset of the suite")):
+        named = [run for run in report.runs if any(label.split(" ", 1)[0] == kind for label in run.labels)]
+        if named:
+            suites = ", ".join(dict.fromkeys(run.key.suite for run in named))
+            lines.append(f"{len(named)} run{'s' if len(named) != 1 else ''} on {what}: {suites}")
+    return lines
 
 
 def _navigation(report: Report, extra: bool) -> str:
@@ -230,8 +245,8 @@ def _flipped_section(report: Report) -> str:
 
 def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Figure]) -> str:
     """One suite, folded open: its runs, comparisons and forest plot; figures folded shut."""
-    subsets = {f"{r.subset.n} of {r.subset.of}" for r in report.runs_of(suite) if r.subset}
-    title = f"Suite: {suite}" + (f" (subset: {', '.join(sorted(subsets))} items)" if subsets else "")
+    labels = list(dict.fromkeys(label for run in report.runs_of(suite) for label in run.labels))
+    title = f"Suite: {suite}" + (f" ({', '.join(labels)})" if labels else "")
     parts = [
         f'<details class="section suite" id="{_anchor(report, suite)}" open><summary><h2>{e(title)}</h2></summary>',
         runs_table(report, suite),

@@ -21,9 +21,9 @@ from ..results.records import (
     RunSummary,
     Unpaired,
 )
-from .figures import Estimate, format_number
+from .figures import format_number
 from .report_figures import format_p, run_labels
-from .terminal import Headline
+from .terminal import Headline, interval_text, no_headline_value
 from .usage_rows import usage_rows
 
 DASH = "\u2014"
@@ -156,17 +156,25 @@ def _scalar(value: Any) -> str:
 
 
 def _estimate_cell(estimate: Metric | None, name: str = "") -> str:
-    """The value (after the metric's name, if given), with its interval in a smaller grey line under it."""
+    """The value (after the metric's name, if given), with its interval, or n/a and why it
+    has none, in a smaller grey line under it."""
     prefix = f"{e(name)} " if name else ""
-    coerced = Estimate.coerce(estimate)
-    if coerced is None or coerced.value is None:
+    if estimate is None or estimate.value is None:
         return f'<td class="num">{prefix}n/a</td>'
-    ci = (
-        f'<br><span class="ci">[{format_number(coerced.lo)}, {format_number(coerced.hi)}]</span>'
-        if coerced.lo is not None and coerced.hi is not None
-        else ""
+    interval = interval_text(estimate.ci, estimate.no_interval)
+    return f'<td class="num">{prefix}{format_number(estimate.value)}<br><span class="ci">{e(interval)}</span></td>'
+
+
+def label_badges(run: RunSummary) -> str:
+    """What makes the run's numbers partial (sample, subset, incomplete), each a badge that
+    says why on hover."""
+    why = {"sample": run.sample, "incomplete": run.incomplete}
+    badges = "".join(
+        f'<span class="badge partial" title="{e(why.get(label, "the selection covered part of the suite"))}">'
+        f"{e(label)}</span>"
+        for label in run.labels
     )
-    return f'<td class="num">{prefix}{format_number(coerced.value)}{ci}</td>'
+    return f"<br>{badges}" if badges else ""
 
 
 def comparisons_table(report: Report, comparisons: Sequence[Comparison]) -> str:
@@ -226,13 +234,8 @@ def _only(side: Unpaired) -> str:
 def _difference_cell(cell: PairedMetric) -> str:
     if cell.difference is None:
         return '<td class="num diff">n/a</td>'
-    low, high = cell.ci
-    interval = (
-        f' <span class="ci">[{format_number(low)}, {format_number(high)}]</span>'
-        if low is not None and high is not None
-        else ""
-    )
-    return f'<td class="num diff">{cell.difference:+.3f}{interval}</td>'
+    interval = interval_text(cell.ci, cell.no_interval)
+    return f'<td class="num diff">{cell.difference:+.3f} <span class="ci">{e(interval)}</span></td>'
 
 
 def _p(p: float | None) -> str:
@@ -334,7 +337,12 @@ def headline_tables(report: Report, headlines: Mapping[RunKey, Headline | None])
             if run is None or metric is None:
                 cells.append(f"<td>{DASH}</td>")
             else:
-                cells.append(_estimate_cell(run.metrics.get(metric), metric if len(names) > 1 else ""))
+                estimate = run.metrics.get(metric)
+                if estimate is None or estimate.value is None:
+                    shown = f'<td class="num">n/a<br><span class="ci">({e(no_headline_value(run))})</span>'
+                else:
+                    shown = _estimate_cell(estimate, metric if len(names) > 1 else "").removesuffix("</td>")
+                cells.append(shown + label_badges(run) + "</td>")
         lower = any(h.lower_is_better for r in runs if (h := headlines.get(r.key)) is not None)
         rows.append(
             f"<tr><th>{e(suite)}</th><td>{e(', '.join(names)) or DASH}{' (lower is better)' if lower else ''}</td>"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from ..results.clusters import cluster_note, estimable
+from ..results.clusters import cluster_note
 from ..results.records import Cell, Comparison, GateVerdict, JudgeSensitivity, Metric, Report, RunKey, RunSummary
 from .figures import format_number
 from .terminal_text import printable, write_line
@@ -35,8 +35,6 @@ MAX_CELLS = 10
 MAX_CELL_NAME = 24
 #: flaky item ids named per run
 NAMED_FLAKY = 6
-#: the interval of a metric resting on fewer than two clusters
-NOT_ESTIMABLE = "[not estimable]"
 
 
 def format_estimate(estimate: Metric) -> str:
@@ -44,13 +42,24 @@ def format_estimate(estimate: Metric) -> str:
     return f"{value} {interval}".strip()
 
 
-def _cell(estimate: Metric | None, can_estimate: bool = True) -> tuple[str, str]:
+def no_interval_text(reason: str) -> str:
+    """Where an interval is not estimable: n/a, and why (stats.estimability)."""
+    return f"[n/a: {reason}]" if reason else "[n/a]"
+
+
+def interval_text(ci: tuple[float | None, float | None], no_interval: str) -> str:
+    """An interval as the reports print it, or n/a and why there is none."""
+    low, high = ci
+    if low is None or high is None:
+        return no_interval_text(no_interval)
+    return f"[{format_number(low)}, {format_number(high)}]"
+
+
+def _cell(estimate: Metric | None) -> tuple[str, str]:
     """(value, interval) of a metric; n/a for a metric without a value, blank for none."""
     if estimate is None or estimate.value is None:
         return ("n/a" if estimate is not None else "", "")
-    low, high = estimate.ci
-    interval = f"[{format_number(low)}, {format_number(high)}]" if low is not None and high is not None else ""
-    return format_number(estimate.value), interval or ("" if can_estimate else NOT_ESTIMABLE)
+    return format_number(estimate.value), interval_text(estimate.ci, estimate.no_interval)
 
 
 def _value(cell: Cell | None, metric: str | None) -> tuple[str, str]:
@@ -78,7 +87,7 @@ def suite_rows(runs: Sequence[RunSummary]) -> list[Row]:
             Row("subset", tuple((f"{run.subset.n} of {run.subset.of}" if run.subset else "all", "") for run in runs))
         )
     for metric in dict.fromkeys(m for run in runs for m in run.metrics):
-        rows.append(Row(metric, tuple(_cell(run.metrics.get(metric), estimable(run.n_clusters)) for run in runs)))
+        rows.append(Row(metric, tuple(_cell(run.metrics.get(metric)) for run in runs)))
     if any(run.flakiness for run in runs):
         rows.extend(_flakiness_rows(runs))
     return rows
@@ -242,8 +251,8 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
         return []
     keys = [run.key for run in runs]
     labels = [key.label(keys) for key in keys]
-    subsets = {f"{run.subset.n} of {run.subset.of}" for run in runs if run.subset}
-    heading = suite + (f"  (subset: {', '.join(sorted(subsets))} items)" if subsets else "")
+    partial = list(dict.fromkeys(label for run in runs for label in run.labels))
+    heading = suite + (f"  ({', '.join(partial)})" if partial else "")
     lines = [heading, *table_lines(labels, suite_rows(runs), width), *breakdown_lines(runs, labels, width)]
     usage = [Row(label, tuple((cell, "") for cell in cells)) for label, cells in usage_rows(report, runs)]
     if usage:
@@ -279,6 +288,8 @@ def judge_lines(sensitivity: JudgeSensitivity, label: str, width: int = WIDTH) -
         moved = "n/a" if difference.difference is None else f"{difference.difference:+.3f}"
         if difference.has_ci:
             moved += f" [{difference.ci[0]:+.3f}, {difference.ci[1]:+.3f}]"
+        elif difference.difference is not None:
+            moved += " " + no_interval_text(difference.no_interval)
         # with two judges the first minus the second; with more, each pair is named
         named = f"{pair.a} minus {pair.b}: " if len(sensitivity.pairs) > 1 else ""
         text = (
@@ -326,9 +337,11 @@ def comparison_lines(comparison: Comparison, width: int = WIDTH, among: Sequence
         return lines
     rows = []
     for name, cell in comparison.metrics.items():
-        missing = "n/a" if estimable(comparison.n_clusters) else NOT_ESTIMABLE
-        interval = f"[{cell.ci[0]:+.3f}, {cell.ci[1]:+.3f}]" if cell.has_ci else missing
-        diff = f"{cell.difference:+.3f}" if cell.difference is not None else "n/a"
+        if cell.difference is None:
+            diff, interval = "n/a", ""
+        else:
+            diff = f"{cell.difference:+.3f}"
+            interval = f"[{cell.ci[0]:+.3f}, {cell.ci[1]:+.3f}]" if cell.has_ci else no_interval_text(cell.no_interval)
         rows.append(
             Row(
                 name,
@@ -417,24 +430,84 @@ def fingerprint_lines(report: Report, width: int = WIDTH) -> list[str]:
 
 @dataclass(frozen=True)
 class Headline:
-    """The metric the closing overview names for one run."""
+    """The metric the closing overview names for one run (its suite's `headline()`)."""
 
     metric: str
     lower_is_better: bool = False
 
 
-def headline_of(run: RunSummary, preferred: Sequence[str], lower_is_better: Iterable[str] = ()) -> Headline | None:
-    """The first of `preferred` the run's summary holds, else its first metric (None: no metric)."""
-    name = next((m for m in preferred if m in run.metrics), next(iter(run.metrics), None))
-    return None if name is None else Headline(name, name in set(lower_is_better))
+def headline_of(run: RunSummary) -> Headline | None:
+    """The run's first metric, for a report read without its suites (None: no metric)."""
+    name = next(iter(run.metrics), None)
+    return None if name is None else Headline(name)
+
+
+def headline_text(run: RunSummary, headline: Headline | None) -> str:
+    """The headline metric with its interval, or n/a and why the run has no value of it."""
+    if headline is None:
+        return ""
+    metric = run.metrics.get(headline.metric)
+    if metric is not None and metric.value is not None:
+        text = f"{headline.metric} {format_estimate(metric)}"
+        return text + (" (lower is better)" if headline.lower_is_better else "")
+    return f"{headline.metric} n/a ({no_headline_value(run)})"
+
+
+def no_headline_value(run: RunSummary) -> str:
+    """Why a run has no value of its suite's headline metric."""
+    return "no item scored" if not run.n_scored else "not defined on the items that ran"
+
+
+#: what each label of a run means, under the closing table
+LABEL_LEGEND = {
+    "sample": "sample: generated data, not the benchmark's release (--memeval-data DIR reads it)",
+    "subset": "subset N of M: the selection (-k, -m, --lf, --deselect, one shard) ran N of the suite's M items",
+}
+
+
+def label_legend(report: Report) -> list[str]:
+    """One line per kind of label the runs carry: what it means (incomplete: what ran)."""
+    kinds = {label.split(" ", 1)[0] for run in report.runs for label in run.labels}
+    lines = [text for kind, text in LABEL_LEGEND.items() if kind in kinds]
+    if "incomplete" in kinds and report.incomplete is not None:
+        lines.append(f"incomplete: {report.incomplete.text()}")
+    elif "incomplete" in kinds:
+        lines.append("incomplete: some selected items have no score")
+    return lines
+
+
+def wrong_answers_text(n_wrong: int, printed: int | None, files: Sequence[tuple[str, str]]) -> str:
+    """What the wrong answers are and where each one is: `printed` counts the WRONG lines
+    above (None: each has one), the rest are records of the reports (a resumed run's
+    earlier answers, a merge's)."""
+    head = f"{n_wrong:,} wrong answers are the benchmark's findings, not a broken run"
+    if printed is None or printed >= n_wrong:
+        return f"{head}: each is a WRONG line above, and a failed test to pytest."
+    where = (
+        "in the reports (their records, the HTML item explorer)"
+        if files
+        else "in the records of a report (--memeval-report)"
+    )
+    if printed == 0:
+        return f"{head}: each is {where}."
+    rest = n_wrong - printed
+    return (
+        f"{head}: {printed:,} are WRONG lines above (this session's); the other {rest:,} were resumed from "
+        f"the journal and are {where}."
+    )
 
 
 def overview_lines(
-    report: Report, headlines: Mapping[RunKey, Headline | None], files: Sequence[tuple[str, str]], width: int = WIDTH
+    report: Report,
+    headlines: Mapping[RunKey, Headline | None],
+    files: Sequence[tuple[str, str]],
+    width: int = WIDTH,
+    wrong_printed: int | None = None,
 ) -> tuple[str, list[str]]:
     """The closing overview, for a newcomer: the heading (items, suites, memory systems),
-    one line per run (items, wrong answers, errors, the headline metric with its interval),
-    what the wrong answers are, and where the reports are."""
+    one line per run (items, wrong answers, errors, what makes its numbers partial, the
+    headline metric with its interval), what the labels and the wrong answers are, and where
+    the reports are. `wrong_printed` counts the WRONG lines printed above (None: all)."""
     systems = list(dict.fromkeys(run.key.memsystem for run in report.runs))
     n_items = sum(run.n_items for run in report.runs)
     suites = report.suites()
@@ -443,36 +516,35 @@ def overview_lines(
         f"memory system{'s' if len(systems) != 1 else ''} {', '.join(systems)}"
     )
     wrong = Counter(r.key for r in report.records if r.is_scored and r.correct is False)
-    rows = []
+    labelled = any(run.labels for run in report.runs)
+    table = [
+        ["suite", "run", "items", "wrong", "errors", *(["labels"] if labelled else []), "headline metric [95% CI]"]
+    ]
     for suite in suites:
         runs = report.runs_of(suite)
         keys = [run.key for run in runs]
         for run in runs:
-            headline = headlines.get(run.key)
-            metric = run.metrics.get(headline.metric) if headline is not None else None
-            text = "" if headline is None or metric is None else f"{headline.metric} {format_estimate(metric)}"
-            if text and headline is not None and headline.lower_is_better:
-                text += " (lower is better)"
             errors = run.n_errors + run.n_invalid
-            rows.append((suite, run.key.label(keys), f"{run.n_items:,}", f"{wrong[run.key]:,}", f"{errors:,}", text))
-    table = [("suite", "run", "items", "wrong", "errors", "headline metric [95% CI]"), *rows]
-    widths = [max(len(row[i]) for row in table) for i in range(5)]
+            row = [suite, run.key.label(keys), f"{run.n_items:,}", f"{wrong[run.key]:,}", f"{errors:,}"]
+            row += [", ".join(run.labels)] if labelled else []
+            table.append([*row, headline_text(run, headlines.get(run.key))])
+    head = table[0]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head) - 1)]
     lines = []
     for row in table:
         cells = [
             row[0].ljust(widths[0]),
             row[1].ljust(widths[1]),
             *(row[i].rjust(widths[i]) for i in (2, 3, 4)),
-            row[5],
+            *([row[5].ljust(widths[5])] if labelled else []),
+            row[-1],
         ]
         lines.append("  ".join(cells).rstrip())
+    for legend in label_legend(report):
+        lines.extend(_wrap(legend, "", "  ", width))
     n_wrong = sum(wrong.values())
     if n_wrong:
-        text = (
-            f"{n_wrong:,} wrong answers are the benchmark's findings, not a broken run: each is a WRONG "
-            "line above, and a failed test to pytest."
-        )
-        lines.extend(_wrap(text, "", "", width))
+        lines.extend(_wrap(wrong_answers_text(n_wrong, wrong_printed, files), "", "", width))
     lines.extend(f"{kind}: {path}" for kind, path in files)
     return heading, lines
 
@@ -482,10 +554,11 @@ def write_overview(
     report: Report,
     headlines: Mapping[RunKey, Headline | None],
     files: Sequence[tuple[str, str]],
+    wrong_printed: int | None = None,
 ) -> None:
     if not report.runs:
         return
-    heading, lines = overview_lines(report, headlines, files, terminal_width(terminal))
+    heading, lines = overview_lines(report, headlines, files, terminal_width(terminal), wrong_printed)
     terminal.write_sep("=", printable(heading))
     for line in lines:
         write_line(terminal, line)

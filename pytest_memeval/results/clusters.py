@@ -8,7 +8,8 @@ subject. Items of one cluster are not independent evidence.
   cluster bootstrap of one cluster returns the same data every time, which used to print as
   a zero-width interval, an MDE of 0 and p = 0.0005: certainty made of nothing. Such
   statistics are *not estimable*: the point estimate stays, the interval, MDE and p-value
-  are None, every CI and no-regression gate on them fails saying why.
+  are None (`results.intervals`, through `stats.estimability`), every CI and no-regression
+  gate on them fails saying why.
 - Fewer than `RELIABLE_CLUSTERS` (6): the numbers are computed but flagged. With C
   clusters the exact sign-flip test has 2**C sign patterns, of which the observed one and
   its mirror image are always among the most extreme: the smallest two-sided p-value it can
@@ -20,10 +21,9 @@ subject. Items of one cluster are not independent evidence.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Iterable
 
-from .records import Flakiness, Metric, PairedMetric, Record, SuiteSummary
+from .records import Record
 
 #: below this many clusters, intervals, MDEs and p-values are not estimable (None)
 MIN_CLUSTERS = 2
@@ -53,35 +53,3 @@ def cluster_note(n_clusters: int | None) -> str:
         f"few clusters: {n_clusters} (fewer than {RELIABLE_CLUSTERS}): intervals and p-values are unreliable; "
         f"with so few clusters an exact test cannot reach p < .05"
     )
-
-
-def point_only(metric: Metric) -> Metric:
-    return replace(metric, ci=(None, None), mde=None, sem=None)
-
-
-def summary_point_only(summary: SuiteSummary) -> SuiteSummary:
-    """A run's summary with its point estimates only (its breakdown cells too)."""
-    breakdown = {
-        dimension: {name: replace(cell, metrics=_points(cell.metrics)) for name, cell in cells.items()}
-        for dimension, cells in summary.breakdown.items()
-    }
-    return replace(summary, metrics=_points(summary.metrics), breakdown=breakdown)
-
-
-def flakiness_point_only(flakiness: Flakiness | None) -> Flakiness | None:
-    if flakiness is None:
-        return None
-    return replace(
-        flakiness,
-        agreement=point_only(flakiness.agreement),
-        pass_all=point_only(flakiness.pass_all),
-        pass_any=point_only(flakiness.pass_any),
-    )
-
-
-def paired_point_only(cell: PairedMetric) -> PairedMetric:
-    return replace(cell, ci=(None, None), p_value=None, p_holm=None, mde=None)
-
-
-def _points(metrics: Mapping[str, Metric]) -> dict[str, Metric]:
-    return {name: point_only(metric) for name, metric in metrics.items()}

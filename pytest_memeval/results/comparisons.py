@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
 
-from .clusters import count_clusters, estimable, paired_point_only
+from .clusters import count_clusters, estimable
 from .record_values import FlippedItem
 from .records import Comparison, PairedMetric, Record, RunKey, Source, Unpaired, p_value_cells, with_holm
 
@@ -60,8 +60,12 @@ def compare_runs(
     compare: CompareFn,
     source: Source,
     lower_is_better: frozenset[str] = frozenset(),
+    bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> Comparison:
-    """One comparison (a minus b) of two runs of the same suite."""
+    """One comparison (a minus b) of two runs of the same suite; `bounds` are the ranges of
+    the metrics where they are known (each difference's interval is checked against them)."""
+    from .intervals import checked_paired  # numpy and the stats
+
     (key_a, records_a), (key_b, records_b) = a, b
     by_id_a, by_id_b = scored_by_id(records_a), scored_by_id(records_b)
     common = sorted(by_id_a.keys() & by_id_b.keys())
@@ -78,7 +82,7 @@ def compare_runs(
             compared = {}  # a suite's test may refuse one cluster; its note says why nothing is shown
         metrics = {
             name: replace(
-                cell if estimable(n_clusters) else paired_point_only(cell),
+                checked_paired(cell, n_clusters, (bounds or {}).get(name)),
                 better="lower" if name in lower_is_better else "higher",
             )
             for name, cell in compared.items()
@@ -101,9 +105,10 @@ def pairs_within_session(
     runs: Sequence[tuple[RunKey, Sequence[Record]]],
     compare: CompareFn,
     lower_is_better: frozenset[str] = frozenset(),
+    bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> list[Comparison]:
     """Every pair of runs of one suite, in the order the systems were named."""
-    return [compare_runs(a, b, compare, "run", lower_is_better) for a, b in combinations(runs, 2)]
+    return [compare_runs(a, b, compare, "run", lower_is_better, bounds) for a, b in combinations(runs, 2)]
 
 
 def apply_holm(comparisons: Sequence[Comparison]) -> list[Comparison]:

@@ -59,7 +59,7 @@ def flakiness(records: Sequence[Record], n_resamples: int) -> Flakiness | None:
 
     def metric(values: list[float]) -> Metric:
         result = bootstrap_mean(values, clusters, n_resamples=n_resamples, seed=0)
-        return Metric(result.estimate, (result.ci[0], result.ci[1]), len(values))
+        return Metric(result.estimate, (result.ci[0], result.ci[1]), len(values), n_clusters=result.n_clusters)
 
     flaky = [item.id for item in items if item.flaky]
     return Flakiness(

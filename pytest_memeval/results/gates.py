@@ -78,16 +78,35 @@ def _threshold(gate: Gate, run: RunSummary) -> GateVerdict:
     if gate.use_ci and not estimable(run.n_clusters):
         return GateVerdict(gate.expression, False, f"{who}: {cluster_note(run.n_clusters)}")
     if gate.use_ci:
-        bound = estimate.ci[0] if gate.op in (">=", ">") else estimate.ci[1]
+        lower = gate.op in (">=", ">")
+        bound = estimate.ci[0] if lower else estimate.ci[1]
         if bound is None:
-            return GateVerdict(gate.expression, False, f"{who}: no confidence interval for {gate.metric}", mde)
+            why = f": {estimate.no_interval}" if estimate.no_interval else ""
+            return GateVerdict(gate.expression, False, f"{who}: no confidence interval for {gate.metric}{why}", mde)
         passed = _OPS[gate.op](bound, gate.threshold)
-        shown = _shown(bound, gate.threshold, gate.op)
-        detail = f"{who}: CI bound {shown} {gate.op} {gate.threshold:g} (value {estimate.value:.4f})"
+        side = "lower" if lower else "upper"
+        detail = (
+            f"{who}: {side} CI bound {_shown(bound, gate.threshold, gate.op)} {_words(gate.op, passed)} "
+            f"{gate.threshold:g} (value {estimate.value:.4f})"
+        )
     else:
         passed = _OPS[gate.op](estimate.value, gate.threshold)
-        detail = f"{who}: {_shown(estimate.value, gate.threshold, gate.op)} {gate.op} {gate.threshold:g}"
+        shown = _shown(estimate.value, gate.threshold, gate.op)
+        detail = f"{who}: value {shown} {_words(gate.op, passed)} {gate.threshold:g}"
     return GateVerdict(gate.expression, passed, _with_clusters(detail, run.n_clusters), mde)
+
+
+#: how a comparison reads in words, when it holds and when it does not
+_WORDS: Mapping[str, tuple[str, str]] = {
+    ">=": ("is at least", "is below"),
+    ">": ("is above", "is not above"),
+    "<=": ("is at most", "is above"),
+    "<": ("is below", "is not below"),
+}
+
+
+def _words(op: str, holds: bool) -> str:
+    return _WORDS[op][0 if holds else 1]
 
 
 def _with_clusters(detail: str, n_clusters: int | None) -> str:
@@ -128,7 +147,8 @@ def _no_regression(gate: Gate, comparisons: Sequence[Comparison]) -> list[GateVe
         cell = comparison.metrics.get(gate.metric)
         low, high = cell.ci if cell is not None else (None, None)
         if cell is None or cell.difference is None or low is None or high is None:
-            verdicts.append(GateVerdict(gate.expression, False, f"{who}: no paired interval for {gate.metric}"))
+            why = f": {cell.no_interval}" if cell is not None and cell.no_interval else ""
+            verdicts.append(GateVerdict(gate.expression, False, f"{who}: no paired interval for {gate.metric}{why}"))
             continue
         assert gate.margin is not None
         if cell.better == "lower":

@@ -42,7 +42,7 @@ def judge_sensitivity(records: Sequence[Record], n_resamples: int) -> JudgeSensi
     units = [(r, v) for r, v in verdicts if judges and all(v.get(name) is not None for name in judges)]
     if len(judges) < 2 or not units:
         return None
-    from ..stats import cluster_bootstrap, cohen_kappa, compare_rates, estimate_cell, micro_mean
+    from ..stats import bootstrap_cell, cluster_bootstrap, cohen_kappa, compare_rates, micro_mean
 
     said = {name: [bool(v[name]) for _, v in units] for name in judges}
     columns = {f"j{i}": [float(x) for x in said[name]] for i, name in enumerate(judges)}
@@ -55,7 +55,7 @@ def judge_sensitivity(records: Sequence[Record], n_resamples: int) -> JudgeSensi
     results = cluster_bootstrap(metrics, columns, clusters, n_resamples=n_resamples, seed=0)
 
     def cell(name: str) -> Metric:
-        return estimate_cell(results[name].estimate, results[name].ci, len(units))
+        return bootstrap_cell(results[name], len(units))
 
     return JudgeSensitivity(
         judges=tuple(judges),

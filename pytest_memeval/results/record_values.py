@@ -95,6 +95,40 @@ class Subset:
 
 
 @dataclass(frozen=True)
+class Incomplete:
+    """A session that ended before every item it selected had a score: `reason` says why
+    (interrupted, --memeval-max-cost, errors beyond --memeval-max-errors), `ran` counts the
+    records it holds of the `selected` items (None where that count is not known), and
+    `resume` is the command that continues it ("" where no journal was kept)."""
+
+    reason: str
+    ran: int
+    selected: int | None = None
+    resume: str = ""
+
+    def text(self) -> str:
+        """How many items ran, of how many, and why the rest did not."""
+        of = f" of {self.selected:,}" if self.selected is not None else ""
+        return f"{self.ran:,}{of} selected items ran ({self.reason})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "ran": self.ran, "selected": self.selected, "resume": self.resume}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> Incomplete | None:
+        if data is None:
+            return None
+        data = mapping(data, where)
+        selected = data.get("selected")
+        return cls(
+            string(data, "reason", where),
+            integer(data, "ran", where),
+            integer(data, "selected", where) if selected is not None else None,
+            str(data.get("resume") or ""),
+        )
+
+
+@dataclass(frozen=True)
 class FlippedItem:
     """An item whose verdict differs between the two sides of a comparison: the share of
     its repeats judged correct on each side (1.0 or 0.0 without repeats)."""

@@ -29,6 +29,7 @@ from ..rendering.terminal_text import printable
 from .fingerprint import Fingerprint, FingerprintError
 from .record_values import (
     FlippedItem,
+    Incomplete,
     RecordedMemory,
     SchemaError,
     Subset,
@@ -274,6 +275,11 @@ class Metric:
     mde: float | None = None
     #: standard error of the mean across units, where the paper reports mean +- SEM
     sem: float | None = None
+    #: why the value has no interval (one cluster, no variation, ...: stats.estimability);
+    #: empty when it has one, or has no value
+    no_interval: str = ""
+    #: the independent clusters the interval resamples, where the statistic says
+    n_clusters: int | None = None
 
     def __post_init__(self) -> None:
         low, high = self.ci
@@ -286,7 +292,15 @@ class Metric:
         return None not in self.ci
 
     def to_json(self) -> dict[str, Any]:
-        return {"value": self.value, "ci": list(self.ci), "n": self.n, "mde": self.mde, "sem": self.sem}
+        return {
+            "value": self.value,
+            "ci": list(self.ci),
+            "n": self.n,
+            "mde": self.mde,
+            "sem": self.sem,
+            "no_interval": self.no_interval,
+            "n_clusters": self.n_clusters,
+        }
 
     @classmethod
     def from_json(cls, data: Any, where: str = "metric") -> Metric:
@@ -300,6 +314,8 @@ class Metric:
             data.get("n"),
             _number(data, "mde", where),
             _number(data, "sem", where),
+            str(data.get("no_interval") or ""),
+            _int(data, "n_clusters", where) if data.get("n_clusters") is not None else None,
         )
 
 
@@ -491,7 +507,10 @@ class RunSummary:
 
     With --memeval-repeat each item ran `repeats` times: `n_items` counts records (items
     x repeats) and `flakiness` says how the repeats agreed. `subset` is set when the
-    selection (-k, -m, --lf, --deselect) left part of the suite out. `n_clusters` counts
+    selection (-k, -m, --lf, --deselect, a shard) left part of the suite out; `sample` says
+    why the items are not the benchmark's release (generated data), `incomplete` why some
+    selected items have no score (the session stopped early, or they ended in errors
+    beyond --memeval-max-errors); both are empty otherwise. `n_clusters` counts
     the independent clusters of the scored items (see `results.clusters`). `judge_sensitivity`
     is set when a panel of judges with yes/no verdicts graded the run.
     """
@@ -507,6 +526,8 @@ class RunSummary:
     flakiness: Flakiness | None = None
     n_clusters: int | None = None
     judge_sensitivity: JudgeSensitivity | None = None
+    sample: str = ""
+    incomplete: str = ""
 
     def __post_init__(self) -> None:
         if self.n_items != self.n_scored + self.n_invalid + self.n_errors:
@@ -534,6 +555,14 @@ class RunSummary:
     @property
     def gate_blocker(self) -> str:
         return self.summary.gate_blocker
+
+    @property
+    def labels(self) -> list[str]:
+        """What makes the run's numbers partial, as the closing table, the HTML headline and
+        the JSON name it: "sample", "subset N of M", "incomplete"."""
+        labels = ["sample"] if self.sample else []
+        labels += [f"subset {self.subset.n:,} of {self.subset.of:,}"] if self.subset is not None else []
+        return labels + (["incomplete"] if self.incomplete else [])
 
     @property
     def n_distinct(self) -> int:
@@ -576,6 +605,9 @@ class RunSummary:
             "flakiness": self.flakiness.to_json() if self.flakiness is not None else None,
             "n_clusters": self.n_clusters,
             "judge_sensitivity": self.judge_sensitivity.to_json() if self.judge_sensitivity is not None else None,
+            "sample": self.sample,
+            "incomplete": self.incomplete,
+            "labels": self.labels,  # derived from sample, subset and incomplete; not read back
         }
 
     @classmethod
@@ -606,6 +638,8 @@ class RunSummary:
             flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"),
             n_clusters=_int(data, "n_clusters", where) if data.get("n_clusters") is not None else None,
             judge_sensitivity=JudgeSensitivity.from_json(data.get("judge_sensitivity"), f"{where}: judge_sensitivity"),
+            sample=str(data.get("sample") or ""),
+            incomplete=str(data.get("incomplete") or ""),
         )
 
 
@@ -624,6 +658,10 @@ class PairedMetric:
     p_holm: float | None = None
     #: the suite's own JSON-ready diagnostics of this comparison (e.g. top-k overlap)
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: why the difference has no interval (stats.estimability); empty when it has one
+    no_interval: str = ""
+    #: the independent clusters the interval and test rest on, where the statistic says
+    n_clusters: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("estimate_a", "estimate_b", "difference", "p_value", "mde", "p_holm"):
@@ -765,6 +803,8 @@ class Report:
     protocol_notes: tuple[str, ...] = ()
     #: each run's tokens, latency and cost (apart from `runs`: timings differ between runs)
     usage: Mapping[RunKey, RunUsage] = field(default_factory=dict)
+    #: set when the session ended before every selected item had a score
+    incomplete: Incomplete | None = None
 
     def suites(self) -> list[str]:
         """Suite names in the order their first run or comparison appears."""
@@ -793,6 +833,7 @@ class Report:
             "usage": [
                 {"key": key.to_json(), "label": key.label(), **usage.to_json()} for key, usage in self.usage.items()
             ],
+            "incomplete": self.incomplete.to_json() if self.incomplete is not None else None,
             "records": [r.to_json() for r in self.records],
         }
 
@@ -814,6 +855,7 @@ class Report:
             fingerprint=_fingerprint(data.get("fingerprint")),
             protocol_notes=tuple(str(n) for n in _list(data, "protocol_notes")),
             usage=_usage(_list(data, "usage")),
+            incomplete=Incomplete.from_json(data.get("incomplete"), "incomplete"),
         )
 
 

@@ -17,18 +17,27 @@ import pytest
 from ..config.settings import Settings
 from ..files.atomic_file import write_atomic
 from ..rendering.html import write_html
-from ..rendering.terminal import Headline, headline_of, write_overview, write_summary
+from ..rendering.terminal import Headline, write_overview, write_summary
 from ..rendering.terminal_text import write_line
 from ..running.adapter_guard import describe
 from ..suites.base import Suite
 from ..suites.unreadable import count_unreadable, unreadable_note
 from .baseline import baseline_for
-from .clusters import count_clusters, estimable, flakiness_point_only, summary_point_only
+from .clusters import count_clusters
 from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .fingerprint import Fingerprint
 from .flakiness import flakiness
 from .gates import evaluate
 from .judge_sensitivity import judge_sensitivity
+from .partial import (
+    INTERRUPTED,
+    SessionEnd,
+    expected_items,
+    incomplete_run,
+    selected_count,
+    session_incomplete,
+    subset_of,
+)
 from .record_values import Subset
 from .records import Comparison, Record, Report, RunKey, RunSummary
 from .usage_summary import run_usage
@@ -36,6 +45,14 @@ from .usage_summary import run_usage
 SuiteLookup = Callable[[str], Suite]
 #: how many items a suite (as the test names it) has in this run's size, split and seeds
 SuiteSize = Callable[[str], "int | None"]
+
+
+@dataclass(frozen=True)
+class ExitDecision:
+    """An exit status and why, in words."""
+
+    status: int
+    why: str
 
 
 @dataclass
@@ -47,6 +64,8 @@ class SessionReport:
     write_errors: list[str] = field(default_factory=list)
     #: the metric the terminal's closing overview names for each run
     headlines: dict[RunKey, Headline | None] = field(default_factory=dict)
+    #: the run's exit status and why, once `decide` made it
+    decision: ExitDecision | None = None
 
     @classmethod
     def build(
@@ -61,18 +80,37 @@ class SessionReport:
         fingerprint: Fingerprint | None = None,
         protocol_notes: Sequence[str] = (),
         selection: Mapping[str, str] | None = None,
+        end: SessionEnd | None = None,
     ) -> SessionReport:
         """`selection` records what picked the items (-k, -m, the shard): it is not part of
-        the fingerprint."""
+        the fingerprint. `end` says how the session ended (what it collected, whether it
+        stopped early): the runs' subset and incomplete labels come from it (`partial`)."""
+        end = end if end is not None else SessionEnd()
         grouped = {key: sorted(records, key=lambda r: (r.id, r.repeat)) for key, records in grouped.items()}
         refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
         errors = list(session_errors)
-        runs = tuple(
+        expected = {key: expected_items(records, end) for key, records in grouped.items()}
+        runs = [
             _summarize(
-                suite(refs[key]), key, records, errors, _subset(records, refs[key], suite_size), settings.bootstrap
+                suite(refs[key]),
+                key,
+                records,
+                errors,
+                subset_of(records, expected[key], suite_size(refs[key]) if suite_size is not None else None),
+                settings.bootstrap,
             )
             for key, records in grouped.items()
-        )
+        ]
+        unscored = sum(r.n_errors + r.n_invalid for r in runs)
+        over_max_errors = unscored + len(errors) > settings.max_errors
+        runs = [
+            replace(
+                run,
+                sample=suite(refs[run.key]).sample(),
+                incomplete=incomplete_run(grouped[run.key], expected[run.key], over_max_errors),
+            )
+            for run in runs
+        ]
         usage = {key: u for key, records in grouped.items() if (u := run_usage(records, settings.prices)) is not None}
         records = tuple(r for group in grouped.values() for r in group)
         try:
@@ -85,9 +123,18 @@ class SessionReport:
             for gate in settings.gates
             for v in evaluate(gate, runs, comparisons, refuse_subsets=settings.gate_subset == "refuse")
         )
+        incomplete = session_incomplete(
+            end,
+            sum(1 for run in runs if run.incomplete),
+            len(records),
+            selected_count(grouped.values(), end),
+            f"{unscored:,} items ended in an error or an invalid answer (--memeval-max-errors={settings.max_errors})"
+            if over_max_errors and unscored
+            else "",
+        )
         report = Report(
             dict(settings_json(settings), selection=dict(selection or {})),
-            runs,
+            tuple(runs),
             records,
             comparisons,
             gates,
@@ -96,11 +143,13 @@ class SessionReport:
             fingerprint,
             tuple(protocol_notes),
             usage,
+            incomplete,
         )
-        headlines = {}
+        headlines: dict[RunKey, Headline | None] = {}
         for run in runs:
             suite_class = suite(refs[run.key])
-            headlines[run.key] = headline_of(run, suite_class.headline_metrics, suite_class.lower_is_better)
+            metric = suite_class.headline()
+            headlines[run.key] = Headline(metric, metric in suite_class.lower_is_better)
         return cls(settings, report, sorted(snapshot_changes), headlines=headlines)
 
     @property
@@ -114,14 +163,67 @@ class SessionReport:
         """With gates, the gates decide (item failures are expected in a benchmark); errors
         beyond --memeval-max-errors, verdicts that differ from their snapshots and report
         files that could not be written fail the run whatever the gates say."""
-        if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            return pytest_status
-        if self.n_errors > self.settings.max_errors or self.snapshot_changes or self.write_errors:
-            return pytest.ExitCode.TESTS_FAILED
+        return self.exit_decision(pytest_status).status
+
+    def decide(self, pytest_status: int, tests: bool = True) -> int:
+        """`exit_status`, kept with its reason for the closing lines; `tests`: False for a
+        merge, which ran none (its wrong answers fail nothing)."""
+        self.decision = self.exit_decision(pytest_status, tests)
+        return self.decision.status
+
+    def exit_decision(self, pytest_status: int, tests: bool = True) -> ExitDecision:
+        """The exit status `exit_status` gives, and why, in one line."""
+        failed = pytest.ExitCode.TESTS_FAILED
+        if pytest_status not in (pytest.ExitCode.OK, failed):
+            stopped = self.report.incomplete.reason if self.report.incomplete is not None else ""
+            if pytest_status == pytest.ExitCode.INTERRUPTED:
+                why = f" ({stopped})" if stopped and stopped != INTERRUPTED else ""
+                return ExitDecision(pytest_status, f"the run was interrupted{why}")
+            return ExitDecision(pytest_status, f"pytest ended with {pytest.ExitCode(pytest_status).name}")
+        if self.n_errors > self.settings.max_errors:
+            return ExitDecision(
+                failed, f"{self._errors_text()}, more than --memeval-max-errors={self.settings.max_errors}"
+            )
+        if self.snapshot_changes:
+            changed = len(self.snapshot_changes)
+            return ExitDecision(
+                failed, f"{changed} verdicts differ from their snapshots (--snapshot-update records them)"
+            )
+        if self.write_errors:
+            return ExitDecision(failed, f"a report could not be written: {self.write_errors[0]}")
         if self.settings.gates:
-            gates = self.report.gates
-            return pytest.ExitCode.OK if gates and all(g.passed for g in gates) else pytest.ExitCode.TESTS_FAILED
-        return pytest_status
+            return self._gates_decision()
+        wrong = sum(1 for r in self.report.records if r.is_scored and r.correct is False)
+        if not tests:
+            return ExitDecision(pytest_status, "merged; without --gate a merge's wrong answers fail nothing")
+        if pytest_status == pytest.ExitCode.OK:
+            return ExitDecision(pytest_status, "every test passed")
+        if wrong:
+            return ExitDecision(
+                pytest_status,
+                f"{wrong:,} wrong answer{'s' if wrong != 1 else ''}: without --memeval-gate a wrong answer fails "
+                "the run, as a failed test",
+            )
+        return ExitDecision(pytest_status, "tests failed")
+
+    def _gates_decision(self) -> ExitDecision:
+        gates = self.report.gates
+        failing = [g for g in gates if not g.passed]
+        if not failing:
+            plural = f"all {len(gates)} gates" if len(gates) > 1 else "the gate"
+            return ExitDecision(
+                pytest.ExitCode.OK, f"{plural} passed (with gates, wrong answers are findings, not failures)"
+            )
+        first = failing[0]
+        more = f"; {len(failing) - 1} more of {len(gates)} gates failed (above)" if len(failing) > 1 else ""
+        return ExitDecision(pytest.ExitCode.TESTS_FAILED, f"gate {first.expression} failed: {first.detail}{more}")
+
+    def _errors_text(self) -> str:
+        items = sum(r.n_errors + r.n_invalid for r in self.report.runs)
+        session = len(self.report.session_errors)
+        counted = [f"{items} items ended in an error or an invalid answer"] if items else []
+        counted += [f"{session} session error{'s' if session != 1 else ''}"] if session else []
+        return " and ".join(counted)
 
     def write_files(self, suite: SuiteLookup) -> None:
         """Write the JSON report and the HTML page; a failure is one line and fails the run."""
@@ -148,17 +250,15 @@ class SessionReport:
         except ValueError as exc:  # a number JSON cannot hold reached the report
             self.write_errors.append(f"{option}: not written, {describe(exc)}")
 
-    def write_terminal(self, terminal: pytest.TerminalReporter) -> None:
+    def write_terminal(self, terminal: pytest.TerminalReporter, wrong_printed: int | None = None) -> None:
+        """The summary tables, then the closing overview; `wrong_printed` counts the WRONG
+        lines printed above them (None: one per wrong answer)."""
         write_summary(terminal, self.report)
         for error in self.report.session_errors:
             write_line(terminal, f"memeval: session error: {error}", red=True)
         if self.n_errors > self.settings.max_errors:
-            items = sum(r.n_errors + r.n_invalid for r in self.report.runs)
-            session = len(self.report.session_errors)
-            counted = [f"{items} items ended in an error or an invalid answer"] if items else []
-            counted += [f"{session} session error{'s' if session != 1 else ''}"] if session else []
             terminal.write_line(
-                f"memeval: {' and '.join(counted)} (--memeval-max-errors={self.settings.max_errors}): the run fails",
+                f"memeval: {self._errors_text()} (--memeval-max-errors={self.settings.max_errors}): the run fails",
                 red=True,
             )
         if self.snapshot_changes:
@@ -175,7 +275,21 @@ class SessionReport:
                 files.append(("memeval report", str(self.settings.report)))
             if self.settings.html is not None:
                 files.append(("memeval html", str(self.settings.html)))
-        write_overview(terminal, self.report, self.headlines, files)
+        write_overview(terminal, self.report, self.headlines, files, wrong_printed)
+
+    def closing_lines(self) -> list[str]:
+        """The last lines of a run, after pytest's own count: the exit status and why (once
+        `decide` made it), and for an incomplete run how many items ran and the command
+        that resumes it."""
+        decision = self.decision
+        lines = [f"memeval: exit status {int(decision.status)}: {decision.why}"] if decision is not None else []
+        incomplete = self.report.incomplete
+        if incomplete is not None:
+            how = (
+                f"resume with: {incomplete.resume}" if incomplete.resume else "no journal was kept: a rerun starts over"
+            )
+            lines.append(f"memeval: incomplete: {incomplete.text()}; {how}")
+        return lines
 
 
 def _summarize(
@@ -188,14 +302,14 @@ def _summarize(
 ) -> RunSummary:
     """Counts plus the suite's own metrics, computed on the items that were scored (every
     repeat of them: their intervals resample clusters, which hold an item's repeats); a
-    suite whose summary fails keeps its counts, and the failure is a session error. On
-    fewer than two clusters only the point estimates are kept (`clusters`)."""
+    suite whose summary fails keeps its counts, and the failure is a session error. Every
+    interval goes through `intervals` (none where it is not estimable, with the reason)."""
+    from .intervals import checked_flakiness, checked_judges, checked_summary  # numpy and the stats
+
     scored = [r for r in records if r.is_scored]
     n_clusters = count_clusters(scored) if scored else None
-    flaky = flakiness(records, n_resamples)
-    judges = judge_sensitivity(records, n_resamples)
-    if not estimable(n_clusters):
-        flaky = flakiness_point_only(flaky)
+    flaky = checked_flakiness(flakiness(records, n_resamples), n_clusters)
+    judges = checked_judges(judge_sensitivity(records, n_resamples), n_clusters)
     if not scored:
         return RunSummary.of(key, records, subset=subset, flakiness=flaky)
     try:
@@ -205,20 +319,12 @@ def _summarize(
         return RunSummary.of(
             key, records, subset=subset, flakiness=flaky, n_clusters=n_clusters, judge_sensitivity=judges
         )
-    if not estimable(n_clusters):
-        summary = summary_point_only(summary)
+    summary = checked_summary(summary, n_clusters, suite.metric_bounds)
     unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
     if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates
         note = "; ".join(filter(None, [summary.note, unreadable]))
         summary = replace(summary, note=note, gate_blocker=unreadable)
     return RunSummary.of(key, records, summary, subset, flaky, n_clusters, judges)
-
-
-def _subset(records: Sequence[Record], suite_ref: str, suite_size: SuiteSize | None) -> Subset | None:
-    """Set when the run covered fewer distinct items than its suite has."""
-    size = suite_size(suite_ref) if suite_size is not None else None
-    covered = len({r.id for r in records})
-    return Subset(covered, size) if size is not None and covered < size else None
 
 
 def _comparisons(
@@ -237,12 +343,21 @@ def _comparisons(
         definition = suite(refs[keys[0]])
         keys.sort(key=lambda k: (order.get(k.memsystem, len(order)), k.k, k.responder, k.judge))
         runs = [(key, grouped[key]) for key in keys]
-        comparisons.extend(pairs_within_session(runs, definition.compare, definition.lower_is_better))
+        comparisons.extend(
+            pairs_within_session(runs, definition.compare, definition.lower_is_better, definition.metric_bounds)
+        )
         for key, records in runs if baseline is not None else ():
             match = baseline_for(baseline or (), key)
             if match is not None:
                 comparisons.append(
-                    compare_runs((key, records), match, definition.compare, "baseline", definition.lower_is_better)
+                    compare_runs(
+                        (key, records),
+                        match,
+                        definition.compare,
+                        "baseline",
+                        definition.lower_is_better,
+                        definition.metric_bounds,
+                    )
                 )
     return apply_holm(comparisons)
 

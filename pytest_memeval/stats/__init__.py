@@ -16,7 +16,15 @@ from .bootstrap import (
     paired_cluster_bootstrap,
     resample_weights,
 )
-from .cells import clustered_wilson, compare_means, compare_rates, estimate_cell, json_number, paired_cell
+from .cells import (
+    bootstrap_cell,
+    clustered_wilson,
+    compare_means,
+    compare_rates,
+    estimate_cell,
+    json_number,
+    paired_cell,
+)
 from .estimators import (
     Estimator,
     GroupSums,
@@ -67,6 +75,7 @@ __all__ = [
     "PairwiseSpearman",
     "SignFlipResult",
     "WilcoxonResult",
+    "bootstrap_cell",
     "bootstrap_macro_mean",
     "bootstrap_mean",
     "bootstrap_multisource",

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..results.records import Metric, PairedMetric
-from .bootstrap import DEFAULT_RESAMPLES, paired_bootstrap_mean
+from .bootstrap import DEFAULT_RESAMPLES, BootstrapResult, paired_bootstrap_mean
 from .intervals import wilson_intervals
 from .power import design_effect, icc_oneway, minimum_detectable_effect, minimum_detectable_effect_binary
 from .signflip import paired_sign_flip
@@ -38,6 +38,8 @@ class PairedResult(Protocol):
     def ci(self) -> tuple[float, float]: ...
     @property
     def p_value(self) -> float: ...
+    @property
+    def n_clusters(self) -> int: ...
 
 
 def json_number(value: float | None) -> float | None:
@@ -48,10 +50,19 @@ def json_number(value: float | None) -> float | None:
 
 
 def estimate_cell(
-    value: float | None, ci: Sequence[float | None] | None = None, n: int | None = None, mde: float | None = None
+    value: float | None,
+    ci: Sequence[float | None] | None = None,
+    n: int | None = None,
+    mde: float | None = None,
+    n_clusters: int | None = None,
 ) -> Metric:
     low, high = ci if ci is not None else (None, None)
-    return Metric(value, (low, high), n, mde)
+    return Metric(value, (low, high), n, mde, n_clusters=n_clusters)
+
+
+def bootstrap_cell(result: BootstrapResult, n: int | None = None) -> Metric:
+    """A bootstrap's estimate and interval, with the clusters it resampled; `n` counts items."""
+    return Metric(result.estimate, result.ci, n, n_clusters=result.n_clusters)
 
 
 def clustered_wilson(outcomes: Sequence[bool], clusters: Sequence[Any]) -> Metric:
@@ -68,7 +79,7 @@ def clustered_wilson(outcomes: Sequence[bool], clusters: Sequence[Any]) -> Metri
         icc = icc_oneway(y, list(clusters))
         deff = design_effect(n / n_clusters, 1.0 if math.isnan(icc) else icc)
     lo, hi = wilson_intervals([y.sum() / deff], [n / deff])
-    return estimate_cell(y.mean(), (lo[0], hi[0]), n)
+    return estimate_cell(y.mean(), (lo[0], hi[0]), n, n_clusters=n_clusters)
 
 
 def paired_cell(
@@ -83,6 +94,7 @@ def paired_cell(
         p_value=result.p_value if p_value is None else p_value,
         test=test,
         mde=mde,
+        n_clusters=result.n_clusters,
     )
 
 

@@ -12,8 +12,11 @@ near k. For the recommender the type belief alone identifies it per episode as w
 (judge.py reports that one per episode).
 
 The interval resamples evidence streams (clusters) with the shared bootstrap weights and
-refits on a lambda grid (log-spaced, and fine around the estimate), interpolated between
-grid points; the point estimate is refined off the grid.
+refits on a lambda grid (log-spaced, and fine around the estimate, never beyond the search
+range), interpolated between grid points; the point estimate is read off the same grid, so
+that it lies among its resamples (a fine grid once reached past the range: 5000.0 printed
+with [6107.0, 6107.0]). At the top of the range the value is a bound, not an estimate,
+and it gets no interval.
 """
 
 from __future__ import annotations
@@ -57,13 +60,25 @@ def pooled_ess(records: Sequence[Record], n_resamples: int) -> Metric:
         np.add.at(sums, index.ravel(), loss(grid).T)
         return sums.T  # (grid, clusters)
 
-    weight = _refine(loss, int(np.argmin(by_cluster(GRID).sum(axis=1))))
-    # resamples land near the estimate: a fine grid there, the coarse one elsewhere
-    grid = np.union1d(GRID, weight * np.exp(np.linspace(-0.2, 0.2, 401))) if weight > 0 else GRID
-    resampled = _grid_minima(grid, resample_weights(len(clusters), n_resamples, seed=0) @ by_cluster(grid).T)
+    centre = _refine(loss, int(np.argmin(by_cluster(GRID).sum(axis=1))))
+    # resamples land near the estimate: a fine grid there (inside the search range, as the
+    # estimate is), the coarse one elsewhere
+    fine = centre * np.exp(np.linspace(-0.2, 0.2, 401))
+    grid = np.union1d(GRID, fine[fine <= GRID[-1]]) if centre > 0 else GRID
+    losses = by_cluster(grid)
+    # the estimate is read off the same grid as the resamples: every cluster drawn once
+    weight = float(_grid_minima(grid, losses.sum(axis=1)[None])[0])
+    resampled = _grid_minima(grid, resample_weights(len(clusters), n_resamples, seed=0) @ losses.T)
     low, high = np.percentile(resampled, [2.5, 97.5])
     n = len({r.id for r, _, _ in rows})
-    return Metric(weight * turns, (float(low) * turns, float(high) * turns), n)
+    at_limit = f"the fit reaches its limit (lambda = {GRID[-1]:g}): the value is a lower bound"
+    return Metric(
+        weight * turns,
+        (float(low) * turns, float(high) * turns),
+        n,
+        no_interval=at_limit if weight >= GRID[-1] else "",
+        n_clusters=len(clusters),
+    )
 
 
 def _has_belief(record: Record, entry: Mapping[str, Any]) -> bool:

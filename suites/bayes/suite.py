@@ -34,7 +34,7 @@ from .judge import TrajectoryJudge
 from .prompt import BayesPrompt
 from .released import load_release
 from .render import ACK, COIN_PROBE, profile_name
-from .summary import METRIC_NAMES, compare, summarize
+from .summary import METRIC_BOUNDS, METRIC_NAMES, compare, summarize
 
 if TYPE_CHECKING:
     from ...protocols import ResponseModel
@@ -66,6 +66,8 @@ class BayesSuite(Suite):
     interactive = True
     metric_names = METRIC_NAMES
     lower_is_better = ERROR_METRICS
+    metric_bounds = METRIC_BOUNDS
+    headline_metric = "coin_mae"
     parameters = {"probe_every": "probe the belief every n-th turn (and the first and last) instead of every turn"}
     reads_data_dir = True  # a BayesBench checkout: the recommender runs on the released fit
 

@@ -27,9 +27,10 @@ import numpy as np
 from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import bootstrap_mean, compare_means, mean_sem
 from .conditions import SINGLE_TURN
-from .environments import COIN, RECOMMENDER
+from .environments import COIN, COIN_TURNS, REC_TURNS, RECOMMENDER
 from .ess import pooled_ess
 from .judge import COIN_TOLERANCE, REC_TOLERANCE
+from .reference import MAX_WEIGHT
 
 #: metric -> (environment it applies to, or None for both; the detail key of its episode value)
 #: within_tolerance is the share of episodes that pass; the ESS metrics are pooled (ess.py)
@@ -50,6 +51,15 @@ METRICS: dict[str, tuple[str | None, str | None]] = {
 }
 METRIC_NAMES = tuple(METRICS)
 POOLED = ("coin_ess", "type_ess")
+#: where each metric lies: rates, distances and recalls in [0, 1]; rating errors in stars
+#: (1 to 5); an effective sample size up to the fit's limit, MAX_WEIGHT x the episode's turns
+METRIC_BOUNDS: dict[str, tuple[float, float]] = {
+    **{name: (0.0, 1.0) for name in METRIC_NAMES},
+    "rating_mae": (0.0, 4.0),
+    "conditioned_rating_mae": (0.0, 4.0),
+    "coin_ess": (0.0, MAX_WEIGHT * COIN_TURNS),
+    "type_ess": (0.0, MAX_WEIGHT * REC_TURNS),
+}
 COIN_METRICS = ("coin_mae", "coin_final_error", "coin_ess", "evidence_recall", "retrieval_recency")
 REC_METRICS = (
     "rating_tvd",
@@ -124,7 +134,7 @@ def estimate(values: Sequence[float | None], records: Sequence[Record], n_resamp
         return Metric(None, n=0)
     x = [v for v, _ in pairs]
     result = bootstrap_mean(x, [c for _, c in pairs], n_resamples=n_resamples, seed=0)
-    return Metric(result.estimate, result.ci, len(x), sem=mean_sem(x).sem)
+    return Metric(result.estimate, result.ci, len(x), sem=mean_sem(x).sem, n_clusters=result.n_clusters)
 
 
 def _cells(records: Sequence[Record], key: str) -> dict[str, list[Record]]:

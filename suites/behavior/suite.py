@@ -50,7 +50,11 @@ class BehaviorSuite(Suite):
     markers = marker_descriptions()
     metric_names = metric_names()
     # the condition that reads the memory system: its top-k retrievals (C3 adds the spec)
-    headline_metrics = ("C1", "C1_native")
+    headline_metric = "C1"
+    #: the judges' 1-5 rubric: each condition's score, each pair's difference, a cell's "score"
+    metric_bounds = {
+        name: (-4.0, 4.0) if name.startswith("delta_") else (1.0, 5.0) for name in (*metric_names, "score")
+    }
     reads_data_dir = True  # the authors' release, or specifications written by the LLM path (spec_llm)
 
     def __init__(self, options: SuiteOptions) -> None:
@@ -77,6 +81,13 @@ class BehaviorSuite(Suite):
 
     def protocol_split(self, split: str | None) -> str | None:
         return None  # every question is held out
+
+    def sample(self) -> str:
+        """Generated subjects, also from specifications spec_llm wrote; the study's own with
+        the release."""
+        if self.study is not None:
+            return ""
+        return "generated subjects, not the study's 14 (--memeval-data reads the beyond-recall release)"
 
     def index(self) -> list[IndexEntry]:
         if self.study is not None:

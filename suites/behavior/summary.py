@@ -42,7 +42,7 @@ def _estimate(values: Sequence[float], n_resamples: int) -> Metric:
     if not values:
         return Metric(None, n=0)
     ci = bootstrap_mean(values, n_resamples=n_resamples, seed=0).ci if len(values) >= 2 else (None, None)
-    return Metric(statistics.fmean(values), (ci[0], ci[1]), len(values))
+    return Metric(statistics.fmean(values), (ci[0], ci[1]), len(values), n_clusters=len(values))
 
 
 def _present(items: Sequence[Scored]) -> list[str]:
@@ -73,7 +73,7 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
             tests[f"{treatment}-{baseline}"] = test
             ci = test.get("ci") or (None, None)
             metrics[f"delta_{treatment}_{baseline}"] = Metric(
-                test.get("mean_delta"), (ci[0], ci[1]), test.get("n_subjects")
+                test.get("mean_delta"), (ci[0], ci[1]), test.get("n_subjects"), n_clusters=test.get("n_subjects")
             )
 
     pairs = [(c, BASELINE) for c in present if c != BASELINE and BASELINE in present]
@@ -138,7 +138,7 @@ def _by_category(items: Sequence[Scored], present: Sequence[str], n_resamples: i
 def _clustered(per_question: Mapping[tuple[str, str], float], n_resamples: int) -> Metric:
     keys = sorted(per_question)
     result = bootstrap_mean([per_question[k] for k in keys], [k[0] for k in keys], n_resamples=n_resamples, seed=0)
-    return Metric(result.estimate, result.ci, len(keys))
+    return Metric(result.estimate, result.ci, len(keys), n_clusters=result.n_clusters)
 
 
 def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
@@ -193,6 +193,7 @@ def _difference(a: Mapping[str, float], b: Mapping[str, float], n_resamples: int
         test=WILCOXON_SUBJECTS,
         mde=minimum_detectable_effect(diffs).mde if len(subjects) >= 2 else None,
         extra={"n_subjects": len(subjects)},
+        n_clusters=len(subjects),
     )
 
 

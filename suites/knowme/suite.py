@@ -52,6 +52,10 @@ class KnowmeSuite(Suite):
         "evidence_recall",
     )
     lower_is_better = frozenset({"over_abstention"})
+    #: every metric on the paper's 0-100 scale (and the breakdowns' cells: "score")
+    metric_bounds = {name: (0.0, 100.0) for name in (*metric_names, "score")}
+    #: present whenever T1 and T2 items ran, judged or not
+    headline_metric = "t1_t2_balance"
     reads_data_dir = True  # the KnowMe-Bench release
     parameters = {
         "datasets": "the release's datasets to run, e.g. 1,3 (default: every dataset<N>/ found)",

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...results.records import Cell, PairedMetric, Record, SuiteSummary
 from ...results.records import Metric as MetricValue
-from ...stats import cluster_bootstrap, estimate_cell, minimum_detectable_effect, paired_cell, paired_cluster_bootstrap
+from ...stats import bootstrap_cell, cluster_bootstrap, minimum_detectable_effect, paired_cell, paired_cluster_bootstrap
 from ...stats.estimators import mean_over_groups, ratio
 from .judge import SCORERS
 from .tasks import LEVEL_DIAGNOSTICS, LEVEL_METRICS, LEVELS, TASKS
@@ -143,7 +143,7 @@ def _bootstrap(
         n_resamples=n_resamples,
         seed=0,
     )
-    return {name: estimate_cell(result.estimate, result.ci, len(records)) for name, result in results.items()}
+    return {name: bootstrap_cell(result, len(records)) for name, result in results.items()}
 
 
 def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:

@@ -36,6 +36,8 @@ class LocomoSuite(Suite):
     name = "locomo"
     markers = marker_descriptions()
     metric_names = METRICS
+    metric_bounds = {name: (0.0, 100.0) for name in METRICS}  # every score on 0-100
+    headline_metric = "f1"
     reads_data_dir = True  # locomo10.json as released
     parameters = {
         "categories": "the categories to run, e.g. 1,2,3,4,5 (default: 1,2,3,4; 5 is adversarial)",

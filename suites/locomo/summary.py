@@ -22,7 +22,7 @@ import numpy as np
 
 from ...results.records import Cell, PairedMetric, Record, SuiteSummary
 from ...results.records import Metric as MetricValue
-from ...stats import cluster_bootstrap, estimate_cell, minimum_detectable_effect, paired_cell, paired_cluster_bootstrap
+from ...stats import bootstrap_cell, cluster_bootstrap, minimum_detectable_effect, paired_cell, paired_cluster_bootstrap
 from ...stats.estimators import GroupSums, ratio
 
 MetricFn = Callable[[GroupSums], np.ndarray]
@@ -61,7 +61,7 @@ def _estimates(records: Sequence[Record], n_resamples: int, clustered: bool = Tr
     )
     with_recall = sum(r.detail.get("evidence_recall") is not None for r in records)
     return {
-        name: estimate_cell(result.estimate, result.ci, with_recall if name == "evidence_recall" else len(records))
+        name: bootstrap_cell(result, with_recall if name == "evidence_recall" else len(records))
         for name, result in results.items()
     }
 

@@ -41,6 +41,8 @@ class LongMemEvalSuite(Suite):
     name = "longmemeval"
     markers = marker_descriptions()
     metric_names = METRIC_NAMES
+    metric_bounds = {name: (0.0, 1.0) for name in (*METRIC_NAMES, "accuracy")}  # shares (and each type's accuracy)
+    headline_metric = "overall_accuracy"
     reads_data_dir = True  # the release: longmemeval_{s_cleaned,m_cleaned,oracle}.json (or _s, _m)
     parameters = {
         "file": "which released file: "

@@ -24,11 +24,11 @@ import numpy as np
 
 from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
+    bootstrap_cell,
     cluster_bootstrap,
     clustered_wilson,
     compare_means,
     compare_rates,
-    estimate_cell,
     minimum_detectable_effect,
     paired_cell,
     paired_cluster_bootstrap,
@@ -92,7 +92,7 @@ def _bootstrap(records: Sequence[Record], names: Sequence[str], n_resamples: int
             chosen = shares[name]
             cells[name] = clustered_wilson([bool(r.correct) for r in chosen], [r.cluster for r in chosen])
         else:
-            cells[name] = estimate_cell(results[name].estimate, results[name].ci, counts[name])
+            cells[name] = bootstrap_cell(results[name], counts[name])
     return cells
 
 

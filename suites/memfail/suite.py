@@ -48,7 +48,13 @@ class MemfailSuite(Suite):
     name = SUITE
     markers = marker_descriptions()
     metric_names = METRIC_NAMES
-    metric_bounds = {name: (0.0, 1.0) for name in METRIC_NAMES if name.startswith(("success", "share_"))}
+    metric_bounds = {
+        **{name: (0.0, 1.0) for name in METRIC_NAMES if name.startswith(("success", "share_"))},
+        "share": (0.0, 1.0),  # the failure_stage breakdown's cells
+        "tokens_per_memory": (0.0, float("inf")),
+        "tokens_per_question": (0.0, float("inf")),
+    }
+    headline_metric = "success"
     reads_data_dir = True  # the release's datasets/ CSV files
     # a dataset is one store shared by all its questions, filled once per memory system
     # (with an LLM responder, by a conversation that is not replayed): every k reads it

@@ -16,10 +16,10 @@ import numpy as np
 
 from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
+    bootstrap_cell,
     cluster_bootstrap,
     clustered_wilson,
     compare_rates,
-    estimate_cell,
     json_number,
     micro_mean,
     ratio,
@@ -133,7 +133,7 @@ def _tokens(records: Sequence[Record], n_resamples: int) -> dict[str, Metric]:
         n_resamples=n_resamples,
         seed=0,
     )
-    return {name: estimate_cell(r.estimate, r.ci, len(records)) for name, r in results.items()}
+    return {name: bootstrap_cell(r, len(records)) for name, r in results.items()}
 
 
 def _percentiles(milliseconds: Sequence[float | None]) -> dict[str, float | None]:

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import (
+    bootstrap_cell,
     bootstrap_multisource,
-    estimate_cell,
     minimum_detectable_effect_binary,
     paired_bootstrap_multisource,
     paired_cell,
@@ -54,9 +54,7 @@ def _metrics(records: Sequence[Record], n_resamples: int) -> dict[str, Metric]:
         n_resamples=n_resamples,
         seed=0,
     )
-    return {
-        METRIC_NAMES[name]: estimate_cell(result.estimate, result.ci, len(records)) for name, result in results.items()
-    }
+    return {METRIC_NAMES[name]: bootstrap_cell(result, len(records)) for name, result in results.items()}
 
 
 def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> dict[str, PairedMetric]:
