@@ -32,8 +32,21 @@ def numpy_loaded_once() -> None:
 
 
 @pytest.fixture
-def pytester(numpy_loaded_once: None, pytester: pytest.Pytester) -> pytest.Pytester:
+def pytester(numpy_loaded_once: None, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester, whose runs write no report (nor journal) unless the test names one: a run
+    writes both by default (config/report_files.py), which only the tests of that default
+    want (they call `default_reports`); the others stay as fast, and independent of each
+    other's journals, as before."""
+    addopts = os.environ.get("PYTEST_ADDOPTS", "")
+    monkeypatch.setenv("PYTEST_ADDOPTS", f"{addopts} --memeval-report=none".strip())
     return pytester
+
+
+@pytest.fixture
+def default_reports(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytester's runs write their reports by default, as a user's run does."""
+    addopts = os.environ.get("PYTEST_ADDOPTS", "").replace("--memeval-report=none", "").strip()
+    monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
 
 
 TESTS_DIR = Path(__file__).resolve().parent

@@ -108,7 +108,7 @@ def test_a_failing_gate_is_named_in_the_last_lines_with_the_exit_status(toy_pyte
 
 @pytest.mark.slow
 def test_a_run_without_report_options_leaves_both_reports_and_names_them_last(
-    toy_pytester: pytest.Pytester,
+    toy_pytester: pytest.Pytester, default_reports: None
 ) -> None:
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=context")
     json_report, page = toy_pytester.path / "memeval-report.json", toy_pytester.path / "memeval-report.html"

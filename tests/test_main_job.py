@@ -26,7 +26,9 @@ def main_args() -> list[str]:
     return shlex.split(command)
 
 
-def test_the_last_lines_hold_the_summary_the_report_paths_and_the_verdict(suite_pytester: pytest.Pytester) -> None:
+def test_the_last_lines_hold_the_summary_the_report_paths_and_the_verdict(
+    suite_pytester: pytest.Pytester, default_reports: None
+) -> None:
     args = main_args()
     assert args == ["--memsystem=chroma", "-n", "2"]  # no report option: the reports are written anyway
     # the main job's command on two of its suites, embedded without the model (quicker)

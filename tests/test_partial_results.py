@@ -150,7 +150,7 @@ def pytest_runtest_setup(item):
 
 @pytest.mark.slow
 def test_an_interrupted_run_writes_its_reports_marked_and_its_last_line_resumes_it(
-    toy_pytester: pytest.Pytester,
+    toy_pytester: pytest.Pytester, default_reports: None
 ) -> None:
     conftest = toy_pytester.makeconftest(INTERRUPT)
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "-p", "no:randomly", no_reraise_ctrlc=True)
@@ -175,7 +175,9 @@ def test_an_interrupted_run_writes_its_reports_marked_and_its_last_line_resumes_
 
 
 @pytest.mark.slow
-def test_a_last_failed_run_is_a_subset_with_its_suites_headline(toy_pytester: pytest.Pytester) -> None:
+def test_a_last_failed_run_is_a_subset_with_its_suites_headline(
+    toy_pytester: pytest.Pytester, default_reports: None
+) -> None:
     toy_pytester.runpytest("test_toy.py", "--memsystem=faulty_adapters:ForgetsEveryOtherTime")
     result = toy_pytester.runpytest("test_toy.py", "--memsystem=faulty_adapters:ForgetsEveryOtherTime", "--lf")
     report = json.loads((toy_pytester.path / "memeval-report.json").read_text())
