@@ -14,6 +14,7 @@ from pytest_memeval.suites.bayes import BayesSuite, coin_mean, last_k, memoryles
 from pytest_memeval.suites.bayes.askers import DirectAsker
 from pytest_memeval.suites.bayes.episode import probes, run_episode
 from pytest_memeval.suites.bayes.parse import Flip, chronological, coin_evidence, coin_totals, rating_evidence
+from pytest_memeval.suites.bayes.prompt import BayesPrompt
 from pytest_memeval.types import Answer, ItemView, Memory, Message
 
 
@@ -192,6 +193,29 @@ def test_single_turn_uses_no_memory(suite: BayesSuite) -> None:
     answer = run_episode(data, memory, DirectAsker(perfect_bayesian(), "x"), 10, 50)
     assert memory.sessions == [] and memory.queries == []
     assert answer.detail["trajectory"][-1]["p_heads"] == pytest.approx(coin_mean(sum(data.observations), 100))
+
+
+def test_single_turn_probes_state_the_running_totals_as_the_papers_do(suite: BayesSuite) -> None:
+    """Paper App. B.1.2 (BayesBench coin_flip/conditions.py `build_single_turn`): from the
+    first flip on, the single-turn probe lists the flips and their totals; C.1.3 the same for
+    the recommender's ratings. A memory condition's probe states none: it would bypass memory."""
+    data = suite.episode_data(ids(suite, "single_turn-unknown_bias")[0])
+    flips = data.observations[:2]
+    (probe,) = probes(data, 2, [])
+    heads = sum(flips)
+    assert probe.extra["totals"] == f"Total: {heads} heads, {2 - heads} tails."
+    assert probe.extra["inline"].startswith("Previous flips: [")
+    view = probe.view()
+    prompt = BayesPrompt().messages(view, [])[-1]["content"]
+    assert f"{probe.extra['inline']}\n\nTotal: {heads} heads" in prompt
+    assert suite.item(data.episode.id).strata["running_totals"] == "on"
+    (first,) = probes(data, 0, [])
+    assert first.extra["totals"] == first.extra["inline"] == ""  # t = 0: no history, no totals
+    ratings = suite.episode_data(ids(suite, "recommender-single_turn-anonymized")[0])
+    assert all(p.extra["totals"].startswith("Average rating: ") for p in probes(ratings, 3, []))
+    passive = suite.episode_data(ids(suite, "passive_b1-identical-unknown_bias")[0])
+    assert [p.extra["totals"] for p in probes(passive, 2, [])] == [""]
+    assert suite.item(passive.episode.id).strata["running_totals"] == "off"
 
 
 def test_self_anchored_sessions_store_the_models_previous_answer(suite: BayesSuite) -> None:

@@ -150,6 +150,6 @@ def test_episode_ids_round_trip_and_bad_ids_are_one_line_errors() -> None:
 
 def test_sizes() -> None:
     counts = {size: len(episodes(size, (DEFAULT_SEED,))) for size in conditions.SIZES}
-    assert counts == {"smoke": 5 * 3 + 5 * 4, "small": (21 * 3 + 8 * 4) * 2, "full": (23 * 3 + 9 * 4) * 5}
+    assert counts == {"smoke": 5 * 3 + 5 * 4, "small": (21 * 3 + 8 * 4) * 2, "full": (22 * 3 + 9 * 4) * 5}
     with pytest.raises(ConfigError):
         episodes("huge", (DEFAULT_SEED,))

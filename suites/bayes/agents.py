@@ -74,7 +74,7 @@ class BeliefAgent:
         if view.task != COIN_TASK:
             raise ResponseError(f"{self.name}: unknown coin probe {view.task!r}")
         totals = coin_totals(str(view.extra.get("totals") or ""))
-        if totals is not None:  # the probe states the sufficient statistic itself
+        if totals is not None and not view.extra.get("inline"):  # a memory condition's probe states it all
             heads, flips = totals
         else:
             seen = chronological(coin_evidence(texts)) + coin_evidence(

@@ -4,7 +4,10 @@ An episode is (seed, environment, condition, true parameter, trial); it is one t
 condition says how evidence is delivered (single turn, multi-turn passive, self-anchored,
 batched), how an observation is worded (identical texts or indexed ones), how the task is
 described, which population information the model gets and whether probes carry the
-running totals that let them bypass memory (the paper's probes do; off by default).
+running totals. A single-turn probe always states them, as the paper's (App. B.1.2 for the
+coin, C.1.3 for the recommender; it reads no memory); in a memory condition they would let
+the probe bypass memory, so there they are a condition of their own (`totals`, the paper's
+B.1.3 delivery), off in every other.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ class Condition:
     task: str | None = None
     #: recommender only: the population information the model gets (paper C.1.1)
     profile: str | None = None
-    #: probes state the running totals (the paper's probes): they no longer need memory
+    #: a memory condition whose probes state the running totals (the paper's multi-turn
+    #: delivery, B.1.3): they no longer need memory
     totals: bool = False
 
     @property
@@ -59,6 +63,12 @@ class Condition:
     @property
     def uses_memory(self) -> bool:
         return self.delivery != SINGLE_TURN
+
+    @property
+    def states_totals(self) -> bool:
+        """Whether the probes state the running totals: every single-turn probe (paper B.1.2,
+        C.1.3), and those of a memory condition with `totals`."""
+        return self.totals or self.delivery == SINGLE_TURN
 
     @property
     def sessions(self) -> int:
@@ -119,10 +129,7 @@ def coin_conditions(size: str) -> list[Condition]:
         Condition(COIN, PASSIVE, b, obs, "unknown_bias") for b in BATCHES[1:] for obs in (IDENTICAL, INDEXED)
     ]
     if size == "full":
-        conditions += [
-            Condition(COIN, SINGLE_TURN, task="unknown_bias", totals=True),
-            Condition(COIN, PASSIVE, 1, IDENTICAL, "unknown_bias", totals=True),
-        ]
+        conditions.append(Condition(COIN, PASSIVE, 1, IDENTICAL, "unknown_bias", totals=True))
     return conditions
 
 
@@ -199,13 +206,13 @@ def marker_descriptions() -> dict[str, str]:
     markers = {
         "coin_flip": "bayes coin flip: estimate a coin's bias from flips (Beta-Bernoulli, T=100)",
         "recommender": "bayes recommender: infer a user's type from ratings and predict a held-out rating (T=50)",
-        "single_turn": "bayes: the evidence so far is inline in each probe; memory is not used (the model's own fidelity, the control)",
+        "single_turn": "bayes: the evidence so far is inline in each probe, with its running totals as in the paper; memory is not used (the model's own fidelity, the control)",
         "multi_turn_passive": "bayes: each observation (or batch) is written to memory as its own session, acknowledged with 'Noted.'",
         "multi_turn_self_anchored": "bayes: like passive, but the stored reply is the model's own previous answer (stored outputs may contaminate later beliefs)",
         "batched": "bayes: several observations per stored session (batch size above 1)",
         "obs_identical": "bayes: every observation is stored with the same wording ('The flip was: heads'): a deduplicating or consolidating memory undercounts evidence",
         "obs_indexed": "bayes: observations are stored with their index ('Flip #17 was heads'): nothing to deduplicate",
-        "running_totals": "bayes: probes state the running totals, as the paper's do; the probe can bypass memory",
+        "running_totals": "bayes: a memory condition whose probes state the running totals, as the paper's multi-turn ones do; the probe can bypass memory",
         "topk_capped": "bayes: more sessions are written than k memories are retrieved (at the run's first --memeval-k): top-k retrieval caps the evidence",
     }
     markers.update({f"batch_{b}": f"bayes: {b} observation(s) per stored session" for b in BATCHES})

@@ -130,14 +130,14 @@ def probes(data: EpisodeData, t: int, pending: Sequence[Any]) -> list[Probe]:
                 condition,
                 inline=render.coin_inline(seen) if single else "",
                 pending="" if single else render.coin_pending(pending),
-                totals=render.coin_totals(seen) if condition.totals else "",
+                totals=render.coin_totals(seen) if condition.states_totals else "",
             )
         ]
     assert data.model is not None and data.target is not None
     explicit = condition.profile == "explicit"
     rated = list(enumerate(seen))
     inline = render.rating_inline(data.model.catalogue, rated, explicit) if single else ""
-    totals = render.rating_totals(rated, explicit) if condition.totals else ""
+    totals = render.rating_totals(rated, explicit) if condition.states_totals else ""
     return recommender_probes(condition, data.model, data.target, inline=inline, totals=totals)
 
 

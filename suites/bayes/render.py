@@ -53,6 +53,9 @@ def coin_pending(flips: Sequence[bool]) -> str:
 
 
 def coin_totals(flips: Sequence[bool]) -> str:
+    """The paper's running totals (B.1.2, B.1.3); none before the first flip, as there."""
+    if not flips:
+        return ""
     heads = sum(flips)
     return f"Total: {heads} heads, {len(flips) - heads} tails."
 
@@ -77,9 +80,10 @@ def rating_inline(catalogue: Catalogue, ratings: Sequence[tuple[int, int]], expl
 
 
 def rating_totals(ratings: Sequence[tuple[int, int]], explicit: bool) -> str:
+    """The paper's running totals (C.1.3); none before the first rating."""
     noun = "movies" if explicit else "items"
     if not ratings:
-        return f"Average rating: none (0 {noun} rated)."
+        return ""
     average = sum(r for _, r in ratings) / len(ratings)
     return f"Average rating: {average:.1f} ({len(ratings)} {noun} rated)."
 

@@ -70,6 +70,8 @@ class BayesSuite(Suite):
     headline_metric = "coin_mae"
     parameters = {"probe_every": "probe the belief every n-th turn (and the first and last) instead of every turn"}
     reads_data_dir = True  # a BayesBench checkout: the recommender runs on the released fit
+    #: 2: single-turn probes state the running totals, as the paper's (App. B.1.2, C.1.3)
+    protocol_version = "2"
 
     def __init__(self, options: SuiteOptions, probe_every: int | None = None) -> None:
         super().__init__(options)
@@ -150,7 +152,7 @@ class BayesSuite(Suite):
         )
         if data.model is not None:
             strata["model"] = data.model.source
-        strata["running_totals"] = "on" if condition.totals else "off"
+        strata["running_totals"] = "on" if condition.states_totals else "off"
         return EpisodeItem(
             id=item_id,
             context_id=item_id,
