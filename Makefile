@@ -117,7 +117,10 @@ SMOL = --memeval-responder=openai:smollm2-135m
 LOCAL_ARGS_multisource = $(SMOL)
 LOCAL_ARGS_memfail = $(SMOL) --memeval-judge=openai:smollm2-135m
 LOCAL_ARGS_knowme = $(SMOL) --memeval-judge=openai:smollm2-135m
-LOCAL_ARGS_behavior = $(SMOL) --memeval-judge=openai:smollm2-135m,openai:gemma3-270m --memeval-max-tokens=160
+# behavior.judge_call=schema: neither small model answers the authors' bare judge call (8 tokens
+# of free text) with a digit, so every item would be a judge error; the schema makes them answer one
+# (one line: tests/test_local_replay.py reads these variables)
+LOCAL_ARGS_behavior = $(SMOL) --memeval-judge=openai:smollm2-135m,openai:gemma3-270m --memeval-max-tokens=160 --memeval-suite-option=behavior.judge_call=schema
 LOCAL_ARGS_bayes = --memeval-responder=openai:gemma3-270m --memeval-api=completions --memeval-suite-option=bayes.probe_every=25
 LOCAL_SUITES = multisource memfail knowme behavior bayes
 # exit status 1 (wrong answers, changed snapshots on record) is a finding, not a failed step

@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer
 
-from pytest_memeval.config.errors import ResponseError
-from pytest_memeval.llm import InvalidOutput, JudgePanel, LLMSettings
+from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.llm import InvalidOutput, LLMSettings
 from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.judge import PanelFactory, PanelMember
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.behavior.judge import ABSTENTION, OfflineJudge, recognize, rubric_score
 from pytest_memeval.suites.behavior.lexicon import AXES
-from pytest_memeval.suites.behavior.llm import BehaviorPrompt, PanelJudge, judge_prompt, parse_digit
+from pytest_memeval.suites.behavior.llm import BehaviorPrompt, judge_prompt, parse_digit
 from pytest_memeval.suites.behavior.reader import BehaviorReader
 from pytest_memeval.suites.behavior.suite import BehaviorSuite
 from pytest_memeval.types import Answer, ItemView, Memory, Trace
@@ -23,9 +24,11 @@ RISK, LOYALTY = 5, 1
 BOLD = AXES[RISK].poles[1]
 
 
-def _suite(tmp_path: Path, size: str = "smoke") -> BehaviorSuite:
+def _suite(tmp_path: Path, size: str = "smoke", **params: str) -> BehaviorSuite:
     return BehaviorSuite(
-        SuiteOptions(size=size, split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200)
+        SuiteOptions(
+            size=size, split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=200, params=params
+        )
     )
 
 
@@ -232,7 +235,7 @@ def test_a_panel_records_each_judge_and_its_parse_failures(tmp_path: Path, monke
     replies = {"judge-a": "5", "judge-b": "I would say 3.", "judge-c": "cannot tell"}
     with LLMServer(lambda request: replies[request.model]) as server:
         settings = LLMSettings(model="unused", base_url=server.base_url)
-        judge = PanelJudge.build(lambda prompt: JudgePanel.from_models(prompt, settings, list(replies)))
+        judge = _suite(tmp_path).llm_judge(PanelFactory(settings, [PanelMember(name, name) for name in replies]))
         verdict = judge.score(item, Answer("I would play it safe."), Trace((Memory("m"),)))
         replies.update({"judge-a": "n/a", "judge-b": "none"})
         with pytest.raises(ResponseError, match="none of 3 judges"):
@@ -243,3 +246,40 @@ def test_a_panel_records_each_judge_and_its_parse_failures(tmp_path: Path, monke
     assert verdict.detail["scores"] == {"judge-a": 5.0, "judge-b": 3.0, "judge-c": None}
     assert verdict.detail["parse_failures"]["judge-c"]["reason"] == "no digit in the reply"
     assert item.gold in request.messages[0]["content"]
+
+
+def test_the_judge_is_called_as_the_authors_scripts_call_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """8 tokens at temperature 0 and no answer schema, whatever the run's --memeval-max-tokens
+    and --memeval-structured: the reply is free text whose first digit is read."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-behavior-test-0000000000")
+    item = _suite(tmp_path).item("s2026-p01-q01-C1")
+    with LLMServer(lambda request: "Rating: 4") as server:
+        settings = LLMSettings(model="unused", base_url=server.base_url, max_tokens=1024, structured="json_schema")
+        judge = _suite(tmp_path).llm_judge(PanelFactory(settings, [PanelMember("judge-a", "judge-a")]))
+        verdict = judge.score(item, Answer("I would play it safe."), Trace())
+        judge.close()
+        (request,) = server.requests
+    assert verdict.score == 4.0
+    assert (request.body["max_tokens"], request.body["temperature"]) == (8, 0.0)
+    assert "response_format" not in request.body
+    assert request.messages == [{"role": "user", "content": request.messages[0]["content"]}]
+
+
+def test_judge_call_schema_constrains_the_reply_to_a_digit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """behavior.judge_call=schema, for judge models that cannot follow the bare prompt: the
+    digit schema, temperature 0, the run's max_tokens; the same prompt and parse."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-behavior-test-0000000000")
+    suite = _suite(tmp_path, judge_call="schema")
+    item = suite.item("s2026-p01-q01-C1")
+    with LLMServer(lambda request: "5") as server:
+        settings = LLMSettings(model="unused", base_url=server.base_url, max_tokens=160, structured="json_schema")
+        judge = suite.llm_judge(PanelFactory(settings, [PanelMember("judge-a", "judge-a")]))
+        verdict = judge.score(item, Answer("I would play it safe."), Trace())
+        judge.close()
+        (request,) = server.requests
+    assert verdict.score == 5.0
+    assert (request.body["max_tokens"], request.body["temperature"]) == (160, 0.0)
+    assert request.body["response_format"]["json_schema"]["schema"] == {"type": "integer", "enum": [1, 2, 3, 4, 5]}
+    assert request.messages[0]["content"] == _authors_judge_prompt(str(item.gold), "I would play it safe.")
+    with pytest.raises(ConfigError, match="behavior.judge_call=strict: one of authors, schema"):
+        _suite(tmp_path, judge_call="strict")

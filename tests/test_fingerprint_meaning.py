@@ -161,6 +161,12 @@ SAME: list[tuple[str, list[str], list[str]]] = [
         suite("knowme", "--memeval-data={knowme}"),
         suite("knowme", "--memeval-data={knowme}", option("knowme.rubric={root}/same-rubric.md")),
     ),
+    # behavior
+    (
+        "judge_call: the default spelled out",
+        suite("behavior", "--memeval-judge=openai:m", *LLM),
+        suite("behavior", "--memeval-judge=openai:m", option("behavior.judge_call=authors"), *LLM),
+    ),
     # the plugin's own options
     ("--memeval-seed: the suite's default spelled out", suite("bayes"), suite("bayes", "--memeval-seed=2026")),
     (
@@ -246,6 +252,12 @@ DIFFERENT: list[tuple[str, list[str], list[str], str]] = [
         suite("knowme", "--memeval-data={knowme}"),
         suite("knowme", "--memeval-data={knowme}", option("knowme.rubric={root}/other-rubric.md")),
         "params.rubric",
+    ),
+    (
+        "judge_call",
+        suite("behavior", "--memeval-judge=openai:m", *LLM),
+        suite("behavior", "--memeval-judge=openai:m", option("behavior.judge_call=schema"), *LLM),
+        "params.judge_call",
     ),
     ("--memeval-seed", suite("bayes"), suite("bayes", "--memeval-seed=7"), "seeds"),
     (

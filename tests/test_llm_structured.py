@@ -137,8 +137,11 @@ def test_every_prompt_that_asks_for_json_declares_its_schema():
     assert MemfailPrompt("guided").schema(conditional)["properties"]["answer"]["enum"] == ["yes", "no", "unknown"]
     longhop = ItemView("memfail", "longhop", "Who?", ("a", "b", "c", "d", "e"))
     assert MemfailPrompt().schema(longhop)["properties"]["selected_choice"]["enum"] == list("ABCDE")
-    # the behavior judge's reply is the bare digit the verbatim prompt asks for
-    assert load_template("behavior_judge").schema() == {"type": "integer", "enum": [1, 2, 3, 4, 5]}
+    # the behavior judge is sent as the authors' scripts send it, free text; its digit schema
+    # is a variant that behavior.judge_call=schema sends
+    behavior_judge = load_template("behavior_judge")
+    assert behavior_judge.schema() is None
+    assert behavior_judge.schema(variant="digit") == {"type": "integer", "enum": [1, 2, 3, 4, 5]}
 
 
 def test_a_schema_placeholder_without_a_value_is_an_error(tmp_path):

@@ -3,8 +3,12 @@
 The response model gets the question and the condition's context block (documents of the
 view, then the retrieved memories) and answers in free text; an empty reply is invalid.
 Each judge of the panel gets the verbatim held-out passage and the response cut to 1,500
-characters and must reply with a digit; the first digit is the score, and a reply with
-none (or an out-of-range first digit) is recorded as that judge's parse failure. The
+characters, sent as the authors' judge scripts send it (`JUDGE_CALL`: max_tokens 8,
+temperature 0, no answer schema), and must reply with a digit; the first digit is the
+score, and a reply with none (or an out-of-range first digit) is recorded as that judge's
+parse failure. `behavior.judge_call=schema` constrains the reply to a digit by a JSON schema
+instead (the run's max_tokens, temperature 0), for judge models that cannot follow the
+bare prompt: not the authors' call, so it is a setting, and part of the fingerprint. The
 item's score is the mean of the judges that gave one (the summary aggregates per judge,
 questions -> judges -> subjects); with no readable score at all the item is an error.
 """
@@ -16,6 +20,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ...config.errors import ConfigError
 from ...llm.calls import Completion
 from ...llm.judge import InvalidOutput, JudgeFailure, JudgeOutputError, JudgePanel, TemplateJudgePrompt, cut
 from ...llm.templates import PromptTemplate, load_template
@@ -26,6 +31,17 @@ from .judge import ABSTENTION, CUT, RUBRIC, passes, retrieved_ids
 RESPONSE_TEMPLATE = "behavior_response"
 JUDGE_TEMPLATE = "behavior_judge"
 JUDGE_LABEL = "llm panel"
+#: the judge call of the authors' scripts (scripts/judge_hamerton_5judge.py `call_openai` and
+#: `call_anthropic`, run_global_subjects.py `judge_haiku`): 8 tokens at temperature 0, free text
+JUDGE_CALL: dict[str, float | int] = {"max_tokens": 8, "temperature": 0.0}
+#: how the judge is called (--memeval-suite-option behavior.judge_call), the default first
+JUDGE_CALLS = {
+    "authors": "the authors' call: max_tokens 8, temperature 0, free text, its first digit read",
+    "schema": "the reply constrained to a digit 1-5 by a JSON schema, with the run's max_tokens and temperature 0, "
+    "for judge models that cannot follow the bare prompt (small local ones); not the paper's call",
+}
+#: the template's schema variant that `schema` sends
+DIGIT_SCHEMA = "digit"
 HEADINGS = {"facts": "Known facts", "corpus": "Autobiography", "spec": "Behavioral specification"}
 _DIGIT = re.compile(r"\d")
 
@@ -69,12 +85,28 @@ def parse_digit(text: str) -> Verdict:
     return Verdict(correct=passes(score), score=float(score), detail={"score": score})
 
 
-def judge_prompt(template: PromptTemplate | None = None) -> TemplateJudgePrompt:
-    return TemplateJudgePrompt(
-        template or load_template(JUDGE_TEMPLATE),
-        lambda item, answer: {"held_out": str(item.gold), "response": cut(answer.label or answer.raw, CUT)},
-        parse_digit,
-    )
+def judge_call_setting(raw: str | None) -> str:
+    """--memeval-suite-option behavior.judge_call (None: the default, the authors' call)."""
+    call = "authors" if raw is None else raw
+    if call not in JUDGE_CALLS:
+        raise ConfigError(f"--memeval-suite-option behavior.judge_call={call}: one of {', '.join(JUDGE_CALLS)}")
+    return call
+
+
+class DigitJudgePrompt(TemplateJudgePrompt):
+    """The judge prompt whose reply a JSON schema constrains to a digit (judge_call=schema)."""
+
+    def schema(self, item: Item) -> dict[str, Any] | None:
+        return self.template.schema(variant=DIGIT_SCHEMA)
+
+
+def judge_prompt(template: PromptTemplate | None = None, call: str = "authors") -> TemplateJudgePrompt:
+    kind = DigitJudgePrompt if call == "schema" else TemplateJudgePrompt
+    return kind(template or load_template(JUDGE_TEMPLATE), _judge_values, parse_digit)
+
+
+def _judge_values(item: Item, answer: Answer) -> dict[str, str]:
+    return {"held_out": str(item.gold), "response": cut(answer.label or answer.raw, CUT)}
 
 
 class PanelJudge:
@@ -84,8 +116,10 @@ class PanelJudge:
         self.panel = panel
 
     @classmethod
-    def build(cls, panel_factory: Callable[[TemplateJudgePrompt], JudgePanel]) -> PanelJudge:
-        return cls(panel_factory(judge_prompt()))
+    def build(cls, panel_factory: Callable[..., JudgePanel], call: str = "authors") -> PanelJudge:
+        """`call`: how each judge is called (JUDGE_CALLS)."""
+        settings = JUDGE_CALL if call == "authors" else {"temperature": 0.0}
+        return cls(panel_factory(judge_prompt(call=call), **settings))
 
     def score(self, item: Item, answer: Answer, trace: Trace) -> Verdict:
         results = self.panel.verdicts(item, answer, label=item.id)

@@ -20,13 +20,13 @@ from ...config.errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_seeds
+from ..canonical import canonical_params, canonical_seeds
 from . import released_items
 from .catalog import DEFAULT_SEEDS, ItemRef, Selection, item_ref, selection
 from .conditions import CONDITIONS, metric_names
 from .episodes import heldout_half
 from .judge import OfflineJudge
-from .llm import BehaviorPrompt, PanelJudge
+from .llm import JUDGE_CALLS, BehaviorPrompt, PanelJudge, judge_call_setting
 from .markers import item_marks, marker_descriptions
 from .reader import BehaviorReader
 from .released import GLOBALS_DIR
@@ -56,9 +56,15 @@ class BehaviorSuite(Suite):
         name: (-4.0, 4.0) if name.startswith("delta_") else (1.0, 5.0) for name in (*metric_names, "score")
     }
     reads_data_dir = True  # the authors' release, or specifications written by the LLM path (spec_llm)
+    parameters = {
+        "judge_call": "how the LLM judge is called: "
+        + "; ".join(f"{name} = {text}" for name, text in JUDGE_CALLS.items())
+        + " (default: authors)"
+    }
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
+        self.judge_call = judge_call_setting(options.params.get("judge_call"))
         self.selection: Selection = selection(options)
         self.study: Study | None = None
         self.documents = Documents()
@@ -73,6 +79,9 @@ class BehaviorSuite(Suite):
                 f"--memeval-data: {data} is neither a beyond-recall checkout ({GLOBALS_DIR}/, results/) "
                 f"nor a directory of specifications written by spec_llm ({SPEC_DIR}/)"
             )
+
+    def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
+        return canonical_params(params, {"judge_call": judge_call_setting})
 
     def protocol_seeds(self, seeds: tuple[int, ...] | None) -> tuple[int, ...] | None:
         if self.study is not None:
@@ -122,7 +131,7 @@ class BehaviorSuite(Suite):
         return BehaviorPrompt()
 
     def llm_judge(self, panel: PanelFactory) -> PanelJudge:
-        return PanelJudge.build(panel)
+        return PanelJudge.build(panel, self.judge_call)
 
     # The statistics import scipy; only the controller needs them, at the end of the session.
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
