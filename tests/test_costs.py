@@ -229,6 +229,11 @@ def test_max_cost_stops_a_run_cleanly_and_the_journal_resumes_it(suite_pytester:
     assert "memeval: stopped: this run's LLM calls cost" in stopped.stdout.str()
     assert "over --memeval-max-cost 0.001" in stopped.stdout.str()
     assert 0 < kept < 20, stopped.stdout.str()  # each worker stopped after the item it was running
+    # labelled incomplete, and the last line says what ran and how to resume
+    assert stopped.outlines[-1].startswith(
+        f"memeval: incomplete: {kept} of 20 selected items ran (--memeval-max-cost 0.001 reached); resume with: "
+    )
+    assert stopped.outlines[-1].endswith(" --memeval-resume")
     if workers == "0":
         assert kept == 1  # one process: the run stops after the item that passed the budget
     assert resumed.ret == pytest.ExitCode.TESTS_FAILED, resumed.stdout.str()
