@@ -24,6 +24,7 @@ from functools import partial
 
 import numpy as np
 
+from ...results.intervals import checked
 from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from ...stats import bootstrap_mean, compare_means, mean_sem
 from .conditions import SINGLE_TURN
@@ -111,7 +112,11 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
         metrics={name: metric_estimate(name, through_memory, n_resamples) for name in METRIC_NAMES},
         breakdown=breakdown,
         extra={
-            "control": {name: metric_estimate(name, control, n_resamples).to_json() for name in CONTROL_METRICS},
+            # the memory-free control's metrics, their intervals checked as the run's are
+            "control": {
+                name: checked(metric_estimate(name, control, n_resamples), bounds=METRIC_BOUNDS[name]).to_json()
+                for name in CONTROL_METRICS
+            },
             "readouts": dict(sorted(Counter(str(d.get("readout")) for d in details).items())),
             "probe_every": sorted({d["probe_every"] for d in details if d.get("probe_every") is not None}),
             "flagged_probes": sum(int(r.detail.get("flagged_probes") or 0) for r in records),
