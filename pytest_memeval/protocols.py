@@ -18,6 +18,7 @@ module is the one place that asks a third-party object whether it has one:
 | adapter | `keeps_sources` | class attribute | False: memories name no source messages |
 | adapter | `honours_k` | class (or instance) attribute | True: at most k memories |
 | adapter | `stores_nothing` | class attribute | False (the conformance kit's floor) |
+| adapter | `rewrites_messages` | class (or instance) attribute | False: memories keep the messages' text |
 | adapter | `returns_at_once` | attribute of the adapter's own class (not inherited) | False: each call runs on the system's own thread |
 | response model | `answer_item(item_id, view, memories)` | `NamesItems` | `answer(view, memories)` |
 | response model | `prefetch(requests)` | `Prefetches` | each answer asked when its test runs |
@@ -30,7 +31,7 @@ asked once (`issubclass` against the Protocol) and remembered, since `isinstance
 runtime-checkable Protocol walks its members on every call (6-15 us on Python 3.11) and
 the runner asks for every item.
 
-`MemorySystemBase` declares the four attributes with their defaults for an adapter that
+`MemorySystemBase` declares the five attributes with their defaults for an adapter that
 likes to inherit them; an adapter that does not inherit it gets the same defaults.
 """
 
@@ -80,6 +81,11 @@ class MemorySystemBase:
     #: a floor that stores nothing by design: the conformance kit skips the checks that
     #: need stored memories
     stores_nothing: ClassVar[bool] = False
+    #: memories are what the system made of the messages (extracted facts, notes, a graph),
+    #: not their text: the suites' offline readers cannot read them, the conformance kit
+    #: skips its check of what they read, and such a system is measured with an LLM
+    #: responder. May be set per instance where it depends on a setting (mem0's infer)
+    rewrites_messages: bool = False
     #: every call returns at once: the store lives in this process and does no I/O, takes
     #: no lock and starts no thread (the `context` and `none` stores). The adapter guard
     #: then calls it on the caller's thread instead of handing each call to the system's
@@ -207,6 +213,12 @@ def honours_k(system: object) -> bool:
 def stores_nothing(system: object) -> bool:
     """Whether an adapter declares itself a floor (`stores_nothing = True`)."""
     return _declared(system, "stores_nothing", default=False)
+
+
+def rewrites_messages(system: object) -> bool:
+    """Whether an adapter declares that its memories are not the messages' text
+    (`rewrites_messages = True`)."""
+    return _declared(system, "rewrites_messages", default=False)
 
 
 def returns_at_once(system: object) -> bool:

@@ -38,6 +38,11 @@ class Memory:
     `sources` names the messages (their `Message.id`) the memory was made from, for
     systems that keep provenance (they declare `keeps_sources = True`); suites measure
     evidence recall on it.
+
+    `verbatim` is the text of the messages the memory holds, as ingested (their
+    `Message.content`, one per line), for an adapter whose `text` writes them in a form of
+    its own (JSON, a template): the suites' offline readers read it instead of `text`.
+    None: `text` holds them (a prefix such as "[timestamp] role: " on their line is fine).
     """
 
     text: str
@@ -45,6 +50,7 @@ class Memory:
     id: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    verbatim: str | None = None
 
 
 @dataclass(frozen=True)

@@ -37,4 +37,7 @@ def unreadable_note(memsystem: str, marked: int, answered: int) -> str | None:
     """The run's note (and a gate's failure message), or None when every memory was read."""
     if marked == 0:
         return None
-    return f"the offline reader cannot read {memsystem}'s memories ({marked} of {answered} items); use an LLM responder"
+    return (
+        f"the offline reader cannot read {memsystem}'s memories ({marked} of {answered} items); use an LLM "
+        "responder, or see what the conformance kit advises (pytest --pyargs pytest_memeval.testing)"
+    )

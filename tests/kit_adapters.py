@@ -51,6 +51,14 @@ class ReferenceMemory:
         pass
 
 
+class SaysWhoSaidIt(ReferenceMemory):
+    """Stores each message as "user said: ...": the suites' offline readers cannot read past it."""
+
+    def ingest(self, namespace: str, session: Sequence[Message]) -> None:
+        said = [Message(m.role, f"{m.role} said: {m.content}") for m in session if m.content.strip()]
+        super().ingest(namespace, said)
+
+
 class SharedNamespaces(ReferenceMemory):
     """Ignores the namespace: everything lands in one store."""
 

@@ -40,13 +40,13 @@ def test_a_correct_small_adapter_passes_everything(kit: pytest.Pytester) -> None
     result = run_kit(kit, "--memsystem=kit_adapters:ReferenceMemory")
     assert result.ret == 0, result.stdout.str()
     # only the floor check does not apply
-    result.assert_outcomes(passed=24, skipped=1)
+    result.assert_outcomes(passed=25, skipped=1)
 
 
 def test_an_adapter_that_cannot_list_skips_only_the_dump_check(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:CannotList")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=23, skipped=2)
+    result.assert_outcomes(passed=24, skipped=2)
     result.stdout.fnmatch_lines(["*cannot list a namespace*"])
 
 
@@ -96,12 +96,20 @@ def test_background_ingestion_fails_its_own_check_with_a_clear_message(kit: pyte
     result.stdout.fnmatch_lines(["*right after ingest only 0 of 6 facts are there*"])
 
 
+def test_an_adapter_the_offline_readers_cannot_read_is_told_what_to_change(kit: pytest.Pytester) -> None:
+    result = run_kit(kit, "--memsystem=kit_adapters:SaysWhoSaidIt", "-k", "offline_readers")
+    assert failed_tests(result) == {"test_the_offline_readers_read_its_memories"}, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["*the offline readers of knowme, longmemeval cannot read this adapter's memories: it stored**Memory.verbatim*"]
+    )
+
+
 def test_none_passes_the_checks_that_apply_to_a_floor(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=none")
     assert result.ret == 0, result.stdout.str()
     outcomes = result.parseoutcomes()
     # the floor check, the protocol, empty namespace/query/session checks and close run
-    assert outcomes["passed"] == 8 and outcomes["skipped"] == 17, outcomes
+    assert outcomes["passed"] == 8 and outcomes["skipped"] == 18, outcomes
 
 
 def test_context_passes_without_the_k_check(kit: pytest.Pytester) -> None:
@@ -109,19 +117,19 @@ def test_context_passes_without_the_k_check(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=context")
     assert result.ret == 0, result.stdout.str()
     # skipped: five k checks, the floor check, the ranking check (context gives no scores)
-    result.assert_outcomes(passed=18, skipped=7)
+    result.assert_outcomes(passed=19, skipped=7)
 
 
 def test_an_adapter_that_declares_it_ignores_k_is_not_held_to_k(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:DeclaresItIgnoresK")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=19, skipped=6)
+    result.assert_outcomes(passed=20, skipped=6)
 
 
 def test_chroma_embedded_passes(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=chroma", "--memeval-embedder=hashing")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=24, skipped=1)
+    result.assert_outcomes(passed=25, skipped=1)
 
 
 def test_several_memsystems_are_checked_side_by_side(kit: pytest.Pytester) -> None:
@@ -134,4 +142,4 @@ def test_several_memsystems_are_checked_side_by_side(kit: pytest.Pytester) -> No
 def test_the_example_fts_adapter_passes(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=fts_memory:FTSMemory")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=24, skipped=1)
+    result.assert_outcomes(passed=25, skipped=1)

@@ -45,6 +45,9 @@ _CALL_LIMIT_S = 24 * 3600.0
 
 
 class GraphitiMemory:
+    #: its memories are the facts its LLM extracts into a graph (protocols.rewrites_messages)
+    rewrites_messages = True
+
     def __init__(
         self,
         embedder: Embedder,

@@ -30,6 +30,9 @@ _ROLES = {"user": "user", "assistant": "assistant", "system": "system"}
 
 
 class LangMemMemory:
+    #: its memories are what its LLM writes through tool calls (protocols.rewrites_messages)
+    rewrites_messages = True
+
     def __init__(
         self,
         embedder: Embedder,

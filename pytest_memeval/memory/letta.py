@@ -97,6 +97,8 @@ class LettaMemory:
         self.mode = mode
         #: the stateful agent returns its blocks whatever k is (the conformance kit reads this)
         self.honours_k = mode == "archival"
+        #: an agent's memory blocks are what it wrote (protocols.rewrites_messages)
+        self.rewrites_messages = mode == "agent"
         self.labels = labels
         self.passage_tokens = passage_tokens
         self.prefix = f"{agent_prefix}{uuid.uuid4().hex[:8]}-"

@@ -99,6 +99,8 @@ class Mem0Memory:
         if path is None:
             raise ValueError("mem0 needs a path for its local history (and embedded chroma)")
         self.infer = llm_model is not None if infer is None else infer
+        #: with infer, its memories are the facts its LLM extracts (protocols.rewrites_messages)
+        self.rewrites_messages = self.infer
         if self.infer and llm_model is None:
             raise ValueError("mem0: infer = true needs llm_model (and llm_base_url for a non-OpenAI endpoint)")
         if llm_base_url is not None and llm_model is None:

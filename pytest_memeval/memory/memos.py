@@ -74,6 +74,8 @@ class MemosMemory:
         if embedder is None:
             raise ConfigError("memos: needs the run's embedder")
         self.extract = llm_model is not None if extract is None else extract
+        #: its memories are the facts its extractor writes (protocols.rewrites_messages)
+        self.rewrites_messages = self.extract
         if self.extract and llm_model is None:
             raise ConfigError("memos: extract = true needs an LLM (--memeval-base-url and a model, or llm_model)")
         if llm_max_tokens < 1:

@@ -67,8 +67,8 @@ def checked_stats(system_name: str, stats: Any) -> dict[str, Any]:
 
 def checked_memories(system_name: str, memories: Any, k: int | None) -> list[Memory]:
     """What `retrieve` (or `dump`) returned, checked: a list of at most k `Memory` whose
-    text is a string, score a number or None, id a string or None, metadata a JSON object
-    and sources strings. Memories that needed a conversion are replaced by converted copies."""
+    text is a string, score a number or None, id a string or None, metadata a JSON object,
+    sources strings and verbatim a string or None. Memories that needed a conversion are replaced by converted copies."""
     if not isinstance(memories, list):
         raise AdapterError(f"memsystem {system_name!r} returned {type(memories).__name__}, expected list[Memory]")
     if k is not None and len(memories) > k:
@@ -89,6 +89,8 @@ def checked_memories(system_name: str, memories: Any, k: int | None) -> list[Mem
 def _checked_memory(memory: Memory) -> Memory:
     if not isinstance(memory.text, str):
         raise NotJSON(f"text is {type(memory.text).__name__}")
+    if memory.verbatim is not None and not isinstance(memory.verbatim, str):
+        raise NotJSON(f"verbatim is {type(memory.verbatim).__name__}")
     changes: dict[str, Any] = {}
     score = memory.score
     if score is not None:

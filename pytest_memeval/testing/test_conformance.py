@@ -7,6 +7,9 @@ Two class attributes tell the kit what an adapter does not claim:
   need stored memories are skipped; the kit checks instead that nothing ever comes back.
 - `honours_k = False` (the `context` ceiling): retrieve returns everything it holds
   whatever k is. The k check is skipped and no other check holds it to k.
+
+A third, `rewrites_messages = True` (extracted facts, notes, a graph), skips the check of
+what the suites' offline readers read of its memories.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import uuid
 
 import pytest
 
-from ..protocols import MemorySystem, honours_k, stores_nothing
+from ..protocols import MemorySystem, honours_k, rewrites_messages, stores_nothing
 from ..types import Memory, Message
 from .fixtures import (  # noqa: F401  (fixtures and the parametrizing hook, found by name)
     MemsystemFactory,
@@ -28,6 +31,7 @@ from .fixtures import (  # noqa: F401  (fixtures and the parametrizing hook, fou
     namespace,
     pytest_generate_tests,
 )
+from .offline_readers import DECLARED_REWRITES, offline_reading
 from .samples import ODD_NAMESPACES, UNICODE_SAMPLES, Fact, facts, long_line, long_text, session
 
 N = 12
@@ -323,6 +327,19 @@ def test_close_is_idempotent(memsystem_factory: MemsystemFactory) -> None:
     system = memsystem_factory()
     system.close()
     system.close()
+
+
+def test_the_offline_readers_read_its_memories(stores: MemorySystem, namespace: NamespaceFactory) -> None:
+    """Each suite's offline reader answers from what the adapter returns for messages written
+    as that suite writes them; a system that rewrites what it stores is skipped, with why."""
+    if rewrites_messages(stores):
+        pytest.skip(DECLARED_REWRITES)
+    ns, code = namespace("readers"), "kit" + "".join(chr(ord("a") + int(c, 16)) for c in uuid.uuid4().hex[:8])
+    reading = offline_reading(stores, ns, code, lambda query: _retrieve(stores, ns, query, N))
+    if reading.problem is not None and reading.rewrites:
+        pytest.skip(reading.problem)
+    if reading.problem is not None:
+        pytest.fail(reading.problem, pytrace=False)
 
 
 def test_malformed_input_raises(stores: MemorySystem, namespace: NamespaceFactory) -> None:

@@ -23,6 +23,7 @@ import numpy as np
 
 from ...config.errors import ResponseError
 from ...types import Answer, ItemView, Memory
+from ..memory_text import stored_texts
 from ..unreadable import marked
 from .environments import COIN, RATINGS, Catalogue
 from .parse import chronological, coin_evidence, coin_totals, rating_evidence
@@ -49,7 +50,7 @@ class BeliefAgent:
         )
 
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
-        texts = [m.text for m in memories] if self.use_memories else []
+        texts = stored_texts(memories) if self.use_memories else []
         if view.extra.get("env") == COIN:
             distribution = self._coin(view, texts)
         else:

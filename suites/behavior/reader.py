@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...types import Answer, ItemView, Memory
+from ..memory_text import stored_texts
 from ..unreadable import marked
 from .evidence import Evidence, cue_axes, normalize, read_all
 from .lexicon import AXES, AXIS_OF_CATEGORY
@@ -35,13 +36,13 @@ _NORMS = {normalize(h.ask): a for a, axis in enumerate(AXES) for h in axis.heldo
 
 class BehaviorReader:
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
-        from_memories = read_all(m.text for m in memories) if memories else Evidence()
+        from_memories = read_all(stored_texts(memories)) if memories else Evidence()
         recognised = len(from_memories.votes) + len(from_memories.wins) + len(from_memories.ranks)
         return marked(self._answer(view, memories), memories, recognised)
 
     def _answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
         texts = [str(view.extra[key]) for key in DOCUMENT_KEYS if view.extra.get(key)]
-        texts += [m.text for m in memories]
+        texts += stored_texts(memories)
         evidence = read_all(texts)
         primary = AXIS_OF_CATEGORY[view.task]
         others = [a for a in cue_axes(view.question) if a != primary]

@@ -21,6 +21,7 @@ from typing import Any
 
 from ...llm.judge import JudgePanel
 from ...types import Answer, Item, Memory, Trace, Verdict
+from ..memory_text import stored_texts
 from .rubric import Rubric
 from .scoring import (
     content_words,
@@ -67,7 +68,7 @@ def evidence_recall(item: Item, memories: Sequence[Memory]) -> dict[str, Any]:
     renders: Sequence[str] = item.private.get("evidence_texts", ())
     if not renders:
         return {"evidence_recall": None}
-    texts = [m.text for m in memories]
+    texts = stored_texts(memories)
     found = 0
     for render in renders:
         lines = render.splitlines()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...types import Answer, ItemView, Memory
+from ..memory_text import message_texts
 from ..unreadable import marked
 from .scoring import content_words
 from .stream import ParsedUnit, format_duration, parse_units, whole_years_between
@@ -34,7 +35,7 @@ class KnowmeReader:
     """A deterministic `ResponseModel` for the knowme suite."""
 
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
-        units = sorted(parse_units(m.text for m in memories), key=lambda u: u.time)
+        units = sorted(parse_units(message_texts(memories)), key=lambda u: u.time)
         handler = HANDLERS.get(view.task, answer_open)
         label = handler(units, view.extra.get("slots") or {}, view.question) if units else None
         detail = {"units_read": len(units)}

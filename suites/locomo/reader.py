@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ...types import Answer, ItemView, Memory
 from ..knowme.scoring import content_words
+from ..memory_text import message_text
 from ..unreadable import marked
 from .catalog import NOT_MENTIONED
 from .sample import MONTHS
@@ -53,7 +54,7 @@ class ReadTurn:
 def read_turns(memories: Sequence[Memory]) -> list[ReadTurn]:
     found = []
     for rank, memory in enumerate(memories):
-        match = _TURN.match(memory.text.strip())
+        match = _TURN.match(message_text(memory).strip())
         if match:
             found.append(ReadTurn(rank, match["date"].strip(), match["speaker"].strip(), match["text"]))
     return found

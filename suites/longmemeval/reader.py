@@ -2,7 +2,7 @@
 
 It knows the sample's wordings (sample.py) and nothing else: it reads a question's form,
 looks for the matching sentences in the memories (dated by the stamp the suite writes into
-each message's text), and answers as a person would (the newest value, a count, a number
+each message's text, or by an ISO time an adapter writes before it), and answers as a person would (the newest value, a count, a number
 of days). When nothing answers the question it abstains. On the released data it
 recognises nothing and says so (`Answer.memory_unreadable`): use an LLM responder there.
 """
@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from ...types import Answer, ItemView, Memory
+from ..memory_text import split_prefixes, stored_text
 from ..unreadable import marked
-from .catalog import split_dated
 from .sample import DATE_FORMAT, counted, happened, liked, recommended, stated, updated
 
 ABSTAIN_TEXT = "The information provided is not enough to answer the question."
@@ -50,19 +50,20 @@ Q_SUGGEST = re.compile(r"^Can you suggest (?P<thing>.+) for this weekend\?$")
 
 
 class Note:
-    """A memory's text without its date and role, and the date when it has one."""
+    """A memory's text without its stamps and roles, and its date: the innermost stamp that
+    is a date (the suite's own "[2023/05/30 (Tue) 23:40] user: ", or an ISO time an adapter
+    wrote before it from `Message.timestamp`)."""
 
     def __init__(self, text: str) -> None:
-        dated = split_dated(text)
-        self.date = _date(dated[0]) if dated else None
-        self.text = dated[2] if dated else text
+        stamps, self.text = split_prefixes(text)
+        self.date = next((date for date in map(_date, reversed(stamps)) if date is not None), None)
 
 
 class LongMemEvalReader:
     """A `ResponseModel` for the generated sample."""
 
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
-        notes = [Note(m.text) for m in memories]
+        notes = [Note(stored_text(m)) for m in memories]
         recognised = sum(1 for n in notes if FILLER.match(n.text) or any(p.search(n.text) for p in KNOWN))
         label = _answer(view.question, str(view.extra.get("question_date", "")), notes)
         detail = {"memories_recognised": recognised}
@@ -116,7 +117,12 @@ def _day_of(notes: Sequence[Note], event: str) -> datetime | None:
 
 
 def _date(text: str) -> datetime | None:
+    """The sample's date ("2023/05/30 (Tue) 23:40"), or an ISO 8601 time, to the minute."""
     try:
         return datetime.strptime(text, DATE_FORMAT)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text).replace(tzinfo=None, second=0, microsecond=0)
     except ValueError:
         return None

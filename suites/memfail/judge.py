@@ -20,6 +20,7 @@ from typing import Any
 
 from ...config.errors import ResponseError
 from ...types import Answer, Item, Trace, Verdict
+from ..memory_text import stored_texts
 from .attribution import Attribution, attribute
 from .model import Fact
 from .text import contains, normalize
@@ -146,6 +147,6 @@ class MemfailJudge:
             right = answer_correct(item, answer)
             return verdict(item, answer, Attribution("ok", ()), False, right, "unavailable")
         dumped = trace.dump()
-        stored: Sequence[str] | None = None if dumped is None else [m.text for m in dumped]
-        attribution = attribute(facts, [m.text for m in trace.memories], stored)
+        stored: Sequence[str] | None = None if dumped is None else stored_texts(dumped)
+        attribution = attribute(facts, stored_texts(trace.memories), stored)
         return verdict(item, answer, attribution, stored is not None, answer_correct(item, answer), "critical_spans")

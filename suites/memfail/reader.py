@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from ...types import Answer, ItemView, Memory
+from ..memory_text import stored_texts
 from ..unreadable import marked
 from . import read_conditional, read_longhop, read_persona
 from .coexisting_data import CATEGORIES
@@ -21,7 +22,7 @@ from .text import contains, normalize
 
 class MemfailReader:
     def answer(self, view: ItemView, memories: Sequence[Memory]) -> Answer:
-        texts = [m.text for m in memories if m.text.strip()]
+        texts = [text for text in stored_texts(memories) if text.strip()]
         answer = _read(view, texts)
         recognised = sum(_RECOGNISES.get(view.task, _anything)(normalize(text)) for text in texts)
         return marked(answer, memories, recognised)

@@ -27,6 +27,7 @@ from operator import is_
 
 from ...config.errors import ConfigError
 from ...types import Answer, ItemView, Memory
+from ..memory_text import stored_texts
 from ..unreadable import marked
 from ._atom_view import View
 from ._common import NUM_DAYS
@@ -117,7 +118,7 @@ class MultisourceReader:
         last_memories, last_found = self._last
         if last_found is not None and len(memories) == len(last_memories) and all(map(is_, memories, last_memories)):
             return last_found
-        texts = tuple(m.text for m in memories)
+        texts = tuple(stored_texts(memories))
         found = self._evidence.get(texts)
         if found is not None:
             self._evidence.move_to_end(texts)
