@@ -28,6 +28,7 @@ from .config.options import add_options
 from .config.registry import load_object
 from .config.report_files import report_paths
 from .config.run_setup import prepare_run
+from .config.settings_checks import available_cores, workers_note
 from .llm.local_session import attach_local_model
 from .llm.run_slots import remove_run_slots
 from .rendering.failures import WrongAnswerSummary, mark_wrong_answer, trim_wrong_answer
@@ -38,6 +39,7 @@ from .results.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
 from .results.session_report import SessionReport
 from .running import collection, crashes, frozen_heap, scheduling
 from .running.adapter_guard import describe
+from .running.context_sizes import group_sizes
 from .running.exit_watch import thread_idents, watch_exit
 from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
     RECORDED_KEY,
@@ -78,6 +80,8 @@ COLLECTION_KEY = pytest.StashKey[arguments.Collection]()
 SELECTIONS = "memeval_bundled_selections"
 SHARD_SECONDS_KEY = pytest.StashKey[dict[shards.Unit, float]]()
 ESTIMATE_KEY = pytest.StashKey[list[str]]()
+#: what the run does with its options that a user may not expect (PreparedRun.notes)
+NOTES_KEY = pytest.StashKey[tuple[str, ...]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -116,7 +120,13 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     try:
         bundled = _collection(config).bundled_only
-        prepared = prepare_run(config, bundled, controller, junitxml=config.getoption("xmlpath", None))
+        prepared = prepare_run(
+            config,
+            bundled,
+            controller,
+            junitxml=config.getoption("xmlpath", None),
+            probe_llm=controller and not config.option.collectonly,
+        )
         state, settings = prepared.state, prepared.state.settings
         for name, target in _suites_to_register(config, prepared.suites, settings.suites, bundled).items():
             _register_suite_markers(config, name, target)
@@ -124,6 +134,10 @@ def pytest_configure(config: pytest.Config) -> None:
             config.issue_config_time_warning(pytest.PytestConfigWarning(warning), stacklevel=2)
         if prepared.shard_seconds is not None:
             config.stash[SHARD_SECONDS_KEY] = prepared.shard_seconds
+        over_cores = (
+            workers_note(getattr(config.option, "numprocesses", None), available_cores()) if controller else None
+        )
+        config.stash[NOTES_KEY] = (*prepared.notes, *([over_cores] if over_cores and settings.active else []))
         if settings.active and controller:
             campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
         state.rebind(shared_settings(attach_local_model(config, settings), getattr(config, "workerinput", None)))
@@ -181,11 +195,16 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
     def groups() -> dict[str, str]:
         return _groups_by_params(state)
 
+    def sizes() -> dict[str, int]:
+        return group_sizes(state)
+
     if scheduling.is_distributed(config):
         directory = config.stash[PROGRESS_DIR_KEY] = tempfile.mkdtemp(prefix="memeval-progress-")
-        display = ProgressDisplay.from_directory(config, interval, directory, groups)
+        display = ProgressDisplay.from_directory(config, interval, directory, groups, sizes)
     else:
-        display = ProgressDisplay(config, interval, lambda: [state.progress.snapshot()], threaded=False, groups=groups)
+        display = ProgressDisplay(
+            config, interval, lambda: [state.progress.snapshot()], threaded=False, groups=groups, sizes=sizes
+        )
         state.progress.listener = display.maybe_print
     config.pluginmanager.register(display, "memeval-progress")
 
@@ -196,7 +215,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     state = config.stash.get(STATE_KEY, None)
     if state is None or not state.settings.active:
         return []
-    lines = [f"memeval: {line}" for line in state.outside_gateway()]
+    lines = [f"memeval: {line}" for line in (*config.stash.get(NOTES_KEY, ()), *state.outside_gateway())]
     gateway = state.settings.gateway
     if gateway is not None:
         where = f", {gateway.cache_path}" if gateway.cache_path is not None else ""
@@ -374,7 +393,7 @@ def _estimate(state: RunState, items: list[pytest.Item]) -> list[str]:
     from .campaigns.estimate import estimate, estimate_lines
 
     try:
-        return estimate_lines(*estimate(state, items))
+        return estimate_lines(*estimate(state, items), state.settings.prices)
     except Exception as exc:  # an estimate is advice: its failure must not fail the collection
         return [f"memeval estimate: not available ({describe(exc)})"]
 

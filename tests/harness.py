@@ -5,6 +5,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_memeval.config.settings import Settings
 from pytest_memeval.results.records import Record, RunKey
 from pytest_memeval.suites.base import SuiteOptions
@@ -90,3 +92,10 @@ def suite_options(cache_dir: Path, bootstrap: int = 10, data_dir: Path | None = 
     return SuiteOptions(
         size="smoke", split=None, seeds=None, k=10, data_dir=data_dir, cache_dir=cache_dir, bootstrap=bootstrap
     )
+
+
+def option_defaults(config: pytest.Config) -> dict[str, Any]:
+    """Every memeval option's default, as this test run (which passes none) parsed it."""
+    options = vars(config.option)
+    assert options["memsystem"] is None, "run the plugin's tests without memeval options"
+    return {name: value for name, value in options.items() if name.startswith(("memeval_", "memsystem"))}

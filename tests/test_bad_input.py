@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import CommandLine, bounded
+from harness import CommandLine, bounded, option_defaults
 
 from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.run_setup import prepare_run
@@ -88,8 +88,9 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "--memeval-judge: openai:m@mem0-j: suite 'memfail' has no named judge prompts",
     ),
     (
-        ["--memsystem=context", "--memeval-suite=locomo,memfail", "--memeval-judge=default"],
-        "--memeval-judge: default: suite 'memfail' names no judge model (name one: openai:MODEL)",
+        ["--memsystem=context", "--memeval-suite=memfail,knowme", "--memeval-judge=default"],
+        "--memeval-judge: default: suite 'memfail' names no judge model (name one: openai:MODEL) "
+        "(it applies to locomo, longmemeval: select one with --memeval-suite)",
     ),
     (
         ["--memsystem=context", "--memeval-suite=locomo", "--memeval-judge=openai:gpt-4o-mini,default"],
@@ -530,9 +531,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def defaults(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Every memeval option's default, as this test run (which passes none) parsed it."""
-    options = vars(request.config.option)
-    assert options["memsystem"] is None, "run the plugin's tests without memeval options"
-    return {name: value for name, value in options.items() if name.startswith(("memeval_", "memsystem"))}
+    return option_defaults(request.config)
 
 
 @pytest.mark.parametrize("args, message", BAD_INPUT, ids=[" ".join(a) for a, _ in BAD_INPUT])

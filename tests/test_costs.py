@@ -161,6 +161,17 @@ LLM = (
 )
 
 
+def test_the_estimate_gives_each_phase_its_cost_with_a_price_table() -> None:
+    from pytest_memeval.campaigns.estimate import PhaseEstimate, estimate_lines
+
+    phases = [PhaseEstimate("answer", "m", 10, 1000, 160), PhaseEstimate("judge", "j", 10, 2000, 320)]
+    priced = estimate_lines(phases, ["ingest: 2 sessions"], {"m": Price(1.0, 2.0)})
+    assert priced[1].endswith("10 calls, 1,000 prompt + 160 completion tokens, cost 0.0013")  # 1,320 / 1e6
+    assert priced[2].endswith("cost unknown (no price for j)")
+    assert priced[3] == "  total: 20 calls, 3,480 tokens, cost at least 0.0013"
+    assert not any("cost" in line for line in estimate_lines(phases, ["ingest: 2 sessions"]))
+
+
 @pytest.mark.slow
 def test_tokens_cost_and_an_estimate_within_20_percent_on_a_scripted_run(suite_pytester: pytest.Pytester) -> None:
     pytester = suite_pytester
@@ -169,7 +180,7 @@ def test_tokens_cost_and_an_estimate_within_20_percent_on_a_scripted_run(suite_p
     report = pytester.path / "run.json"
     with LLMServer(_script) as server:
         url = f"--memeval-base-url={server.base_url}"
-        estimated = pytester.runpytest_subprocess(*LLM, url, "--collect-only", "-q")
+        estimated = pytester.runpytest_subprocess(*LLM, url, f"--memeval-prices={prices}", "--collect-only", "-q")
         assert server.count == 0  # nothing spent
         result = pytester.runpytest_subprocess(
             *LLM, url, f"--memeval-prices={prices}", f"--memeval-report={report}", "--memeval-html=run.html"
@@ -202,12 +213,18 @@ def test_tokens_cost_and_an_estimate_within_20_percent_on_a_scripted_run(suite_p
     assert "tokens, latency and cost" in (pytester.path / "run.html").read_text()
 
     lines = estimated.stdout.str().splitlines()
-    for phase, model in (("answer", "answerer"), ("judge", "gpt-4o-mini")):
+    estimated_cost = 0.0
+    for phase, model, price in (("answer", "answerer", Price(1.0, 2.0)), ("judge", "gpt-4o-mini", Price(0.5, 1.5))):
         line = next(line for line in lines if line.strip().startswith(f"{phase} ") and model in line)
-        calls, prompt, completion = (int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", line.split(":", 1)[1]))
+        counts, _, money = line.split(":", 1)[1].partition(", cost ")
+        calls, prompt, completion = (int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", counts))
         assert calls == measured[phase][0]
         tokens, measured_tokens = prompt + completion, measured[phase][1] + measured[phase][2]
         assert abs(tokens - measured_tokens) <= 0.2 * measured_tokens, (phase, tokens, measured_tokens)
+        assert money == f"{price.of(Tokens(calls, prompt, completion)):.4f}", line  # with prices: money
+        estimated_cost += price.of(Tokens(calls, prompt, completion))
+    total = next(line for line in lines if line.strip().startswith("total:"))
+    assert total.endswith(f", cost {estimated_cost:.4f}"), total
     assert "ingest:" in estimated.stdout.str()
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from harness import make_record, make_settings
+from llm_server import LLMServer
 
 from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.judge_specs import parse_judge
@@ -183,29 +184,32 @@ def test_a_run_refuses_a_baseline_whose_judge_prompt_differs(
     prompt = pytester.path / "prompted_judge.toml"
     prompt.write_text('name = "prompted_judge"\nversion = "1"\nuser = "Is $answer right?"\n')
     monkeypatch.setenv("TOY_PROMPT", str(prompt))
-    llm = ("--memeval-judge=openai:scripted", "--memeval-base-url=http://127.0.0.1:9/v1")
-    base = pytester.path / "base.json"
-    first = pytester.runpytest_subprocess("test_prompted.py", "--memsystem=context", f"--memeval-report={base}", *llm)
-    assert first.ret == pytest.ExitCode.OK, first.stdout.str()
-    recorded = json.loads(base.read_text())["fingerprint"]
-    assert "prompted_judge" in recorded["protocol"]["suites"]["prompted"]["prompts"]
-    assert f"memeval fingerprint: protocol {recorded['digest'][:12]}" in first.stdout.str()
+    with LLMServer("yes") as server:  # the endpoint the judge is checked against before the run
+        llm = ("--memeval-judge=openai:scripted", f"--memeval-base-url={server.base_url}")
+        base = pytester.path / "base.json"
+        first = pytester.runpytest_subprocess(
+            "test_prompted.py", "--memsystem=context", f"--memeval-report={base}", *llm
+        )
+        assert first.ret == pytest.ExitCode.OK, first.stdout.str()
+        recorded = json.loads(base.read_text())["fingerprint"]
+        assert "prompted_judge" in recorded["protocol"]["suites"]["prompted"]["prompts"]
+        assert f"memeval fingerprint: protocol {recorded['digest'][:12]}" in first.stdout.str()
 
-    prompt.write_text('name = "prompted_judge"\nversion = "2"\nuser = "Is $answer correct?"\n')
-    again = ("test_prompted.py", "--memsystem=context", f"--memeval-baseline={base}", *llm)
-    refused = pytester.runpytest_subprocess(*again)
-    assert refused.ret == pytest.ExitCode.USAGE_ERROR
-    errors = [line for line in refused.stderr.lines if "another protocol" in line]
-    assert len(errors) == 1 and "suites.prompted.prompts.prompted_judge is sha256" in errors[0]
-    assert "Traceback" not in refused.stderr.str()
+        prompt.write_text('name = "prompted_judge"\nversion = "2"\nuser = "Is $answer correct?"\n')
+        again = ("test_prompted.py", "--memsystem=context", f"--memeval-baseline={base}", *llm)
+        refused = pytester.runpytest_subprocess(*again)
+        assert refused.ret == pytest.ExitCode.USAGE_ERROR
+        errors = [line for line in refused.stderr.lines if "another protocol" in line]
+        assert len(errors) == 1 and "suites.prompted.prompts.prompted_judge is sha256" in errors[0]
+        assert "Traceback" not in refused.stderr.str()
 
-    allowed = pytester.runpytest_subprocess(
-        *again, "--memeval-any-protocol", f"--memeval-report={pytester.path / 'b.json'}"
-    )
-    assert allowed.ret == pytest.ExitCode.OK, allowed.stdout.str()
-    notes = json.loads((pytester.path / "b.json").read_text())["protocol_notes"]
-    assert len(notes) == 1 and "prompted_judge" in notes[0] and "--memeval-any-protocol" in notes[0]
-    assert "compared across protocols" in allowed.stdout.str()
+        allowed = pytester.runpytest_subprocess(
+            *again, "--memeval-any-protocol", f"--memeval-report={pytester.path / 'b.json'}"
+        )
+        assert allowed.ret == pytest.ExitCode.OK, allowed.stdout.str()
+        notes = json.loads((pytester.path / "b.json").read_text())["protocol_notes"]
+        assert len(notes) == 1 and "prompted_judge" in notes[0] and "--memeval-any-protocol" in notes[0]
+        assert "compared across protocols" in allowed.stdout.str()
 
 
 def test_locomo_fingerprints_locomo10_json_alone_and_its_prompts(tmp_path: Path) -> None:

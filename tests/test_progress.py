@@ -4,6 +4,9 @@ chroma run, with and without xdist, without breaking pytest's own output."""
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -140,3 +143,175 @@ def test_a_fill_reports_the_processs_resident_memory(tmp_path: Any) -> None:
     assert display.lines({"gw0": busy}, [busy], now=1.0)[1] == (
         "  gw0: 3 items, filling longmemeval q1 (session 212 of 500), 412 MB resident"
     )
+
+
+#: a default run's contexts as the smoke suites have them (suite, contexts, items each,
+#: characters each), in the order pytest collects the bundled modules
+SMOKE_RUN = [
+    ("bayes", 35, 1, 2_000),
+    ("behavior", 18, 16, 5_000),
+    ("knowme", 3, 21, 30_000),
+    ("locomo", 4, 10, 4_000),
+    ("longmemeval", 16, 1, 2_000),
+    ("memfail", 6, 8, 2_400),
+    ("multisource", 12, 18, 26_000),
+]
+
+
+def _predicted_ends(weighed: bool) -> list[float]:
+    """The end of the run each progress line would promise (elapsed + ETA), after the first
+    tenth of the contexts, on a deterministic clock: a fill costs 1 s per 1,000 characters,
+    stored in sessions of 1,000, and an item 0.05 s."""
+    groups = {
+        f"{suite}-{c}-{i}": f"{suite}::c{c}::chroma"
+        for suite, contexts, items, _ in SMOKE_RUN
+        for c in range(contexts)
+        for i in range(items)
+    }
+    sizes = {f"{suite}::c{c}::chroma": chars for suite, contexts, _, chars in SMOKE_RUN for c in range(contexts)}
+    display = ProgressDisplay(None, 10.0, list, groups=lambda: groups, sizes=(lambda: sizes) if weighed else dict)  # type: ignore[arg-type]
+    display.collected([f"test_x.py::test_x[{params}]" for params in groups])
+    clock, finished, ends = 0.0, 0, []
+    contexts = sum(n for _, n, _, _ in SMOKE_RUN)
+
+    def look(progress: Progress) -> None:
+        share = display.share_done({"main": progress})
+        if finished >= contexts / 10 and 0 < share < 1:
+            ends.append(clock / share)
+
+    for suite, n, items, chars in SMOKE_RUN:
+        for c in range(n):
+            progress = Progress("main", filling=f"{suite} c{c}", sessions_total=-(-chars // 1000))
+            for stored in range(0, chars, 1000):
+                clock += min(1000, chars - stored) / 1000
+                progress.sessions_done += 1
+                progress.fill_chars += min(1000, chars - stored)
+                look(progress)
+            for _ in range(items):
+                clock += 0.05
+                display.group_done[f"{suite}::c{c}::chroma"] += 1
+                display.done += 1
+                look(Progress("main"))
+            finished += 1
+    assert display.share_done({}) == 1.0 and ends
+    return ends
+
+
+def test_the_eta_measured_in_what_contexts_store_does_not_swing_by_more_than_2x() -> None:
+    ends = _predicted_ends(weighed=True)
+    assert max(ends) / min(ends) <= 2, (min(ends), max(ends))
+    # counted in contexts, as before: knowme's three large fills after many small ones
+    unweighed = _predicted_ends(weighed=False)
+    assert max(unweighed) / min(unweighed) > 2
+
+
+class _Terminal:
+    def __init__(self, tty: bool) -> None:
+        self.tty, self.lines = tty, []
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def ensure_newline(self) -> None:
+        pass
+
+    def write_line(self, line: str) -> None:
+        self.lines.append(line)
+
+    @property
+    def config(self) -> Any:
+        return _Config()
+
+
+class _Config:
+    class pluginmanager:
+        @staticmethod
+        def get_plugin(name: str) -> None:
+            return None
+
+    class _Writer:
+        width_of_current_line = 0
+        fullwidth = 80
+
+        def line(self) -> None:
+            pass
+
+    def get_terminal_writer(self) -> Any:
+        return self._Writer()
+
+
+def _display(tracker: ProgressTracker, tty: bool) -> tuple[ProgressDisplay, _Terminal]:
+    display = ProgressDisplay(_Config(), 10.0, lambda: [tracker.snapshot()], threaded=False)  # type: ignore[arg-type]
+    terminal = _Terminal(tty)
+    display.terminal, display._started, display._last_time = terminal, time.monotonic(), time.monotonic()
+    tracker.listener = display.maybe_print
+    return display, terminal
+
+
+def test_a_load_is_shown_at_once_with_its_time() -> None:
+    tracker = ProgressTracker()
+    tracker.fill_started("knowme s2026-life00", 110)
+    _, terminal = _display(tracker, tty=False)
+    with tracker.loading("the embedder sentence-transformers/all-MiniLM-L6-v2"):
+        assert terminal.lines[-1].startswith(
+            "  main: 0 items, loading the embedder sentence-transformers/all-MiniLM-L6-v2 (0s), "
+            "filling knowme s2026-life00 (session 0 of 110), "
+        )
+    assert tracker.snapshot().loading == ""
+    loading = Progress("gw1", loading="the embedder e", loading_since=time.time() - 62.2)
+    line = ProgressDisplay(None, 10.0, list).lines({"gw1": loading}, [loading], now=1.0)[1]  # type: ignore[arg-type]
+    assert re.fullmatch(r"  gw1: 0 items, loading the embedder e \(1m0[23]s\), 0 contexts filled", line), line
+
+
+@pytest.mark.parametrize("tty", [False, True], ids=["log", "terminal"])
+def test_lines_are_cut_to_the_width_on_a_terminal_only(tty: bool) -> None:
+    tracker = ProgressTracker()
+    tracker.fill_started("longmemeval " + "x" * 120, 500)
+    _, terminal = _display(tracker, tty=tty)
+    with tracker.loading("the embedder e"):
+        pass
+    worker_line = terminal.lines[-1]
+    assert worker_line.endswith(" MB resident") != tty and (len(worker_line) <= 79) == tty
+
+
+def test_the_minilm_embedder_says_when_its_weights_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_memeval.memory import embedders
+
+    class Model:
+        def encode(self, texts: list[str], **_: Any) -> Any:
+            return [[0.0] * 384 for _ in texts]
+
+    loads: list[str] = []
+
+    @contextmanager
+    def loading(what: str) -> Iterator[None]:
+        loads.append(what)
+        yield
+
+    monkeypatch.setattr(embedders, "_load_minilm", Model)
+    embedder = embedders.make_embedder("minilm", loading=loading)
+    embedder.embed(["a"])
+    embedder.embed(["b"])
+    assert loads == ["the embedder sentence-transformers/all-MiniLM-L6-v2"]
+
+
+def test_context_groups_weigh_the_characters_they_store(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    from harness import CommandLine
+
+    from pytest_memeval.config.run_setup import prepare_run
+    from pytest_memeval.running.context_sizes import group_sizes
+
+    monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    options = vars(request.config.option)
+    defaults = {name: value for name, value in options.items() if name.startswith(("memeval_", "memsystem"))}
+    state = prepare_run(
+        CommandLine(defaults, ["--memsystem=context", "--memeval-suite=locomo,longmemeval"]), True
+    ).state
+    sizes = group_sizes(state)
+    for suite_ref in ("locomo", "longmemeval"):
+        suite = state.suite(suite_ref)
+        for context_id in {entry.context_id for entry in state.index(suite_ref)}:
+            stored = sum(len(m.content) for session in suite.context(context_id).sessions for m in session)
+            assert sizes[f"{suite_ref}::{context_id}::context"] == stored > 0

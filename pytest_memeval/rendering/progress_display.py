@@ -8,12 +8,19 @@ filled or texts were embedded, writes a line through pytest's terminal reporter:
 
     memeval progress 2m10s: 412/1296 items, 31/88 contexts, ETA 4m45s; embedding 85 texts/s
       gw0: 210 items, filling multisource gen20260321-stated_124 (session 3 of 5), 412 MB resident, 41 texts/s
+      gw1: 0 items, loading the embedder sentence-transformers/all-MiniLM-L6-v2 (1m02s), filling knowme ...
 
-The ETA measures the run in contexts (the groups of items filled into a memory system
-together, which the scheduler keeps on one worker), since filling them is most of the
-work: the share done is the finished contexts' items and the sessions of the fills in
-progress, over all contexts. Counted in items alone, the first contexts' many quick items
-promised an end long before the slow fills of later ones.
+The ETA measures the run in what its contexts store (the groups of items filled into a
+memory system together, which the scheduler keeps on one worker), since filling them is
+most of the work: each context group weighs the characters of its messages
+(`running.context_sizes`), and the share done is each group's share of its items done,
+plus the characters the fills in progress have stored, over all. Counted in items or in
+contexts alone, the first contexts' many quick items or small fills promised an end long
+before the large fills of later ones (a first run went 46 min, 8 min, 29 min). A load
+that comes before any progress (the embedder's weights) is on the line, with its time.
+
+A line is cut to the terminal's width on a terminal only: a log that is not a terminal
+(CI) gets every line whole.
 
 Under xdist the controller runs no test: pytest writes to the terminal from its main
 thread while reporting (log start, report, log finish); this plugin wraps those hooks and
@@ -51,6 +58,7 @@ class ProgressDisplay:
         read: Callable[[], Sequence[Progress]],
         threaded: bool = True,
         groups: Callable[[], Mapping[str, str]] = dict,
+        sizes: Callable[[], Mapping[str, int]] = dict,
     ) -> None:
         self.config = config
         self.threaded = threaded
@@ -64,6 +72,11 @@ class ProgressDisplay:
         self._table: Mapping[str, str] = {}
         self.group_size: Counter[str] = Counter()
         self.group_done: Counter[str] = Counter()
+        #: context group -> the characters it stores (see running.context_sizes)
+        self.sizes = sizes
+        self.group_weight: dict[str, float] = {}
+        #: whether the weights are characters (the fills in progress then count theirs)
+        self.weighed = False
         self.lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -73,9 +86,14 @@ class ProgressDisplay:
 
     @classmethod
     def from_directory(
-        cls, config: pytest.Config, interval_s: float, directory: str, groups: Callable[[], Mapping[str, str]] = dict
+        cls,
+        config: pytest.Config,
+        interval_s: float,
+        directory: str,
+        groups: Callable[[], Mapping[str, str]] = dict,
+        sizes: Callable[[], Mapping[str, int]] = dict,
     ) -> ProgressDisplay:
-        return cls(config, interval_s, lambda: read_progress(directory), groups=groups)
+        return cls(config, interval_s, lambda: read_progress(directory), groups=groups, sizes=sizes)
 
     def collected(self, nodeids: Sequence[str]) -> None:
         """The items the run will report, each counted in its context group (a test outside
@@ -85,19 +103,33 @@ class ProgressDisplay:
         self.total = len(nodeids)
         self._table = self.groups()
         self.group_size = Counter(self.group_of(nodeid) for nodeid in nodeids)
+        sizes = self.sizes()
+        known = [sizes[g] for g in self.group_size if g in sizes]
+        self.weighed = bool(known)
+        other = sum(known) / len(known) if known else 1.0  # a test outside every suite's index
+        self.group_weight = {g: float(sizes.get(g, other)) for g in self.group_size}
 
     def group_of(self, nodeid: str) -> str:
         params = nodeid[nodeid.find("[") + 1 : -1] if nodeid.endswith("]") else ""
         return self._table.get(params, nodeid)
 
     def share_done(self, current: Mapping[str, Progress]) -> float:
-        """The share of the run's contexts done: each group's items done over its items,
-        plus the sessions stored so far of the fills in progress."""
+        """The share of the run's work done: each context group's weight times the share of
+        its items done, plus what the fills in progress stored (characters; or, when the
+        groups have no sizes, their share of sessions times a mean group), over all groups."""
         if not self.group_size:
             return self.done / self.total if self.total else 0.0
-        done = sum(min(self.group_done[g], n) / n for g, n in self.group_size.items())
-        filling = sum(p.sessions_done / p.sessions_total for p in current.values() if p.filling and p.sessions_total)
-        return min(1.0, (done + filling) / len(self.group_size))
+        weight = self.group_weight
+        done = sum(weight[g] * min(self.group_done[g], n) / n for g, n in self.group_size.items())
+        total = sum(weight.values())
+        for p in current.values():
+            if not p.filling:
+                continue
+            if self.weighed:
+                done += p.fill_chars
+            elif p.sessions_total:
+                done += p.sessions_done / p.sessions_total * total / len(weight)
+        return min(1.0, done / total) if total else 0.0
 
     # --- pytest hooks (controller) -------------------------------------------------
 
@@ -156,11 +188,12 @@ class ProgressDisplay:
             if time.monotonic() - self._last_time >= self.interval_s:
                 self.tick()
 
-    def maybe_print(self) -> None:
-        """In-process runs: called by the tracker on every change."""
+    def maybe_print(self, announce: bool = False) -> None:
+        """In-process runs: called by the tracker on every change; `announce`: at once (a
+        load begins, which holds this thread until it ends)."""
         if self.terminal is None or threading.current_thread() is not threading.main_thread():
             return
-        if time.monotonic() - self._last_time < self.interval_s:
+        if not announce and time.monotonic() - self._last_time < self.interval_s:
             return
         capture = self.config.pluginmanager.get_plugin("capturemanager")
         if capture is None:
@@ -176,11 +209,15 @@ class ProgressDisplay:
         busy = [
             p
             for p in current.values()
-            if p.filling or p.texts > self._previous(p).texts or p.contexts_filled > self._previous(p).contexts_filled
+            if p.filling
+            or p.loading
+            or p.texts > self._previous(p).texts
+            or p.contexts_filled > self._previous(p).contexts_filled
         ]
         if busy:
-            width = terminal_width(self.terminal)
-            lines = [shorten(line, width - 1) for line in self.lines(current, busy, now)]
+            lines = self.lines(current, busy, now)
+            if self.terminal.isatty():  # a log that is not a terminal keeps every line whole
+                lines = [shorten(line, terminal_width(self.terminal) - 1) for line in lines]
             with self.lock:
                 self.terminal.ensure_newline()  # after a file name and its dots
                 writer = self.config.get_terminal_writer()
@@ -210,6 +247,9 @@ class ProgressDisplay:
         lines = [head]
         for progress in sorted(busy, key=lambda p: p.worker):
             part = f"  {progress.worker}: {progress.items_done} items"
+            if progress.loading:
+                since = _duration(max(0.0, time.time() - progress.loading_since)) if progress.loading_since else ""
+                part += f", loading {progress.loading}" + (f" ({since})" if since else "")
             if progress.filling:
                 part += f", filling {progress.filling} (session {progress.sessions_done} of {progress.sessions_total})"
                 if progress.resident_mb:

@@ -17,7 +17,8 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,12 @@ class Progress:
     #: the process's resident memory in MB at its last fill step (0: unknown), so that a long
     #: fill shows whether memory stays flat
     resident_mb: float = 0.0
+    #: characters of the current fill's messages stored so far (the ETA's measure of work)
+    fill_chars: int = 0
+    #: what the process is loading now ("" when nothing: the embedder's weights, a suite's
+    #: reader), and since when (seconds since the epoch: workers' clocks agree on it)
+    loading: str = ""
+    loading_since: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,19 +75,22 @@ class ProgressTracker:
         self._lock = threading.Lock()
         self._path = path
         self._written = 0.0
-        #: called after every change, on the thread that made it (the in-process display)
-        self.listener: Callable[[], None] | None = None
+        #: called after every change, on the thread that made it (the in-process display);
+        #: True when the change should be shown at once (a load begins)
+        self.listener: Callable[[bool], None] | None = None
 
     def snapshot(self) -> Progress:
         with self._lock:
             return Progress(**asdict(self._state))
 
     def fill_started(self, label: str, sessions: int) -> None:
-        self._update(filling=label, sessions_done=0, sessions_total=sessions, resident_mb=resident_mb())
+        self._update(filling=label, sessions_done=0, sessions_total=sessions, fill_chars=0, resident_mb=resident_mb())
 
-    def session_ingested(self) -> None:
+    def session_ingested(self, chars: int = 0) -> None:
+        """One session of the current fill stored; `chars`: its messages' characters."""
         with self._lock:
             self._state.sessions_done += 1
+            self._state.fill_chars += chars
             self._state.resident_mb = resident_mb()
         self._write()
 
@@ -88,7 +98,18 @@ class ProgressTracker:
         with self._lock:
             self._state.contexts_filled += 1
             self._state.filling = ""
+            self._state.fill_chars = 0
         self._write(force=True)
+
+    @contextmanager
+    def loading(self, what: str) -> Iterator[None]:
+        """Around a load that may take long before any progress (an embedder's weights): the
+        progress line says what is loading, and since when."""
+        self._update(announce=True, loading=what, loading_since=time.time())
+        try:
+            yield
+        finally:
+            self._update(loading="", loading_since=0.0)
 
     def item_done(self) -> None:
         with self._lock:
@@ -102,16 +123,16 @@ class ProgressTracker:
             self._state.embed_seconds += seconds
         self._write()
 
-    def _update(self, **values: Any) -> None:
+    def _update(self, announce: bool = False, **values: Any) -> None:
         with self._lock:
             for name, value in values.items():
                 setattr(self._state, name, value)
-        self._write(force=True)
+        self._write(force=True, announce=announce)
 
-    def _write(self, force: bool = False) -> None:
+    def _write(self, force: bool = False, announce: bool = False) -> None:
         """Replace the progress file (atomically: the reader never sees half of it)."""
         if self.listener is not None:
-            self.listener()
+            self.listener(announce)
         if self._path is None:
             return
         now = time.monotonic()

@@ -228,7 +228,7 @@ class ContextFiller:
             except ReplayMissError as exc:
                 raise ReplayMissError(f"{exc} (filling {label or context.id})") from None
             if self.progress is not None:
-                self.progress.session_ingested()
+                self.progress.session_ingested(sum(len(message.content) for message in session))
         if self.progress is not None:
             self.progress.fill_finished()
         self.ingest_seconds += time.perf_counter() - started

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..config.errors import ConfigError
-from ..config.judge_specs import panel_members
+from ..config.judge_specs import fitting, panel_members
 from ..config.registry import (
     Resolved,
     accepts_settings,
@@ -169,7 +169,12 @@ class RunState:
 
     def use_workdir(self, workdir: Path) -> None:
         self.workdir = workdir
-        self.embedder = LazyEmbedder(self.settings.embedder, self.settings.cache_dir, self.settings.embedding_batch)
+        self.embedder = LazyEmbedder(
+            self.settings.embedder,
+            self.settings.cache_dir,
+            self.settings.embedding_batch,
+            loading=lambda what: self.progress.loading(what),  # the tracker a worker is given later
+        )
 
     def guard(self, system_name: str) -> AdapterGuard:
         if system_name not in self._guards:
@@ -271,9 +276,11 @@ class RunState:
             from ..llm import PanelFactory
 
             # each judge's model and prompt for this suite (a suite may name its judge prompts)
-            members = panel_members(self.settings.judges, suite.judge_prompts, suite.name)
+            # the judges of --memeval-judge that fit this suite; none: it keeps its own judge
+            specs = fitting(self.settings.judges, suite.judge_prompts, suite.name)
+            members = panel_members(specs, suite.judge_prompts, suite.name)
             panel = PanelFactory(self._through_gateway(self.settings.llm, "judge"), members)
-            judged = suite.llm_judge(panel)
+            judged = suite.llm_judge(panel) if members else None
             if judged is not None:
                 self._judge_names[suite.name] = ",".join(panel.names)
                 return judged
