@@ -13,7 +13,13 @@ UV := $(BIN)/uv
 # minutes for the same set on a fresh machine). torch is the CPU build: from pip's
 # find-links directory where this machine has one ($PIP_FIND_LINKS), else PyTorch's CPU index.
 TORCH_SOURCE ?= $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS),--extra-index-url https://download.pytorch.org/whl/cpu --index-strategy unsafe-best-match)
-INSTALL = $(UV) pip install --python $(BIN)/python -c requirements.lock $(TORCH_SOURCE)
+# llama.cpp (the [llm-local] extra) compiles for this CPU, but without AMX: a host can
+# advertise AMX tiles that its sandbox does not let a process use, and then llama.cpp's server
+# dies with SIGILL at its first completion (seen on this project's machines). CMAKE_ARGS
+# reaches llama-cpp-python's build through uv; -mno-* wins over the -march=native it adds.
+NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+LLAMA_CMAKE_ARGS ?= -DCMAKE_C_FLAGS='$(NO_AMX)' -DCMAKE_CXX_FLAGS='$(NO_AMX)'
+INSTALL = CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(UV) pip install --python $(BIN)/python -c requirements.lock $(TORCH_SOURCE)
 
 $(UV):
 	$(PYTHON) -m venv $(VENV)
