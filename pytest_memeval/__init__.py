@@ -8,7 +8,6 @@ one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `V
 `Trace`). docs/api.md documents each name.
 """
 
-from . import _moved
 from .memory.resources import Resources
 from .protocols import (
     BuildsFromMemeval,
@@ -40,8 +39,6 @@ from .suites.base import (
     SuiteOptions,
 )
 from .types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
-
-_moved.install()  # the module paths from before the layout by concern still import
 
 __all__ = [
     "Answer",
