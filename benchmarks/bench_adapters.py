@@ -31,8 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.config.registry import build_memsystem, check_settings, resolve_memsystem
 from pytest_memeval.memory.resources import LazyEmbedder, Resources
+from pytest_memeval.running.registry import build_memsystem, check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
 WORDS = (

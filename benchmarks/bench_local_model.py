@@ -31,9 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from live import retrieved, suite_items
 
+from pytest_memeval.config.model_specs import parse_specs
 from pytest_memeval.config.option_values import cache_dir
 from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
-from pytest_memeval.llm.local_model import LocalServer, parse_specs
+from pytest_memeval.llm.local_model import LocalServer
 
 Work = list[list[tuple[str, Any, list[Any]]]]  # per persona: (label, view, memories)
 

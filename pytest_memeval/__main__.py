@@ -17,7 +17,7 @@ from typing import NoReturn
 import pytest
 
 from .campaigns.merge import add_arguments, merge
-from .config.errors import ConfigError, MemevalError
+from .errors import ConfigError, MemevalError
 
 USAGE_ERROR = int(pytest.ExitCode.USAGE_ERROR)
 

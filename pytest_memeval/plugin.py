@@ -18,17 +18,13 @@ from typing import Any
 
 import pytest
 
-from .campaigns import shards
 from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
 from .campaigns.campaign import Campaign, done_on_worker, stop_on_worker
 from .campaigns.journal import RESUME
 from .config import arguments
-from .config.errors import MemevalError
 from .config.options import add_options
-from .config.registry import load_object
 from .config.report_files import report_paths
-from .config.run_setup import prepare_run
-from .config.settings_checks import available_cores, workers_note
+from .errors import MemevalError
 from .llm.local_session import attach_local_model
 from .llm.run_slots import remove_run_slots
 from .rendering.failures import WrongAnswerSummary, mark_wrong_answer, trim_wrong_answer
@@ -37,7 +33,7 @@ from .rendering.terminal_text import write_line
 from .results.collector import SESSION_ERRORS, RecordCollector
 from .results.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
 from .results.session_report import SessionReport
-from .running import collection, crashes, frozen_heap, scheduling
+from .running import collection, crashes, frozen_heap, scheduling, shards
 from .running.adapter_guard import describe
 from .running.context_sizes import group_sizes
 from .running.exit_watch import thread_idents, watch_exit
@@ -58,7 +54,10 @@ from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest thr
 )
 from .running.prefetch import STAGES_AHEAD, pending_limit
 from .running.progress import PROGRESS_DIR, ProgressTracker
+from .running.registry import load_object
+from .running.run_setup import prepare_run
 from .running.runner import error_record
+from .running.settings_checks import available_cores, workers_note
 from .running.state import RunState
 from .running.worker_share import RUN_SLOTS, run_slots_for, shared_settings, worker_share
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..config.errors import ConfigError
-from ..llm.settings import LLMSettings
+from ..config.judge_specs import JudgeOption
+from ..config.llm_settings import LLMSettings
+from ..errors import ConfigError
 from ..protocols import Judge, ResponseModel
 from ..results.records import PairedMetric, Record, Report, SuiteSummary
 from ..types import Answer, Context, Item, Trace, Verdict
@@ -52,15 +53,6 @@ class SuiteOptions:
     #: the response model's call settings (None: the offline reader), for a suite whose
     #: storage phase is a conversation with that model (memfail's storage turns)
     responder_llm: LLMSettings | None = None
-
-
-@dataclass(frozen=True)
-class JudgeOption:
-    """A judge prompt a suite accepts by name (`--memeval-judge openai:MODEL@NAME`)."""
-
-    description: str
-    #: the model the prompt's protocol judges with: what `--memeval-judge=default` asks
-    model: str | None = None
 
 
 @dataclass(frozen=True)

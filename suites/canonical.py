@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 
 #: a setting's parser: its value from the raw text, the default from None; a ConfigError
 #: for a value it refuses

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..config.errors import DataError
+from ..errors import DataError
 from ..files import json_input
 from ..files.user_files import NotARegularFile, kind, open_text, read_text
 

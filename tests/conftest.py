@@ -102,8 +102,9 @@ def local_models():
 
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip('the [llm-local] extra is not installed (pip install "pytest-memeval[llm-local]")')
+    from pytest_memeval.config.model_specs import parse_specs
     from pytest_memeval.config.option_values import cache_dir
-    from pytest_memeval.llm.local_model import LocalServer, parse_specs
+    from pytest_memeval.llm.local_model import LocalServer
 
     server = LocalServer(parse_specs("local_models", "smollm2-135m,gemma3-270m"), cache_dir=cache_dir(None), n_ctx=8192)
     server.start()

@@ -202,7 +202,7 @@ def _run_suites(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult
 def test_a_retired_system_fails_before_its_next_context_is_built() -> None:
     """Building a context can cost LLM calls (memfail's storage turns); a system retired by a
     hung call must fail its next items at once, without building their contexts."""
-    from pytest_memeval.config.errors import AdapterError
+    from pytest_memeval.errors import AdapterError
     from pytest_memeval.memory.context import ContextMemory
     from pytest_memeval.running.adapter_guard import AdapterGuard
     from pytest_memeval.running.runner import ContextFiller
@@ -226,7 +226,7 @@ def test_a_retired_system_fails_before_its_next_context_is_built() -> None:
 def test_a_session_that_fails_still_counts_the_llm_calls_it_made() -> None:
     """MemOS or graphiti on a small model: the system's LLM answered, the system could not read
     the answer and the session failed; the error record still counts what the calls spent."""
-    from pytest_memeval.config.errors import AdapterError
+    from pytest_memeval.errors import AdapterError
     from pytest_memeval.llm.metering import LLMUsage, Meter
     from pytest_memeval.llm.tally import tallying
     from pytest_memeval.memory.context import ContextMemory

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_memeval.config.adapter_config import read_adapter_config
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.errors import ConfigError
 
 OWN = ("mymem:TfidfMemory", "chroma")
 

@@ -13,10 +13,10 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
 
-from pytest_memeval.config.errors import AdapterError, ConfigError
-from pytest_memeval.config.registry import check_settings, resolve_memsystem
+from pytest_memeval.config.llm_settings import LLMSettings
+from pytest_memeval.errors import AdapterError, ConfigError
 from pytest_memeval.llm.gateway import LLMGateway
-from pytest_memeval.llm.settings import LLMSettings
+from pytest_memeval.running.registry import check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
 pytest.importorskip("agentic_memory", reason="the amem extra is not installed")

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from harness import CommandLine, bounded, option_defaults
 
-from pytest_memeval.config.errors import ConfigError
-from pytest_memeval.config.run_setup import prepare_run
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.running.run_setup import prepare_run
 
 #: no run of pytest in these tests may take longer (a hang fails the test, it does not hang it)
 SUBPROCESS_TIMEOUT_S = 300
@@ -709,7 +709,7 @@ def test_converted_adapter_values_keep_what_can_be_kept() -> None:
 
 
 def test_an_adapter_value_nested_without_end_is_refused_not_recursed() -> None:
-    from pytest_memeval.config.errors import AdapterError
+    from pytest_memeval.errors import AdapterError
     from pytest_memeval.running.adapter_values import checked_stats
 
     deep: dict = {}

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from pytest_memeval.config.errors import ResponseError
+from pytest_memeval.errors import ResponseError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes import BayesSuite, coin_mean, last_k, memoryless, perfect_bayesian, tempered
 from pytest_memeval.suites.bayes.askers import DirectAsker

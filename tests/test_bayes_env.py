@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.suites.bayes import conditions
 from pytest_memeval.suites.bayes.conditions import DEFAULT_SEED, episodes, parse_episode_id
 from pytest_memeval.suites.bayes.environments import (

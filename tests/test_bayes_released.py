@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from reference_data import SHARED_DIR
 
-from pytest_memeval.config.errors import ConfigError, DataError
+from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.results.records import Report
 from pytest_memeval.suites.base import SuiteOptions

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer
 
-from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.config.judge_specs import PanelMember
+from pytest_memeval.errors import ConfigError, ResponseError
 from pytest_memeval.llm import InvalidOutput, LLMSettings
 from pytest_memeval.llm.calls import Completion
-from pytest_memeval.llm.judge import PanelFactory, PanelMember
+from pytest_memeval.llm.judge import PanelFactory
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.behavior.judge import ABSTENTION, OfflineJudge, recognize, rubric_score
 from pytest_memeval.suites.behavior.lexicon import AXES

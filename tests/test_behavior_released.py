@@ -18,7 +18,7 @@ import pytest
 from llm_server import LLMServer, Request
 from reference_data import SHARED_DIR
 
-from pytest_memeval.config.errors import ConfigError, DataError
+from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.behavior.released import (
     GEMINI_JUDGES,

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from harness import make_record
 
-from pytest_memeval.campaigns.shards import Shard, assign, durations
+from pytest_memeval.config.shard_syntax import Shard
 from pytest_memeval.results.records import Report
 from pytest_memeval.running.runner import namespace_for
+from pytest_memeval.running.shards import assign, durations
 
 WIDE_TEST = """
 import pytest
@@ -195,7 +196,7 @@ def test_recorded_durations_weigh_each_context(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("raw", ["0/3", "4/3", "2", "a/b", "1/0"])
 def test_a_shard_is_i_of_n(raw: str) -> None:
-    from pytest_memeval.config.errors import ConfigError
+    from pytest_memeval.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"--memeval-shard: .* is not I/N with 1 <= I <= N"):
         Shard.parse(raw)

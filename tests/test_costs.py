@@ -13,10 +13,10 @@ import pytest
 from harness import make_record
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.prices import Price, load_prices
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.tokens import count_tokens
 from pytest_memeval.results.collector import record_from_wire, record_to_wire
-from pytest_memeval.results.prices import Price, load_prices
 from pytest_memeval.results.record_values import SchemaError
 from pytest_memeval.results.records import Report
 from pytest_memeval.results.usage import FillCost, Latency, Tokens
@@ -74,7 +74,7 @@ def test_a_run_sums_its_records_tokens_and_prices_them() -> None:
 def load_prices_text(text: str) -> dict[str, Price]:
     import tomllib
 
-    from pytest_memeval.results.prices import prices_from
+    from pytest_memeval.config.prices import prices_from
 
     return prices_from(tomllib.loads(text), "test")
 

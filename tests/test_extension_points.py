@@ -35,9 +35,9 @@ from pytest_memeval import (
     SuiteOptions,
     Trace,
 )
-from pytest_memeval.config.errors import ConfigError
-from pytest_memeval.config.registry import Resolved, build_memsystem, check_settings
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.protocols import honours_k, keeps_sources, stores_nothing
+from pytest_memeval.running.registry import Resolved, build_memsystem, check_settings
 from pytest_memeval.running.runner import _answer
 
 REPO = Path(__file__).resolve().parents[1]

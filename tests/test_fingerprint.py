@@ -11,9 +11,9 @@ import pytest
 from harness import make_record, make_settings
 from llm_server import LLMServer
 
-from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.judge_specs import parse_judge
 from pytest_memeval.config.settings import Settings
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.results.baseline import Baseline, load_baseline, protocol_note
 from pytest_memeval.results.fingerprint import Fingerprint, FingerprintError, SuiteProtocol, public_settings
 from pytest_memeval.results.fingerprinting import file_digests, sha256_of, suite_protocol

@@ -17,13 +17,13 @@ import pytest
 from harness import bounded, key_pieces
 from llm_server import HeaderTrickle, LLMServer, Reply, Request
 
-from pytest_memeval.config.errors import ResponseError
+from pytest_memeval.config.llm_settings import LLMSettings
+from pytest_memeval.errors import ResponseError
 from pytest_memeval.llm.caller import ReplayMissError
 from pytest_memeval.llm.calls import ChatRequest
 from pytest_memeval.llm.client import ChatClient
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.llm.metering import LLMUsage
-from pytest_memeval.llm.settings import LLMSettings
 
 pytestmark = pytest.mark.slow  # every test starts servers
 

@@ -13,8 +13,8 @@ import pytest
 from harness import TEST_API_KEY, key_pieces
 from llm_server import LLMServer, Reply, Request
 
+from pytest_memeval.config.llm_settings import LLMSettings
 from pytest_memeval.llm.gateway import LLMGateway
-from pytest_memeval.llm.settings import LLMSettings
 from pytest_memeval.memory.mem0 import Mem0Memory
 from pytest_memeval.types import Message
 

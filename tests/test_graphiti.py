@@ -13,9 +13,9 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
 
-from pytest_memeval.config.errors import AdapterError, ConfigError
-from pytest_memeval.config.registry import check_settings, resolve_memsystem
+from pytest_memeval.errors import AdapterError, ConfigError
 from pytest_memeval.memory.embedders import HashingEmbedder
+from pytest_memeval.running.registry import check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
 pytest.importorskip("graphiti_core", reason="the graphiti extra is not installed")

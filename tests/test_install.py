@@ -12,8 +12,8 @@ import pytest
 from harness import make_settings
 
 from pytest_memeval.config import extras
-from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.settings import Settings
+from pytest_memeval.errors import ConfigError
 
 HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "mem0")
 

@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from suite_records import ITEMS, paired_runs, pooled_runs, record
 
-from pytest_memeval.config.registry import available_suites, load_object
 from pytest_memeval.results.intervals import checked, checked_paired
 from pytest_memeval.results.records import Metric, PairedMetric, Record, Report, RunKey
 from pytest_memeval.results.session_report import SessionReport
+from pytest_memeval.running.registry import available_suites, load_object
 from pytest_memeval.stats.estimability import no_interval_reason
 from pytest_memeval.suites.base import Suite
 

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_memeval.config.errors import AdapterError
+from pytest_memeval.errors import AdapterError
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
 from pytest_memeval.rendering.failures import WrongAnswer, trim_wrong_answer

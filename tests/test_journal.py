@@ -11,8 +11,8 @@ import pytest
 from harness import bounded, make_record
 
 from pytest_memeval.campaigns.journal import SYNC_EVERY_S, Journal, Resumed
-from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.outputs import journal_path
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.results.fingerprint import Fingerprint
 
 FINGERPRINT = Fingerprint(responder="reader", ks=(10,), embedder="hashing")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.config.errors import DataError
+from pytest_memeval.errors import DataError
 from pytest_memeval.files.json_input import UnreadableJSON, loads, raw_decode
 from pytest_memeval.suites.data_files import read_json
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from harness import CommandLine, option_defaults
 
-from pytest_memeval.config.run_setup import prepare_run
+from pytest_memeval.running.run_setup import prepare_run
 
 
 @pytest.fixture

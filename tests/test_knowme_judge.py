@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from llm_server import LLMServer, Request
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.knowme.judge import KnowmeJudge, KnowmeLLMJudge
 from pytest_memeval.suites.knowme.rubric import (

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.config.errors import ConfigError, DataError
+from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.knowme.catalog import selected_datasets
 from pytest_memeval.suites.knowme.released import dataset_dirs, load_dataset, task_of

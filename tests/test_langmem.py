@@ -12,9 +12,9 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
 
-from pytest_memeval.config.errors import ConfigError
-from pytest_memeval.config.registry import check_settings, resolve_memsystem
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.embedders import HashingEmbedder
+from pytest_memeval.running.registry import check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
 pytest.importorskip("langmem", reason="the langmem extra is not installed")

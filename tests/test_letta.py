@@ -19,10 +19,10 @@ import openai
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.llm_settings import LLMSettings
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.llm.metering import Meter
-from pytest_memeval.llm.settings import LLMSettings
 from pytest_memeval.memory import letta as letta_module
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.memory.embedding_endpoint import EmbeddingEndpoint

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from pytest_memeval.config.errors import AdapterError
+from pytest_memeval.errors import AdapterError
 from pytest_memeval.running.adapter_guard import AdapterGuard
 
 #: far above what the runs take when they exit, far below "for ever"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer, Reply, sequence
 
-from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.errors import ConfigError, ResponseError
 from pytest_memeval.llm import (
     CallCache,
     ChatRequest,

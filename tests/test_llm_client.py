@@ -12,7 +12,7 @@ import pytest
 from harness import bounded, key_pieces
 from llm_server import HeaderTrickle, LLMServer, Reply, fail_first, sequence
 
-from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.errors import ConfigError, ResponseError
 from pytest_memeval.llm import ChatClient, ChatRequest, LLMSettings, ModelCaller, Secret
 
 SECRET = "sk-test-7c1f0d9e2b4a46f8-DO-NOT-LEAK"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer, Reply
 
-from pytest_memeval.config.errors import ResponseError
+from pytest_memeval.errors import ResponseError
 from pytest_memeval.llm import (
     InvalidOutput,
     JudgeFailure,

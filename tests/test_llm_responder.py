@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from llm_server import LLMServer, Reply, fail_first
 
-from pytest_memeval.config.errors import ResponseError
+from pytest_memeval.errors import ResponseError
 from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
 from pytest_memeval.types import ItemView, Memory
 

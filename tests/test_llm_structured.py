@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.errors import ConfigError, ResponseError
 from pytest_memeval.llm import (
     ChatClient,
     ChatRequest,

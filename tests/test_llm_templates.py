@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.llm import ChatRequest, LLMSettings, available_templates, load_template
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from live import SMOLLM
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.model_specs import ModelSpec, parse_specs
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.llm import local_model
-from pytest_memeval.llm.local_model import LocalServer, ModelSpec, parse_specs
+from pytest_memeval.llm.local_model import LocalServer
 
 HEADER = re.compile(r"memeval: local model server (\S+) at (http://127\.0\.0\.1:\d+/v1) \(n_ctx (\d+), pid (\d+)\)")
 needs_extra = pytest.mark.skipif(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_memeval.config.errors import DataError
+from pytest_memeval.errors import DataError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.locomo.catalog import NOT_MENTIONED, Catalog, turn_text
 from pytest_memeval.suites.locomo.released import find_file, load_release, parse_release

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.config.errors import ConfigError, DataError
+from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.longmemeval import catalog as catalog_module
 from pytest_memeval.suites.longmemeval.catalog import Catalog, session_of, split_dated

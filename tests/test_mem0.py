@@ -13,9 +13,9 @@ import kit_helpers
 import pytest
 from llm_server import LLMServer, Reply, Request
 
-from pytest_memeval.config.errors import ConfigError
-from pytest_memeval.config.registry import check_settings, resolve_memsystem
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.mem0 import Mem0Memory
+from pytest_memeval.running.registry import check_settings, resolve_memsystem
 from pytest_memeval.types import Message
 
 # every test builds the system with the MiniLM embedder (seconds to load) and its store

@@ -11,7 +11,7 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from reference_data import SHARED_DIR
 
-from pytest_memeval.config.errors import ConfigError, ResponseError
+from pytest_memeval.errors import ConfigError, ResponseError
 from pytest_memeval.llm import LLMSettings
 from pytest_memeval.llm.templates import load_template
 from pytest_memeval.suites.base import SuiteOptions

@@ -22,7 +22,7 @@ from memfail_release_files import (
     write_release,
 )
 
-from pytest_memeval.config.errors import DataError
+from pytest_memeval.errors import DataError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.memfail.release_build import build_released, select
 from pytest_memeval.suites.memfail.release_rows import (

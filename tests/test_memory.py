@@ -139,8 +139,8 @@ def test_context_returns_the_newest_messages_within_its_budget() -> None:
 
 
 def test_an_adapter_that_can_extract_gets_the_runs_llm_endpoint() -> None:
+    from pytest_memeval.config.llm_settings import LLMSettings
     from pytest_memeval.config.options import Settings
-    from pytest_memeval.llm.settings import LLMSettings
     from pytest_memeval.running.state import RunState
 
     settings = Settings(

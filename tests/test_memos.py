@@ -20,10 +20,10 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
 
-from pytest_memeval.config.errors import AdapterError, ConfigError
-from pytest_memeval.config.registry import accepts_settings, check_settings, resolve_memsystem
+from pytest_memeval.errors import AdapterError, ConfigError
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.memory.memos import MemosMemory
+from pytest_memeval.running.registry import accepts_settings, check_settings, resolve_memsystem
 from pytest_memeval.running.state import LLM_ADAPTER_SETTINGS
 from pytest_memeval.types import Message
 

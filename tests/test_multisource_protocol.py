@@ -13,7 +13,7 @@ import pytest
 from reference_data import MULTISOURCE as REFERENCE
 from reference_data import needs_multisource_reference as needs_reference
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.multisource import NBFModel, fit_nbf, public_sources, source_atoms
 from pytest_memeval.suites.multisource.catalog import Catalog

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_memeval.config.options import GROUPS
-from pytest_memeval.config.registry import BUNDLED_SUITES
+from pytest_memeval.running.registry import BUNDLED_SUITES
 
 OPTIONS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "options.md"
 #: an option of the plugin, as --help and the page write it

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.campaigns.shards import MAX_SHARDS, Shard, assign
-from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.outputs import check_outputs, journal_path, run_outputs
+from pytest_memeval.config.shard_syntax import MAX_SHARDS, Shard
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.running.shards import assign
 
 
 def _refusal(report: Path | None, html: Path | None = None, junitxml: str | None = None) -> str:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_memeval.config.settings_checks import OVER_CORES_MEASURED, available_cores, workers_note
+from pytest_memeval.running.settings_checks import OVER_CORES_MEASURED, available_cores, workers_note
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

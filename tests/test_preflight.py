@@ -15,9 +15,9 @@ import pytest
 from harness import option_defaults
 from llm_server import LLMServer
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.config.llm_settings import LLMSettings
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.llm.preflight import check_endpoint
-from pytest_memeval.llm.settings import LLMSettings
 
 KEY = "sk-preflight-0123456789abcdef"
 
@@ -117,7 +117,7 @@ def test_a_replayed_run_is_not_probed(
     """prepare_run asks the endpoint only when the run will call it."""
     from harness import CommandLine
 
-    from pytest_memeval.config.run_setup import prepare_run
+    from pytest_memeval.running.run_setup import prepare_run
 
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
     cache = tmp_path / "calls.sqlite"

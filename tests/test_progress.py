@@ -300,8 +300,8 @@ def test_context_groups_weigh_the_characters_they_store(
 ) -> None:
     from harness import CommandLine
 
-    from pytest_memeval.config.run_setup import prepare_run
     from pytest_memeval.running.context_sizes import group_sizes
+    from pytest_memeval.running.run_setup import prepare_run
 
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path / "cache"))
     options = vars(request.config.option)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from pytest_memeval.llm.calls import Completion, TokenLogprob
 from pytest_memeval.llm.redaction import MIN_REDACTED, REDACTED, redact, redact_body, redact_joined
-from pytest_memeval.llm.settings import Secret
+from pytest_memeval.llm.secret import Secret
 
 KEY = "sk-proj-Qx7vT2mNa9LcR4pW8yZb3KdF6hJs1"
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from harness import make_record
 
+from pytest_memeval.config.llm_settings import LLMSettings
 from pytest_memeval.llm.calls import ChatRequest
 from pytest_memeval.llm.judge import JudgePanel
-from pytest_memeval.llm.settings import LLMSettings
 from pytest_memeval.rendering.explorer import page_data
 from pytest_memeval.results.comparisons import compare_runs
 from pytest_memeval.results.flakiness import flakiness, item_repeats

@@ -16,9 +16,9 @@ import pytest
 from harness import make_record, make_settings
 
 from pytest_memeval.campaigns.campaign import Campaign
-from pytest_memeval.campaigns.shards import Shard
-from pytest_memeval.config.errors import ConfigError
 from pytest_memeval.config.outputs import journal_path
+from pytest_memeval.config.shard_syntax import Shard
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.results.collector import record_to_wire
 from pytest_memeval.results.records import Record
 from pytest_memeval.running.state import RunState

@@ -17,10 +17,10 @@ import openai
 import pytest
 from llm_server import LLMServer
 
+from pytest_memeval.config.llm_settings import LLMSettings
 from pytest_memeval.config.settings import Settings
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.llm.run_slots import SLOTS_FILE, RunSlots, create_run_slots, remove_run_slots
-from pytest_memeval.llm.settings import LLMSettings
 from pytest_memeval.running import worker_share
 from pytest_memeval.running.worker_share import RUN_SLOTS, shared_settings
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import kit_helpers
 import pytest
 
-from pytest_memeval.config.errors import ConfigError
+from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.supermemory import SupermemoryMemory
 from pytest_memeval.types import Message
 

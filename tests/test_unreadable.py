@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from harness import make_record
 
-from pytest_memeval.config.registry import available_suites, load_object
+from pytest_memeval.running.registry import available_suites, load_object
 from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes.agents import perfect_bayesian
 from pytest_memeval.suites.unreadable import count_unreadable, marked, unreadable_note

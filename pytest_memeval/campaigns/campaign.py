@@ -16,18 +16,18 @@ from typing import Any
 
 import pytest
 
-from ..config.errors import ConfigError
 from ..config.outputs import journal_path
+from ..config.prices import cost
+from ..config.shard_syntax import Shard
+from ..errors import ConfigError
 from ..results.baseline import Baseline, protocol_note
 from ..results.fingerprint import Fingerprint
 from ..results.fingerprinting import in_terms_of, run_fingerprint, suite_protocol
-from ..results.prices import cost
 from ..results.records import ItemKey, Record
 from ..running.adapter_guard import describe
 from ..running.state import RunState
 from ..suites.base import Suite
 from .journal import RESUME, Journal, Resumed
-from .shards import Shard
 
 PLUGIN_NAME = "memeval-campaign"
 #: the workerinput entry holding the items a resumed run does not run again

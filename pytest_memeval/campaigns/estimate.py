@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from ..config.judge_specs import fitting, panel_members
+from ..config.prices import Prices
 from ..config.settings import responder_model
 from ..memory.tokens import count_tokens
 from ..protocols import honours_k as declares_honours_k
-from ..results.prices import Prices
 from ..results.usage import Tokens
 from ..running.collection import item_key
 from ..running.state import RunState
@@ -44,7 +44,8 @@ from ..suites.base import Suite
 from ..types import Answer, Item, Memory
 
 if TYPE_CHECKING:
-    from ..llm.judge import PanelFactory, PanelMember, ProtocolPrompt
+    from ..config.judge_specs import PanelMember
+    from ..llm.judge import PanelFactory, ProtocolPrompt
 
 ANSWER_TOKENS = 16
 VERDICT_TOKENS = 32

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..files import json_input
 from ..files.user_files import open_regular, read_bytes
 from ..results.collector import record_to_wire

@@ -21,21 +21,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..config.errors import ConfigError
 from ..config.gate_syntax import parse_gates
 from ..config.option_values import cache_dir, readable_dir, readable_file, writable_file
 from ..config.outputs import check_outputs, run_outputs
+from ..config.prices import prices_from
 from ..config.settings import Settings
-from ..config.settings_checks import check_gates
+from ..config.shard_syntax import Shard
+from ..errors import ConfigError
 from ..results.baseline import load_baseline, protocol_note
 from ..results.collector import group_by_run
 from ..results.fingerprint import Fingerprint
-from ..results.prices import prices_from
 from ..results.reading import read_report
 from ..results.records import ItemKey, Record, Report
 from ..results.session_report import SessionReport
+from ..running.settings_checks import check_gates
 from ..running.state import RunState, suite_target
-from .shards import Shard
 
 WHERE = "merge"
 #: the options a merge shares with the run, by the run's names

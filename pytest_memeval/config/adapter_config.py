@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import ConfigError
 from ..files.user_files import read_text
-from .errors import ConfigError
 
 OPTION = "--memeval-adapter-config"
 #: an unquoted table header holding a colon, `[mymem:TfidfMemory]`, which TOML refuses

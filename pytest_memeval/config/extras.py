@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .settings import Settings
 
 #: built-in memory systems -> (extra, modules it brings)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 _TARGET = r"(?P<suite>[\w-]+)(?:\[(?P<system>[^\]]+)\])?\.(?P<metric>\w[\w.]*)"
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"

@@ -19,17 +19,34 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ..llm.judge import PanelMember
-from .errors import ConfigError
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
-    from ..suites.base import JudgeOption
     from .settings import Settings
 
 OPTION = "--memeval-judge"
 DEFAULT = "default"
 FORM = "openai:MODEL[@PROMPT] or default[@PROMPT]"
 _PROMPT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True)
+class JudgeOption:
+    """A judge prompt a suite accepts by name (`--memeval-judge openai:MODEL@NAME`)."""
+
+    description: str
+    #: the model the prompt's protocol judges with: what `--memeval-judge=default` asks
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class PanelMember:
+    """One judge of the run's panel: its name in reports, the model it asks, and which of
+    the suite's named judge prompts it grades with (None: the one prompt the suite gives)."""
+
+    name: str
+    model: str
+    prompt: str | None = None
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from ..llm.local_model import DEFAULT_N_CTX, ModelSpec, parse_specs
-from ..llm.settings import APIS, CACHE_MODES, STRUCTURED_MODES, LLMSettings
-from .errors import ConfigError
+from ..errors import ConfigError
 from .judge_specs import JudgeSpec
+from .llm_settings import APIS, CACHE_MODES, STRUCTURED_MODES, LLMSettings
+from .model_specs import DEFAULT_N_CTX, ModelSpec, parse_specs
 from .option_values import choice, http_url, integer, non_negative_float, positive_float
 from .settings import responder_model
 

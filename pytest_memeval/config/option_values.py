@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..errors import ConfigError
 from ..files.user_files import check_regular, open_regular
-from .errors import ConfigError
 
 
 def names(option: str, raw: str | None) -> tuple[str, ...]:

@@ -11,16 +11,12 @@ from typing import Any, Protocol
 
 import pytest
 
-from ..campaigns.shards import Shard
-from ..llm.settings import LLMSettings
-from ..memory.embedders import DEFAULT_EMBEDDING_BATCH
-from ..results.prices import Price, load_prices
-from ..running.adapter_guard import DEFAULT_ADAPTER_TIMEOUT
+from ..errors import ConfigError
 from .adapter_config import read_adapter_config
-from .errors import ConfigError
 from .gate_syntax import parse_gates
 from .judge_specs import DEFAULT, parse_judge
 from .llm_options import add_llm_options, llm_settings, local_model_specs
+from .llm_settings import LLMSettings
 from .option_values import (
     cache_dir,
     choice,
@@ -31,7 +27,9 @@ from .option_values import (
     readable_file,
     writable_file,
 )
-from .settings import Settings, responder_model
+from .prices import Price, load_prices
+from .settings import DEFAULT_ADAPTER_TIMEOUT, DEFAULT_EMBEDDING_BATCH, Settings, responder_model
+from .shard_syntax import Shard
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")

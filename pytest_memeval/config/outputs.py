@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 #: what a journal's name adds to its report's stem
 JOURNAL_SUFFIX = ".journal.jsonl"

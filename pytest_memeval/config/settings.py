@@ -11,16 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..llm.local_model import DEFAULT_N_CTX, ModelSpec
-from ..llm.settings import LLMSettings
-from ..memory.embedders import DEFAULT_EMBEDDING_BATCH
-from ..running.adapter_guard import DEFAULT_ADAPTER_TIMEOUT
 from .gate_syntax import Gate
 from .judge_specs import JudgeSpec
+from .llm_settings import LLMSettings
+from .model_specs import DEFAULT_N_CTX, ModelSpec
 
 if TYPE_CHECKING:
-    from ..campaigns.shards import Shard
-    from ..results.prices import Price
+    from .prices import Price
+    from .shard_syntax import Shard
+
+#: default seconds one adapter call may take (--memeval-adapter-timeout)
+DEFAULT_ADAPTER_TIMEOUT = 600.0
+#: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
+DEFAULT_EMBEDDING_BATCH = 64
 
 
 def responder_model(responder: str) -> str | None:

@@ -12,6 +12,8 @@ templates (versioned prompt files), responder (prefetching ResponseModel), judge
 judges and panels), multisource (that suite's prompt and strict parser).
 """
 
+from ..config.judge_specs import PanelMember
+from ..config.llm_settings import CACHE_MODES, LLMSettings
 from .cache import CallCache
 from .caller import ModelCaller, ReplayMissError
 from .calls import ChatRequest, Completion, TokenLogprob
@@ -22,7 +24,6 @@ from .judge import (
     JudgePrompt,
     LLMJudge,
     PanelFactory,
-    PanelMember,
     ProtocolPrompt,
     TemplateJudgePrompt,
     cut,
@@ -30,7 +31,7 @@ from .judge import (
 )
 from .multisource import MultisourcePrompt, parse_answer
 from .responder import LLMResponder, PrefetchRequest, ResponsePrompt
-from .settings import CACHE_MODES, LLMSettings, Secret
+from .secret import Secret
 from .strict_json import InvalidOutput, read_object
 from .templates import PromptTemplate, available_templates, load_template
 

@@ -33,10 +33,10 @@ from typing import Any
 
 import httpx
 
-from ..config.errors import ResponseError
+from ..config.llm_settings import LLMSettings
+from ..errors import ResponseError
 from .calls import ChatRequest, plain_prompt
 from .deadline import DeadlineExceeded, call_within
-from .settings import LLMSettings
 
 TEMPLATE_TOKENS = 32
 MESSAGE_TOKENS = 8

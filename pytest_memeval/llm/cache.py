@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..files.sqlite_wal import switch_to_wal
 from .calls import KEY_FORMAT, ChatRequest, Completion
 

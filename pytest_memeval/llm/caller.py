@@ -10,10 +10,10 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..config.errors import ResponseError
+from ..config.llm_settings import LLMSettings
+from ..errors import ResponseError
 from .cache import CallCache
 from .calls import ChatRequest, Completion
-from .settings import LLMSettings
 
 if TYPE_CHECKING:  # imported on first use: a replayed run does not even need openai installed
     from .client import ChatClient

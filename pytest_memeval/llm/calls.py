@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..config.llm_settings import LLMSettings
 from ..running.repetition import current_repeat
-from .settings import LLMSettings, Secret
+from .secret import Secret
 
 #: bump when the key's canonical form or the stored completion format changes
 KEY_FORMAT = 1

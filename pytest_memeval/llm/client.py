@@ -32,11 +32,12 @@ from urllib.parse import urlsplit
 import openai
 import pydantic
 
-from ..config.errors import ResponseError
+from ..config.llm_settings import LLMSettings
+from ..errors import ResponseError
 from .budget import ContextWindowError, PromptBudget, says_too_long
 from .calls import ChatRequest, Completion, TokenLogprob, plain_prompt
 from .deadline import DeadlineExceeded, call_within
-from .settings import LLMSettings, Secret, api_key_from_env
+from .secret import Secret, api_key_from_env
 from .structured import FORMS, JSON_SCHEMA, refuses_schema_form, response_format
 
 log = logging.getLogger("pytest_memeval.llm")

@@ -78,7 +78,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ..config.errors import ConfigError
+from ..config.llm_settings import LLMSettings
+from ..errors import ConfigError
 from ..files import json_input
 from . import llama_cpp as llama_cpp_rules
 from .adaptive import THROTTLED, AdaptiveLimit
@@ -88,7 +89,7 @@ from .deadline import DeadlineExceeded, call_within
 from .exchanges import canonical, exchange_key, is_recorded_answer, recorded_status, restore_ids, with_status
 from .metering import LLMUsage, Meter
 from .run_slots import RunSlots
-from .settings import LLMSettings, Secret, api_key_from_env
+from .secret import Secret, api_key_from_env
 from .streams import CONTENT_TYPE, stream_events
 
 log = logging.getLogger("pytest_memeval.llm.gateway")

@@ -17,13 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from ..config.errors import ResponseError
+from ..config.judge_specs import PanelMember
+from ..config.llm_settings import LLMSettings
+from ..errors import ResponseError
 from ..protocols import answer_schema
 from ..types import Answer, Item, Verdict
 from .cache import CallCache
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
-from .settings import LLMSettings
 from .strict_json import InvalidOutput, read_object
 from .tally import count
 from .templates import PromptTemplate
@@ -144,16 +145,6 @@ class LLMJudge:
     def close(self) -> None:
         if self._owns_caller:
             self.caller.close()
-
-
-@dataclass(frozen=True)
-class PanelMember:
-    """One judge of the run's panel: its name in reports, the model it asks, and which of
-    the suite's named judge prompts it grades with (None: the one prompt the suite gives)."""
-
-    name: str
-    model: str
-    prompt: str | None = None
 
 
 @dataclass(frozen=True)

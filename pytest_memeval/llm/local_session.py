@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from ..config.errors import ConfigError
 from ..config.settings import Settings
+from ..errors import ConfigError
 from .local_model import LocalServer
 
 WORKER_KEY = "memeval_local_base_url"

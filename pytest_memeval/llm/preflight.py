@@ -13,8 +13,9 @@ from urllib.parse import urlsplit
 
 import openai
 
-from ..config.errors import ConfigError
-from .settings import LLMSettings, api_key_from_env
+from ..config.llm_settings import LLMSettings
+from ..errors import ConfigError
+from .secret import api_key_from_env
 
 #: the most a probe may wait for the endpoint, whatever the run's per-call timeout
 PROBE_TIMEOUT_S = 10.0

@@ -19,7 +19,7 @@ at different paths are not joined: a piece that ends one field and a piece that 
 next are no text any client reads as one.
 
 Every place that stores or shows text from a server passes it through these (see
-`Secret.scrub` and `Secret.scrub_body` in llm/settings.py, `Completion.scrubbed` in
+`Secret.scrub` and `Secret.scrub_body` in llm/secret.py, `Completion.scrubbed` in
 llm/calls.py; the gateway scrubs every body it returns or records).
 """
 

@@ -15,11 +15,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..config.llm_settings import LLMSettings
 from ..protocols import PrefetchRequest, answer_schema
 from ..types import Answer, ItemView, Memory
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
-from .settings import LLMSettings
 from .tally import count
 from .templates import PromptTemplate
 

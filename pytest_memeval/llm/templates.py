@@ -32,7 +32,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 
 ROLES = ("system", "user", "assistant")
 _PLACEHOLDER = re.compile(r"^\$([A-Za-z_][A-Za-z0-9_]*)$")

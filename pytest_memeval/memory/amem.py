@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config.errors import AdapterError
+from ..errors import AdapterError
 from ..types import Memory, Message
 from .embedders import minilm_path
 from .llm_clients import fit_prompt, openai_client

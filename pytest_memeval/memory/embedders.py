@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from ..config.errors import ConfigError
+from ..config.settings import DEFAULT_EMBEDDING_BATCH
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -52,10 +53,6 @@ class HashingEmbedder:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
-
-
-#: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
-DEFAULT_EMBEDDING_BATCH = 64
 
 
 #: wraps a load that may take long (`what` names it): the run's progress line says so

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..config.errors import AdapterError
+from ..errors import AdapterError
 from ..types import Memory, Message
 from .embedders import Embedder
 from .llm_clients import async_openai_client

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..types import Memory, Message
 from .chunking import chunk_session
 from .embedders import Embedder

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Self
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..running.child_processes import die_with_parent, last_log_line, stop_process_group, wait_until_answers
 
 STOP_TIMEOUT_S = 15.0

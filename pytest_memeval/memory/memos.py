@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..types import Memory, Message
 from .embedders import Embedder
 from .embedding_endpoint import EmbeddingEndpoint

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .embedders import DEFAULT_EMBEDDING_BATCH, Embedder, Loading, make_embedder
+from ..config.settings import DEFAULT_EMBEDDING_BATCH
+from .embedders import Embedder, Loading, make_embedder
 from .embedding_cache import CachedEmbedder
 
 

@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..types import Memory, Message
 from .chunking import chunk_session
 

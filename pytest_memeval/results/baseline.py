@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..suites.base import Suite
 from .fingerprint import Fingerprint
 from .fingerprinting import in_terms_of

@@ -22,10 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..config.errors import ConfigError
 from ..config.judge_specs import JudgeSpec, panel_members, parse_judge
-from ..config.registry import Resolved
 from ..config.settings import Settings
+from ..errors import ConfigError
+from ..running.registry import Resolved
 from ..suites.base import Suite
 from .fingerprint import Fingerprint, SuiteProtocol, public_settings
 

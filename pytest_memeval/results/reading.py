@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..files import json_input
 from ..files.user_files import read_text
 from .records import SCHEMA, Report, SchemaError

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .prices import Prices, cost
+from ..config.prices import Prices, cost
 from .records import Record
 from .usage import PHASES, Latency, RunUsage, Tokens, add_tokens
 

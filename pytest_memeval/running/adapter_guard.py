@@ -26,14 +26,12 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
-from ..config.errors import AdapterError
+from ..config.settings import DEFAULT_ADAPTER_TIMEOUT
+from ..errors import AdapterError
 from ..protocols import returns_at_once
 from ..rendering.terminal_text import printable
 
 T = TypeVar("T")
-
-#: default seconds one adapter call may take (--memeval-adapter-timeout)
-DEFAULT_ADAPTER_TIMEOUT = 600.0
 
 
 def describe(exc: BaseException) -> str:

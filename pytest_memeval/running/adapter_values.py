@@ -17,7 +17,7 @@ from dataclasses import replace
 from numbers import Real
 from typing import Any
 
-from ..config.errors import AdapterError
+from ..errors import AdapterError
 from ..types import Memory
 
 #: how deeply nested a value an adapter returns may be (deeper is refused, not recursed into)

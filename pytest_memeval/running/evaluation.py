@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from ..config.errors import MemevalError
+from ..errors import MemevalError
 from ..llm.tally import tallying
 from ..protocols import Judge, MemorySystem, ResponseModel
 from ..results.collector import record_to_wire

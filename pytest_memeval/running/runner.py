@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config.errors import AdapterError, MemevalError, ResponseError
+from ..errors import AdapterError, MemevalError, ResponseError
 from ..llm.caller import ReplayMissError
 from ..llm.metering import Meter
 from ..llm.tally import count_tokens

@@ -11,9 +11,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config.errors import ConfigError
 from ..config.judge_specs import fitting, panel_members
-from ..config.registry import (
+from ..config.llm_settings import LLMSettings
+from ..config.settings import Settings, responder_model
+from ..errors import ConfigError
+from ..llm.metering import Meter
+from ..memory.resources import LazyEmbedder, Resources
+from ..protocols import Closes, ExplainsLLMOutsideGateway, Judge, MemorySystem, ResponseModel
+from ..results.baseline import Baseline
+from ..results.records import DETERMINISTIC, RunKey
+from ..suites.base import IndexEntry, Suite, SuiteOptions
+from .adapter_guard import AdapterGuard, describe
+from .progress import ProgressTracker, tracked_embedder
+from .registry import (
     Resolved,
     accepts_settings,
     available_suites,
@@ -22,16 +32,6 @@ from ..config.registry import (
     load_object,
     resolve_memsystem,
 )
-from ..config.settings import Settings, responder_model
-from ..llm.metering import Meter
-from ..llm.settings import LLMSettings
-from ..memory.resources import LazyEmbedder, Resources
-from ..protocols import Closes, ExplainsLLMOutsideGateway, Judge, MemorySystem, ResponseModel
-from ..results.baseline import Baseline
-from ..results.records import DETERMINISTIC, RunKey
-from ..suites.base import IndexEntry, Suite, SuiteOptions
-from .adapter_guard import AdapterGuard, describe
-from .progress import ProgressTracker, tracked_embedder
 from .runner import ContextFiller
 
 if TYPE_CHECKING:  # imported when a run calls an LLM: httpx and the server cost ~50 ms of every start

@@ -20,9 +20,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
+from ..config.llm_settings import LLMSettings
 from ..config.settings import Settings
 from ..llm.run_slots import SHARES_SLOTS, SLOTS_FILE, create_run_slots
-from ..llm.settings import LLMSettings
 
 #: the workerinput key naming the directory of the run's shared slots
 RUN_SLOTS: Final = "memeval_run_slots"

@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from ..config.errors import ConfigError
-from ..config.registry import build_memsystem
+from ..errors import ConfigError
 from ..memory.resources import LazyEmbedder, Resources
 from ..protocols import MemorySystem
 from ..running.fixtures import STATE_KEY, run_state
+from ..running.registry import build_memsystem
 from ..running.state import RunState
 
 #: build() shares the kit's embedder; build(own_embedder=True) gives the adapter one of its own

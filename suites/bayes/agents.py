@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...config.errors import ResponseError
+from ...errors import ResponseError
 from ...types import Answer, ItemView, Memory
 from ..memory_text import stored_texts
 from ..unreadable import marked

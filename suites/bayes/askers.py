@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ...config.errors import ConfigError, ResponseError
+from ...errors import ConfigError, ResponseError
 from ...llm.calls import ChatRequest
 from ...llm.responder import LLMResponder
 from ...llm.tally import count

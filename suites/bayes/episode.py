@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...config.errors import ResponseError
+from ...errors import ResponseError
 from ...types import Answer, Item, Memory, Message
 from . import render
 from .agents import items_by_label

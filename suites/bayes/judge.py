@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...config.errors import ResponseError
+from ...errors import ResponseError
 from ...types import Answer, Item, Trace, Verdict
 from .environments import COIN, RecommenderModel
 from .episode import BELIEF_DIGITS, DIGITS, EpisodeData, data_of

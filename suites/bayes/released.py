@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import ConfigError, DataError
+from ...errors import ConfigError, DataError
 from ..data_files import read_json
 from .environments import (
     N_TYPES,

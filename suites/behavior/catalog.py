@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ..base import SuiteOptions
 from .conditions import CONDITIONS
 from .episodes import HELDOUT_QUESTIONS

@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ...llm.calls import Completion
 from ...llm.judge import InvalidOutput, JudgeFailure, JudgeOutputError, JudgePanel, TemplateJudgePrompt, cut
 from ...llm.templates import PromptTemplate, load_template

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 
 HAMERTON = "hamerton"
 GLOBALS_DIR = Path("data") / "global_subjects"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...config.errors import ConfigError, ResponseError
+from ...errors import ConfigError, ResponseError
 from ...types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
 from ..base import IndexEntry
 from .conditions import CONDITIONS, Condition

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ...files import json_input
 from ..data_files import read_json, read_text, regular_files
 from .released import (

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ..data_files import read_json, read_text
 from .released import (
     HAMERTON,

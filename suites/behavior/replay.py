@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import MemevalError
+from ...errors import MemevalError
 from .aggregate import Scored, subject_scores
 from .analysis import gradient, subject_test
 from .released import (

@@ -17,9 +17,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...config.llm_settings import LLMSettings
 from ...llm.caller import ModelCaller
 from ...llm.calls import ChatRequest
-from ...llm.settings import LLMSettings
 from ...llm.templates import load_template
 from .catalog import COHORT, DEFAULT_SEEDS, SubjectRef
 from .facts import extract, facts_text

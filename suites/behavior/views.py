@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...config.errors import ConfigError, DataError
+from ...errors import ConfigError, DataError
 from ...types import Context, Item, Message
 from ..data_files import read_text
 from .catalog import COHORT, ItemRef, SubjectRef, context_ref

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import ConfigError, DataError
+from ...errors import ConfigError, DataError
 from ...types import Context, Item, ItemView, Message
 from ..base import SuiteOptions
 from .life import Life, context_id, generate_life

@@ -39,7 +39,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ...files import json_input
 from ..data_files import read_text, regular_files
 from .questions import Question

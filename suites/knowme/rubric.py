@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ...llm.judge import JudgePrompt, TemplateJudgePrompt, parse_score
 from ...llm.strict_json import InvalidOutput
 from ...llm.templates import PromptTemplate, load_template

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item
 from ..base import IndexEntry, Suite, SuiteOptions

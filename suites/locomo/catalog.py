@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ...types import Context, Item, ItemView, Message
 from ..base import SuiteOptions
 from .categories import label

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ...files import json_input
 from ...files.user_files import read_bytes
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ...config.errors import ConfigError
 from ...config.judge_specs import off_protocol
+from ...errors import ConfigError
 from ...llm.judge import PanelFactory
 from ...results.records import PairedMetric, Record, SuiteSummary
 from ...types import Context, Item

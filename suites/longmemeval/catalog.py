@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import ConfigError, DataError
+from ...errors import ConfigError, DataError
 from ...types import Context, Item, ItemView, Message
 from ..base import SuiteOptions
 from .released import QUESTION_TYPES, Question, ReleasedFile, scan, stream_sessions, turns_of

@@ -37,7 +37,7 @@ from typing import Any, BinaryIO
 
 import ijson
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ...files import json_input
 from ...files.user_files import open_bytes
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from . import gen_coexisting, gen_conditional, gen_longhop, gen_persona, gen_update
 from .model import DatasetBuild
 

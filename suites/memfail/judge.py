@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...config.errors import ResponseError
+from ...errors import ResponseError
 from ...types import Answer, Item, Trace, Verdict
 from ..memory_text import stored_texts
 from .attribution import Attribution, attribute

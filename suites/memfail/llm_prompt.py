@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ...llm.calls import Completion
 from ...llm.strict_json import InvalidOutput, cut_off, read_object
 from ...llm.templates import PromptTemplate, load_template, prompts_dir

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ...files import json_input
 from ..data_files import read_text
 from .release_csv import Row, read_table

@@ -14,9 +14,9 @@ import contextvars
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from ...config.llm_settings import LLMSettings
 from ...llm.caller import ModelCaller
 from ...llm.calls import ChatRequest
-from ...llm.settings import LLMSettings
 from ...llm.tally import count
 from ...llm.templates import PromptTemplate, load_template
 from ...types import Message

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item, ItemView
 from ..base import IndexEntry, Suite, SuiteOptions

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...config.errors import ConfigError, DataError
+from ...errors import ConfigError, DataError
 from ..base import SuiteOptions
 from ..data_files import regular_files
 from . import released

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from operator import is_
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ...types import Answer, ItemView, Memory
 from ..memory_text import stored_texts
 from ..unreadable import marked

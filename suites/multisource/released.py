@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...config.errors import DataError
+from ...errors import DataError
 from ...files import json_input
 from ..data_files import read_text
 from ._common import SOURCE_NAMES

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...config.errors import ConfigError
+from ...errors import ConfigError
 from ...llm.multisource import MultisourcePrompt
 from ...results.records import PairedMetric, Record, Report, SuiteSummary
 from ...types import Context, Item, ItemView, Message

@@ -1,8 +1,8 @@
-"""How to reach an OpenAI-compatible endpoint, and the secret that must never be stored.
+"""How to reach an OpenAI-compatible endpoint: one model's call settings.
 
 `LLMSettings` holds everything but the API key, so it can be logged, shipped to xdist
 workers and shown in reports. The key is read from OPENAI_API_KEY only when a client is
-built, kept in a `Secret` whose repr hides it, and scrubbed from any text we emit.
+built, kept in a `Secret` whose repr hides it (llm/secret.py).
 """
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..config.errors import ConfigError
-from .redaction import redact, redact_body, redact_joined
+from ..errors import ConfigError
 
 CacheMode = Literal["readwrite", "replay", "off"]
 CACHE_MODES: tuple[str, ...] = ("readwrite", "replay", "off")
@@ -128,49 +127,3 @@ class LLMSettings:
     def attempt_timeout(self, tokens: int) -> float:
         """The timeout of one attempt whose prompt and answer budget total `tokens`."""
         return self.timeout_s + self.timeout_per_1k_tokens_s * tokens / 1000
-
-
-class Secret:
-    """A string that does not show itself: repr, str and format print a placeholder."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def scrub(self, text: str) -> str:
-        """`text` with every piece of the secret (8 characters or more) replaced (redaction.py)."""
-        return redact(text, self._value)
-
-    def scrub_body(self, text: str) -> str:
-        """A server's body scrubbed in what it decodes to: JSON escapes undone, a stream's
-        deltas joined (redaction.py)."""
-        return redact_body(text, self._value)
-
-    def scrub_joined(self, parts: Sequence[str]) -> tuple[str, ...]:
-        """`parts` (e.g. log-prob tokens) scrubbed as one text, boundaries kept (redaction.py)."""
-        return redact_joined(parts, self._value)
-
-    def __repr__(self) -> str:
-        return "Secret(<redacted>)"
-
-    __str__ = __repr__
-
-    def __format__(self, spec: str) -> str:
-        return repr(self)
-
-    def __reduce__(self) -> Any:
-        raise TypeError("a Secret is not picklable")
-
-
-def api_key_from_env(base_url: str | None) -> Secret:
-    """OPENAI_API_KEY; local servers (a base URL is set) accept a placeholder."""
-    key = os.environ.get("OPENAI_API_KEY", "")
-    if key:
-        return Secret(key)
-    if base_url:
-        return Secret("EMPTY")
-    raise ConfigError("no API key: set OPENAI_API_KEY, or point OPENAI_BASE_URL at a local server")

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..campaigns.shards import Unit, check_shard_count, durations
+from ..config.extras import check_extras
+from ..config.judge_specs import with_protocol_model
+from ..config.options import OptionSource, read_settings
+from ..config.outputs import check_outputs, run_outputs
+from ..errors import ConfigError, DataError
 from ..llm.preflight import check_endpoint
-from ..running.state import RunState
-from .errors import ConfigError, DataError
-from .extras import check_extras
-from .judge_specs import with_protocol_model
-from .options import OptionSource, read_settings
-from .outputs import check_outputs, run_outputs
 from .registry import available_suites
 from .settings_checks import check_against_suites, check_before_run, judge_fit_notes, judged_suites
+from .shards import Unit, check_shard_count, durations
+from .state import RunState
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
+from ..errors import ConfigError
 from ..memory.resources import Resources
 from ..protocols import BuildsFromMemeval, ChecksSettings, MemorySystem
-from .errors import ConfigError
 
 SUITE_ENTRY_POINTS = "pytest_memeval.suites"
 MEMSYSTEM_ENTRY_POINTS = "pytest_memeval.memsystems"

@@ -21,13 +21,21 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from ..config.errors import ConfigError
+from ..errors import ConfigError
 from ..files.user_files import read_text
-from .usage import Tokens
 
 OPTION = "--memeval-prices"
+
+
+class TokenCounts(Protocol):
+    """What a price applies to: the tokens of some calls of one model (results.usage.Tokens)."""
+
+    @property
+    def prompt_tokens(self) -> int: ...
+    @property
+    def completion_tokens(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -36,7 +44,7 @@ class Price:
     input: float
     output: float
 
-    def of(self, tokens: Tokens) -> float:
+    def of(self, tokens: TokenCounts) -> float:
         return (tokens.prompt_tokens * self.input + tokens.completion_tokens * self.output) / 1_000_000
 
     def to_json(self) -> dict[str, float]:
@@ -77,7 +85,7 @@ def _price(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
-def cost(tokens: Mapping[str, Tokens], prices: Prices) -> float | None:
+def cost(tokens: Mapping[str, TokenCounts], prices: Prices) -> float | None:
     """What these models' tokens cost; None when a model with tokens has no price."""
     total = 0.0
     for model, counted in tokens.items():

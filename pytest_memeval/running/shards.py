@@ -10,48 +10,26 @@ report lacks weighs its items times the report's mean seconds per item. Tests th
 memeval items run in shard 1 only.
 
 N is at most the run's number of contexts where its suites are known before collection (the
-bundled suites: a shard with no context would run nothing), and at most MAX_SHARDS always.
+bundled suites: a shard with no context would run nothing), and at most MAX_SHARDS always
+(config/shard_syntax.py reads the option).
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from ..config.errors import ConfigError
+from ..config.shard_syntax import OPTION, Shard
+from ..errors import ConfigError
 from ..results.reading import read_report
 from ..results.records import Record
-from ..running.collection import context_of
+from .collection import context_of
 
-OPTION = "--memeval-shard"
-#: more jobs than a CI matrix runs (GitHub Actions: 256 per workflow)
-MAX_SHARDS = 1000
 #: (suite as the test names it, context id)
 Unit = tuple[str, str]
-
-
-@dataclass(frozen=True)
-class Shard:
-    index: int  # 1-based, as written on the command line
-    count: int
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    @classmethod
-    def parse(cls, raw: str) -> Shard:
-        found = re.fullmatch(r"([0-9]+)/([0-9]+)", raw)
-        shard = cls(int(found[1]), int(found[2])) if found else None
-        if shard is None or not 1 <= shard.index <= shard.count:
-            raise ConfigError(f"{OPTION}: {raw!r} is not I/N with 1 <= I <= N (e.g. 2/3)")
-        if shard.count > MAX_SHARDS:
-            raise ConfigError(f"{OPTION}: {raw!r}: N is at most {MAX_SHARDS}")
-        return shard
 
 
 def check_shard_count(shard: Shard, units: Collection[Unit]) -> None:

@@ -11,13 +11,13 @@ import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..config.gate_syntax import can_never_fail
+from ..config.judge_specs import JudgeOption, fitting, misfit, panel_members
+from ..config.settings import Settings
+from ..errors import ConfigError
 from ..llm.cache import check_cache_file
-from ..suites.base import JudgeOption, Suite
-from .errors import ConfigError
-from .gate_syntax import can_never_fail
-from .judge_specs import fitting, misfit, panel_members
+from ..suites.base import Suite
 from .registry import load_object
-from .settings import Settings
 
 
 def check_against_suites(settings: Settings, suites: dict[str, str], bundled_only: bool = True) -> None:
