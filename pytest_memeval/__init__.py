@@ -8,19 +8,18 @@ one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `V
 `Trace`). docs/api.md documents each name.
 """
 
+from .llm.structured import DeclaresSchema
 from .memory.resources import Resources
 from .protocols import (
     BuildsFromMemeval,
     ChecksSettings,
     Closes,
-    DeclaresSchema,
     ExplainsLLMOutsideGateway,
     Judge,
     MemorySystem,
     MemorySystemBase,
     NamesItems,
     Prefetches,
-    PrefetchRequest,
     ReportsIngest,
     ResponseModel,
 )
@@ -38,7 +37,7 @@ from .suites.base import (
     Suite,
     SuiteOptions,
 )
-from .types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
+from .types import Answer, Context, Item, ItemView, Memory, Message, PrefetchRequest, Trace, Verdict
 
 __all__ = [
     "Answer",

@@ -18,6 +18,7 @@ import pytest
 
 from .campaigns.merge import add_arguments, merge
 from .errors import ConfigError, MemevalError
+from .rendering.session_output import write_files, write_terminal
 
 USAGE_ERROR = int(pytest.ExitCode.USAGE_ERROR)
 
@@ -57,11 +58,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         args = parser.parse_args(argv)
-        report = merge(args)
+        report, suite = merge(args)
+        write_files(report, suite)
     except MemevalError as exc:
         print(f"memeval: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    report.write_terminal(Console(), wrong_printed=0)  # type: ignore[arg-type]
+    write_terminal(report, Console(), wrong_printed=0)  # type: ignore[arg-type]
     status = report.decide(pytest.ExitCode.OK, tests=False)
     for line in report.closing_lines():
         print(line)

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from .analysis.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
+from .analysis.session_report import SessionReport
 from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
 from .campaigns.campaign import Campaign, done_on_worker, stop_on_worker
 from .campaigns.journal import RESUME
@@ -27,14 +29,13 @@ from .config.report_files import report_paths
 from .errors import MemevalError
 from .llm.local_session import attach_local_model
 from .llm.run_slots import remove_run_slots
-from .rendering.failures import WrongAnswerSummary, mark_wrong_answer, trim_wrong_answer
-from .rendering.progress_display import ProgressDisplay
-from .rendering.terminal_text import write_line
-from .results.collector import SESSION_ERRORS, RecordCollector
-from .results.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
-from .results.session_report import SessionReport
+from .rendering.failures import WrongAnswerSummary
+from .rendering.progress_line import ProgressDisplay
+from .rendering.session_output import write_files, write_terminal
+from .rendering.terminal import write_line
 from .running import collection, crashes, frozen_heap, scheduling, shards
 from .running.adapter_guard import describe
+from .running.collector import SESSION_ERRORS, RecordCollector
 from .running.context_sizes import group_sizes
 from .running.exit_watch import thread_idents, watch_exit
 from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
@@ -53,13 +54,14 @@ from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest thr
     teardown_properties,
 )
 from .running.prefetch import STAGES_AHEAD, pending_limit
-from .running.progress import PROGRESS_DIR, ProgressTracker
+from .running.progress_tracking import PROGRESS_DIR, ProgressTracker
 from .running.registry import load_object
 from .running.run_setup import prepare_run
 from .running.runner import error_record
 from .running.settings_checks import available_cores, workers_note
 from .running.state import RunState
 from .running.worker_share import RUN_SLOTS, run_slots_for, shared_settings, worker_share
+from .running.wrong_answers import mark_wrong_answer, trim_wrong_answer
 
 COLLECTOR_NAME = "memeval-collector"
 COMPARED_RUNS_NAME = "memeval-compared-runs"
@@ -494,7 +496,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             _selection(config),
             end,
         )
-        report.write_files(state.suite)
+        write_files(report, state.suite)
     except MemevalError as exc:
         config.stash[REPORT_ERROR_KEY] = str(exc)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -614,7 +616,7 @@ def pytest_terminal_summary(
             write_line(terminalreporter, f"ERROR: {config.stash[REPORT_ERROR_KEY]}", red=True)
         _write_lingering(terminalreporter, config)
         if REPORT_KEY in config.stash:
-            config.stash[REPORT_KEY].write_terminal(terminalreporter, wrong.printed)
+            write_terminal(config.stash[REPORT_KEY], terminalreporter, wrong.printed)
         for line in config.stash.get(ESTIMATE_KEY, []):
             terminalreporter.write_line(line)
     return result

@@ -24,7 +24,9 @@ module is the one place that asks a third-party object whether it has one:
 | response model | `prefetch(requests)` | `Prefetches` | each answer asked when its test runs |
 | response model, judge | `close()` | `Closes` | nothing to release |
 | response model | `position_invariant` | class attribute | False: bayes asks every rotation of the options |
-| LLM prompt | `schema(view or item)` | `DeclaresSchema` | no structured-output constraint |
+
+An LLM prompt's one capability, `schema(view or item)`, is declared where prompts are sent
+(`llm.structured.DeclaresSchema`; without it no structured-output constraint is sent).
 
 A method capability is declared by the object's class: whether a class has it is
 asked once (`issubclass` against the Protocol) and remembered, since `isinstance` against a
@@ -41,10 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Protocol, TypeGuard, runtime_checkable
 
 from .memory.resources import Resources
-from .types import Answer, Item, ItemView, Memory, Message, Trace, Verdict
-
-#: (label naming the item in messages, public view, retrieved memories)
-PrefetchRequest = tuple[str, ItemView, Sequence[Memory]]
+from .types import Answer, Item, ItemView, Memory, Message, PrefetchRequest, Trace, Verdict
 
 
 @runtime_checkable
@@ -156,15 +155,6 @@ class Closes(Protocol):
     def close(self) -> None: ...
 
 
-@runtime_checkable
-class DeclaresSchema(Protocol):
-    """An LLM prompt (a suite's response or judge prompt) that gives the JSON schema of its
-    answer for a view (or of its verdict for an item), sent as a structured-output
-    constraint; None for no constraint."""
-
-    def schema(self, subject: Any) -> dict[str, Any] | None: ...
-
-
 class Judge(Protocol):
     """Turns an item, an answer and what the memory system returned into a verdict."""
 
@@ -227,15 +217,6 @@ def returns_at_once(system: object) -> bool:
     an adapter built on `context`) may wait on anything, so it must say so itself."""
     value = vars(type(system)).get("returns_at_once", False)
     return value if isinstance(value, bool) else False
-
-
-def answer_schema(prompt: object, subject: object) -> dict[str, Any] | None:
-    """`prompt.schema(subject)` when the prompt declares schemas, else None."""
-    return prompt.schema(subject) if _declares_schema(prompt) else None
-
-
-def _declares_schema(prompt: object) -> TypeGuard[DeclaresSchema]:
-    return _class_declares(type(prompt), DeclaresSchema)
 
 
 def position_invariant(responder: object) -> bool:

@@ -148,3 +148,8 @@ class Trace:
     #: whether the memory system declares that its memories name their source messages
     #: (`keeps_sources`); where it does not, an evidence recall is not available, not 0
     keeps_sources: bool = False
+
+
+#: one item a response model may answer ahead (`Prefetches`): (label naming the item in
+#: messages, public view, retrieved memories)
+PrefetchRequest = tuple[str, ItemView, Sequence[Memory]]

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from pytest_memeval.running.child_processes import wait_until_answers
+from pytest_memeval.child_processes import wait_until_answers
 
 STARTUP_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 10.0

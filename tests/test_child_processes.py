@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 PARENT = """
 import subprocess, sys, time
-from pytest_memeval.running.child_processes import {preexec}
+from pytest_memeval.child_processes import {preexec}
 child = subprocess.Popen([sys.executable, "-c", {child!r}], preexec_fn={preexec}, start_new_session=True)
 print(child.pid, flush=True)
 time.sleep(60)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from harness import make_record
 
+from pytest_memeval.analysis.gates import evaluate
 from pytest_memeval.config.gate_syntax import parse_gate
 from pytest_memeval.config.report_files import report_paths
 from pytest_memeval.rendering.terminal import overview_lines, wrong_answers_text
-from pytest_memeval.results.gates import evaluate
 from pytest_memeval.results.records import Metric, Report, RunKey, RunSummary, SuiteSummary
 
 KEY = RunKey("memfail", "chroma")

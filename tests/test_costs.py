@@ -13,14 +13,14 @@ import pytest
 from harness import make_record
 from llm_server import LLMServer, Reply, Request
 
+from pytest_memeval.analysis.usage_totals import run_usage
 from pytest_memeval.config.prices import Price, load_prices
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.tokens import count_tokens
-from pytest_memeval.results.collector import record_from_wire, record_to_wire
 from pytest_memeval.results.record_values import SchemaError
 from pytest_memeval.results.records import Report
 from pytest_memeval.results.usage import FillCost, Latency, Tokens
-from pytest_memeval.results.usage_summary import run_usage
+from pytest_memeval.running.collector import record_from_wire, record_to_wire
 
 PRICES = '[answerer]\ninput = 1.0\noutput = 2.0\n\n["gpt-4o-mini"]\ninput = 0.5\noutput = 1.5\n'
 

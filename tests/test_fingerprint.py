@@ -11,12 +11,12 @@ import pytest
 from harness import make_record, make_settings
 from llm_server import LLMServer
 
+from pytest_memeval.analysis.comparability import file_digests, protocol_note, sha256_of, suite_protocol
 from pytest_memeval.config.judge_specs import parse_judge
 from pytest_memeval.config.settings import Settings
 from pytest_memeval.errors import ConfigError
-from pytest_memeval.results.baseline import Baseline, load_baseline, protocol_note
+from pytest_memeval.results.baseline import Baseline, load_baseline
 from pytest_memeval.results.fingerprint import Fingerprint, FingerprintError, SuiteProtocol, public_settings
-from pytest_memeval.results.fingerprinting import file_digests, sha256_of, suite_protocol
 from pytest_memeval.results.records import Report
 from pytest_memeval.suites.base import SuiteOptions
 

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from harness import CommandLine
 
+from pytest_memeval.analysis.comparability import in_terms_of, protocol_note, run_fingerprint
 from pytest_memeval.config.judge_specs import with_protocol_model
 from pytest_memeval.config.options import read_settings
 from pytest_memeval.errors import ConfigError
-from pytest_memeval.results.baseline import Baseline, protocol_note
+from pytest_memeval.results.baseline import Baseline
 from pytest_memeval.results.fingerprint import Fingerprint
-from pytest_memeval.results.fingerprinting import in_terms_of, run_fingerprint
 from pytest_memeval.running.registry import available_suites, load_object
 from pytest_memeval.running.settings_checks import check_against_suites, judged_suites
 from pytest_memeval.running.state import RunState

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from pytest_memeval.analysis.gates import evaluate
 from pytest_memeval.config.gate_syntax import Gate, parse_gate
 from pytest_memeval.errors import ConfigError
-from pytest_memeval.results.gates import evaluate
 from pytest_memeval.results.records import (
     Comparison,
     Metric,

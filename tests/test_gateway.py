@@ -444,7 +444,7 @@ def test_an_unknown_route_is_a_one_line_404(gateway: LLMGateway) -> None:
 
 
 def test_a_repeat_is_asked_anew(gateway: LLMGateway) -> None:
-    from pytest_memeval.running.repetition import repeat_scope
+    from pytest_memeval.llm.repetition import repeat_scope
 
     meter = gateway.meter(CALLER)
     with LLMServer(lambda request: "ok") as server:

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from pytest_memeval.analysis.session_report import Headline
 from pytest_memeval.rendering.explorer import DATA_ID, explorer_data, packed_data, page_data, script, unpack
 from pytest_memeval.rendering.html import render_html
-from pytest_memeval.rendering.terminal import Headline
 from pytest_memeval.results.record_values import RecordedMemory
 from pytest_memeval.results.records import JudgeSensitivity, Metric, Record, Report, RunKey, RunSummary, SuiteSummary
 

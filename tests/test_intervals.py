@@ -1,6 +1,6 @@
 """Intervals that are true (issue 41, item 1; docs/statistics.md).
 
-One place (`stats.estimability`, applied by `results.intervals`) decides for every metric
+One place (`stats.estimability`, which also applies it) decides for every metric
 and every paired difference whether its interval is estimable; where it is not, the value
 stays and the reports say n/a and why, never a filler range or a zero-width interval shown
 as certainty, never a value outside its own interval. The property tests run every bundled
@@ -20,11 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from suite_records import ITEMS, paired_runs, pooled_runs, record
 
-from pytest_memeval.results.intervals import checked, checked_paired
+from pytest_memeval.analysis.session_report import SessionReport
 from pytest_memeval.results.records import Metric, PairedMetric, Record, Report, RunKey
-from pytest_memeval.results.session_report import SessionReport
 from pytest_memeval.running.registry import available_suites, load_object
-from pytest_memeval.stats.estimability import no_interval_reason
+from pytest_memeval.stats.estimability import checked, checked_paired, no_interval_reason
 from pytest_memeval.suites.base import Suite
 
 BOOTSTRAP = 200

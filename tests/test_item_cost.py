@@ -19,13 +19,13 @@ import pytest
 from pytest_memeval.errors import AdapterError
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
-from pytest_memeval.rendering.failures import WrongAnswer, trim_wrong_answer
-from pytest_memeval.results.collector import RECORD_PROPERTY, RecordCollector, record_from_wire, record_to_wire
 from pytest_memeval.results.record_values import SchemaError
 from pytest_memeval.results.records import Record, RunKey
 from pytest_memeval.running import frozen_heap
 from pytest_memeval.running.adapter_guard import AdapterGuard
+from pytest_memeval.running.collector import RECORD_PROPERTY, RecordCollector, record_from_wire, record_to_wire
 from pytest_memeval.running.fixtures import attach, teardown_properties
+from pytest_memeval.running.wrong_answers import WrongAnswer, trim_wrong_answer
 
 
 class _CallingThread:

@@ -23,11 +23,11 @@ from test_install import settings as plain_settings
 from test_locomo_suite import _report as locomo_report
 from test_longmemeval_suite import _report as longmemeval_report
 
+from pytest_memeval.analysis.judge_sensitivity import judge_sensitivity
 from pytest_memeval.config.judge_specs import JudgeSpec, off_protocol, panel_members, parse_judge, with_protocol_model
 from pytest_memeval.config.llm_settings import LLMSettings
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.rendering.terminal import judge_lines
-from pytest_memeval.results.judge_sensitivity import judge_sensitivity
 from pytest_memeval.results.records import Record, Report, RunSummary
 from pytest_memeval.stats import cluster_bootstrap, cohen_kappa
 from pytest_memeval.suites.locomo.suite import LocomoSuite

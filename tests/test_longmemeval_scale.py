@@ -24,7 +24,7 @@ MEASURE = textwrap.dedent(
     from pathlib import Path
     from pytest_memeval.suites.base import SuiteOptions
     from pytest_memeval.suites.longmemeval.catalog import Catalog
-    from pytest_memeval.running.progress import resident_mb
+    from pytest_memeval.running.progress_tracking import resident_mb
 
     data, cache = Path(sys.argv[1]), Path(sys.argv[2])
     before = resident_mb()

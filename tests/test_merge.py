@@ -20,7 +20,7 @@ import pytest
 from harness import make_record, make_settings
 
 from pytest_memeval.__main__ import main
-from pytest_memeval.results.fingerprinting import run_fingerprint
+from pytest_memeval.analysis.comparability import run_fingerprint
 from pytest_memeval.results.records import Record, Report
 from pytest_memeval.running.state import RunState
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_memeval.analysis.comparisons import compare_runs
+from pytest_memeval.analysis.gates import evaluate
 from pytest_memeval.config.gate_syntax import parse_gate
-from pytest_memeval.results.comparisons import compare_runs
-from pytest_memeval.results.gates import evaluate
 from pytest_memeval.results.records import PairedMetric, Record, RunKey, RunSummary
 from pytest_memeval.stats.cells import compare_rates
 

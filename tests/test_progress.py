@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from pytest_memeval.rendering.progress_display import ProgressDisplay, _duration
-from pytest_memeval.running.progress import (
+from pytest_memeval.rendering.progress_line import ProgressDisplay, _duration
+from pytest_memeval.running.progress_tracking import (
     Progress,
     ProgressTracker,
     TrackedEmbedder,

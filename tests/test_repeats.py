@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from harness import make_record
 
+from pytest_memeval.analysis.comparisons import compare_runs
+from pytest_memeval.analysis.flakiness import flakiness, item_repeats
 from pytest_memeval.config.llm_settings import LLMSettings
 from pytest_memeval.llm.calls import ChatRequest
 from pytest_memeval.llm.judge import JudgePanel
+from pytest_memeval.llm.repetition import current_repeat, repeat_scope
 from pytest_memeval.rendering.explorer import page_data
-from pytest_memeval.results.comparisons import compare_runs
-from pytest_memeval.results.flakiness import flakiness, item_repeats
 from pytest_memeval.results.records import Report
-from pytest_memeval.running.repetition import current_repeat, repeat_scope
 from pytest_memeval.types import Answer, Item, ItemView, Verdict
 
 FLAKY = "faulty_adapters:ForgetsEveryOtherTime"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from _pytest.terminal import TerminalReporter
 
-from pytest_memeval.results.collector import RECORD_PROPERTY, record_from_wire
+from pytest_memeval.running.collector import RECORD_PROPERTY, record_from_wire
 from pytest_memeval.suites.base import SuiteOptions
 
 WORKERS = ("-n", "2")

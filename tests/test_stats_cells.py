@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from harness import make_record
 
+from pytest_memeval.analysis.comparisons import compare_runs
+from pytest_memeval.analysis.gates import evaluate
 from pytest_memeval.config.gate_syntax import parse_gate
-from pytest_memeval.results.comparisons import compare_runs
-from pytest_memeval.results.gates import evaluate
 from pytest_memeval.results.records import PairedMetric, RunKey, RunSummary, SuiteSummary
 from pytest_memeval.stats import compare_means, estimate_cell, json_number
 

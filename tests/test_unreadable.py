@@ -132,10 +132,10 @@ def test_counting_and_the_note() -> None:
 
 
 def test_a_run_of_unreadable_memories_says_so_and_blocks_its_gates() -> None:
+    from pytest_memeval.analysis.gates import evaluate
+    from pytest_memeval.analysis.session_report import _summarize
     from pytest_memeval.config.gate_syntax import parse_gate
-    from pytest_memeval.results.gates import evaluate
     from pytest_memeval.results.records import Metric, SuiteSummary
-    from pytest_memeval.results.session_report import _summarize
 
     class Suite:
         metric_bounds = {"accuracy": (0.0, 1.0)}

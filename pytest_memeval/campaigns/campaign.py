@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
+from ..analysis.comparability import in_terms_of, protocol_note, run_fingerprint, suite_protocol
 from ..config.outputs import journal_path
 from ..config.prices import cost
 from ..config.shard_syntax import Shard
 from ..errors import ConfigError
-from ..results.baseline import Baseline, protocol_note
+from ..results.baseline import Baseline
 from ..results.fingerprint import Fingerprint
-from ..results.fingerprinting import in_terms_of, run_fingerprint, suite_protocol
 from ..results.records import ItemKey, Record
 from ..running.adapter_guard import describe
 from ..running.state import RunState

@@ -38,9 +38,9 @@ from typing import Any, Final
 from ..errors import ConfigError
 from ..files import json_input
 from ..files.user_files import open_regular, read_bytes
-from ..results.collector import record_to_wire
 from ..results.fingerprint import Fingerprint, FingerprintError
 from ..results.records import ItemKey, Record, SchemaError
+from ..running.collector import record_to_wire
 
 FORMAT = "memeval-journal/1"
 RESUME = "--memeval-resume"

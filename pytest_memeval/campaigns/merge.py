@@ -19,8 +19,10 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..analysis.comparability import protocol_note
+from ..analysis.session_report import SessionReport, SuiteLookup
 from ..config.gate_syntax import parse_gates
 from ..config.option_values import cache_dir, readable_dir, readable_file, writable_file
 from ..config.outputs import check_outputs, run_outputs
@@ -28,12 +30,11 @@ from ..config.prices import prices_from
 from ..config.settings import Settings
 from ..config.shard_syntax import Shard
 from ..errors import ConfigError
-from ..results.baseline import load_baseline, protocol_note
-from ..results.collector import group_by_run
+from ..results.baseline import load_baseline
 from ..results.fingerprint import Fingerprint
 from ..results.reading import read_report
 from ..results.records import ItemKey, Record, Report
-from ..results.session_report import SessionReport
+from ..running.collector import group_by_run
 from ..running.settings_checks import check_gates
 from ..running.state import RunState, suite_target
 
@@ -172,8 +173,15 @@ def _recorded_dir(raw: Any) -> Path | None:
     return path
 
 
-def merge(args: argparse.Namespace) -> SessionReport:
-    """The merged report, its files written."""
+class Merged(NamedTuple):
+    """The merged report, and the suites that summarised it (their figures go into the page)."""
+
+    report: SessionReport
+    suite: SuiteLookup
+
+
+def merge(args: argparse.Namespace) -> Merged:
+    """The merged report, before its files are written (rendering.session_output)."""
     shards = read_shards([Path(p) for p in args.shards])
     settings = merged_settings(shards, args)
     check_outputs(
@@ -209,8 +217,7 @@ def merge(args: argparse.Namespace) -> SessionReport:
         notes,
         {key: str(value) for key, value in (shards[0].report.settings.get("selection") or {}).items()},
     )
-    report.write_files(state.suite)
-    return report
+    return Merged(report, state.suite)
 
 
 def _suite_sizes(shards: Sequence[ShardReport]) -> Any:

@@ -10,7 +10,7 @@
                                             where lower is better); the margin defaults to 0
 
 A suite name has no dots, so everything after the first dot (or after `[system].`) is
-the metric. Evaluation is in results/gates.py.
+the metric. Evaluation is in analysis/gates.py.
 """
 
 from __future__ import annotations

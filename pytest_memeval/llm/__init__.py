@@ -14,6 +14,7 @@ judges and panels), multisource (that suite's prompt and strict parser).
 
 from ..config.judge_specs import PanelMember
 from ..config.llm_settings import CACHE_MODES, LLMSettings
+from ..types import PrefetchRequest
 from .cache import CallCache
 from .caller import ModelCaller, ReplayMissError
 from .calls import ChatRequest, Completion, TokenLogprob
@@ -30,7 +31,7 @@ from .judge import (
     parse_score,
 )
 from .multisource import MultisourcePrompt, parse_answer
-from .responder import LLMResponder, PrefetchRequest, ResponsePrompt
+from .responder import LLMResponder, ResponsePrompt
 from .secret import Secret
 from .strict_json import InvalidOutput, read_object
 from .templates import PromptTemplate, available_templates, load_template

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config.llm_settings import LLMSettings
-from ..running.repetition import current_repeat
+from .repetition import current_repeat
 from .secret import Secret
 
 #: bump when the key's canonical form or the stored completion format changes
@@ -44,7 +44,7 @@ class ChatRequest:
         template: str = "",
         schema: Mapping[str, Any] | None = None,
     ) -> ChatRequest:
-        """The request, keyed to the repeat of the item being run (see pytest_memeval.running.repetition).
+        """The request, keyed to the repeat of the item being run (see pytest_memeval.llm.repetition).
         `schema`: the answer's JSON schema, sent unless structured output is off (the
         completions API has no response_format, so it is not sent there either)."""
         frozen = tuple({"role": str(m["role"]), "content": str(m["content"])} for m in messages)

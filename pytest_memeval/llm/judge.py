@@ -20,12 +20,12 @@ from typing import Any, Protocol
 from ..config.judge_specs import PanelMember
 from ..config.llm_settings import LLMSettings
 from ..errors import ResponseError
-from ..protocols import answer_schema
 from ..types import Answer, Item, Verdict
 from .cache import CallCache
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
 from .strict_json import InvalidOutput, read_object
+from .structured import answer_schema
 from .tally import count
 from .templates import PromptTemplate
 
@@ -40,7 +40,7 @@ class JudgeOutputError(ResponseError):
 
 
 class JudgePrompt(Protocol):
-    """May also have `schema(item) -> dict | None` (`protocols.DeclaresSchema`), the JSON
+    """May also have `schema(item) -> dict | None` (`structured.DeclaresSchema`), the JSON
     schema of the verdict."""
 
     template: PromptTemplate

@@ -49,9 +49,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..child_processes import killed_with_parent, wait_until_answers
 from ..config.model_specs import DEFAULT_N_CTX, KNOWN_MODELS, ModelSpec, parse_specs
 from ..errors import ConfigError
-from ..running.child_processes import killed_with_parent, wait_until_answers
 
 EXTRA = 'the [llm-local] extra is not installed: pip install "pytest-memeval[llm-local]"'
 START_TIMEOUT_S = 120.0

@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..results.usage import Tokens
-from ..running.repetition import current_repeat
 from .caller import ReplayMissError
+from .repetition import current_repeat
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..config.llm_settings import LLMSettings
-from ..protocols import PrefetchRequest, answer_schema
-from ..types import Answer, ItemView, Memory
+from ..types import Answer, ItemView, Memory, PrefetchRequest
 from .caller import ModelCaller
 from .calls import ChatRequest, Completion
+from .structured import answer_schema
 from .tally import count
 from .templates import PromptTemplate
 
@@ -27,7 +27,7 @@ from .templates import PromptTemplate
 class ResponsePrompt(Protocol):
     """A suite's prompt: messages from the public view and memories, an Answer from the reply.
 
-    A prompt may also have `schema(view) -> dict | None` (`protocols.DeclaresSchema`), the
+    A prompt may also have `schema(view) -> dict | None` (`structured.DeclaresSchema`), the
     JSON schema of the answer (sent as a structured-output constraint); without it no
     schema is sent."""
 

@@ -13,15 +13,48 @@ names response_format), json_object from then on. The choice is remembered per e
 for the life of the process (each xdist worker learns it once, with one refused call).
 Mode `off` sends no schema. The schema constrains decoding only: the reply is parsed as
 strictly as ever, and output that still misses the schema is invalid, never coerced.
+
+A prompt declares its answer's schema by having `schema(subject)` (`DeclaresSchema`: a
+response prompt's subject is the item's public view, a judge prompt's the item); whether
+its class has it is asked once per class, as protocols.py asks of adapters.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 JSON_SCHEMA, JSON_OBJECT = "json_schema", "json_object"
+
+Subject = TypeVar("Subject", contravariant=True)
+
+
+@runtime_checkable
+class DeclaresSchema(Protocol[Subject]):
+    """An LLM prompt that gives the JSON schema of its answer for a subject (a response
+    prompt: the item's public view; a judge prompt: the item), sent as a structured-output
+    constraint; None for no constraint."""
+
+    def schema(self, subject: Subject) -> dict[str, Any] | None: ...
+
+
+def answer_schema(prompt: DeclaresSchema[Subject] | object, subject: Subject) -> dict[str, Any] | None:
+    """`prompt.schema(subject)` when the prompt's class declares schemas, else None."""
+    return prompt.schema(subject) if _declares_schema(prompt) else None
+
+
+#: prompt class -> whether it declares `schema`; asked once per class: `isinstance` against
+#: a runtime-checkable Protocol walks its members on every call
+_DECLARED: dict[type, bool] = {}
+
+
+def _declares_schema(prompt: object) -> TypeGuard[DeclaresSchema[Any]]:
+    cls = type(prompt)
+    declared = _DECLARED.get(cls)
+    if declared is None:
+        declared = _DECLARED[cls] = issubclass(cls, DeclaresSchema)
+    return declared
 
 
 def response_format(form: str, schema: Mapping[str, Any], name: str) -> dict[str, Any]:

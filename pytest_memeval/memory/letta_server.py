@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Self
 
+from ..child_processes import die_with_parent, last_log_line, stop_process_group, wait_until_answers
 from ..errors import ConfigError
-from ..running.child_processes import die_with_parent, last_log_line, stop_process_group, wait_until_answers
 
 STOP_TIMEOUT_S = 15.0
 #: environment variables that would send data out of the machine or leave SQLite

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any, Self
 
+from ..child_processes import die_with_parent, last_log_line, stop_process_group
 from ..errors import AdapterError, ConfigError
-from ..running.child_processes import die_with_parent, last_log_line, stop_process_group
 
 SHIM = Path(__file__).with_name("memos_shim.py")
 STOP_TIMEOUT_S = 10.0

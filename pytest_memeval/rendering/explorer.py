@@ -24,7 +24,7 @@ from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
-from ..results.judge_sensitivity import panel_verdicts
+from ..analysis.judge_sensitivity import panel_verdicts
 from ..results.records import Record, Report
 from .failures import stage_of
 

@@ -5,11 +5,12 @@ see it. pytest's own FAILURES section, however, costs O(failures x reports): for
 failure it scans every passed report for teardown sections
 (`TerminalReporter._handle_teardown_sections`), which took 14.7 s of a 32 s run with
 1,600 wrong answers among 8,640 items, and minutes on 34,560. So the plugin marks the call
-report of a wrong answer (its one-line summary under `WRONG_ANSWER`, the failure message as
-a plain-string longrepr), keeps those reports out of pytest's failure sections and short
-summary while the terminal summary is written (they are put back before pytest counts the
-outcomes), and prints them itself, in time linear in their number, after pytest's short
-summary and before the memeval summary, which comes last.
+report of a wrong answer (running/wrong_answers.py: its one-line summary under
+`WRONG_ANSWER`, the failure message as a plain-string longrepr); here, on the controller,
+those reports are kept out of pytest's failure sections and short summary while the
+terminal summary is written (they are put back before pytest counts the outcomes) and
+printed, in time linear in their number, after pytest's short summary and before the
+memeval summary, which comes last.
 """
 
 from __future__ import annotations
@@ -22,43 +23,8 @@ from typing import Any
 import pytest
 
 from ..results.records import Record, RunKey
-from .terminal import shorten
-from .terminal_text import printable, write_line
-
-#: the report attribute (it travels from xdist workers) holding a wrong answer's one line
-WRONG_ANSWER = "memeval_wrong_answer"
-
-
-class WrongAnswer(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest types fail.Exception as an attribute
-    """Raised by `check` for an answer the judge rejected: a test failure with a one-line
-    summary beside the full message."""
-
-    def __init__(self, message: str, summary: str) -> None:
-        super().__init__(message, pytrace=False)
-        self.summary = summary
-
-
-def trim_wrong_answer(call: pytest.CallInfo[None]) -> None:
-    """Before pytest makes a wrong answer's report: its traceback is cut to the frame that
-    raised it. pytest renders a failure without traceback (`pytrace=False`) by walking and
-    filtering every frame down from its runner (about 0.6 ms per wrong answer), and
-    `mark_wrong_answer` replaces that rendering by the message anyway."""
-    excinfo = call.excinfo
-    if call.when == "call" and excinfo is not None and isinstance(excinfo.value, WrongAnswer):
-        excinfo.traceback = excinfo.traceback[-1:]
-
-
-def mark_wrong_answer(report: pytest.TestReport, call: pytest.CallInfo[None]) -> None:
-    """On the process that ran the test: a wrong answer's report carries its message as
-    a plain string (cheap to ship and print) and its one-line summary."""
-    excinfo = call.excinfo
-    if report.when == "call" and excinfo is not None and isinstance(excinfo.value, WrongAnswer):
-        report.longrepr = str(excinfo.value.msg)
-        setattr(report, WRONG_ANSWER, excinfo.value.summary)
-
-
-def is_wrong_answer(report: Any) -> bool:
-    return getattr(report, WRONG_ANSWER, None) is not None
+from ..running.wrong_answers import WRONG_ANSWER, is_wrong_answer
+from .terminal import write_line
 
 
 class WrongAnswerSummary:
@@ -134,20 +100,3 @@ def grouped_lines(records: Iterable[Record]) -> list[str]:
         parts = ", ".join(f"{stage} {n:,}" for stage, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append(f"  {key.suite} | {label}: {sum(counts.values()):,} of {scored[key]:,} scored ({parts})")
     return lines
-
-
-#: characters of an answer or a gold shown in a wrong answer's line, and of the judge's reason
-SHOWN_VALUE = 100
-SHOWN_REASON = 160
-
-
-def summary_line(outcome: Any) -> str:
-    """A wrong answer in one line (the test id names the item): what was answered, what
-    was expected, and the judge's reason, each cut short (-v and the reports have them whole)."""
-    answer = outcome.answer
-    line = (
-        f"answered {shorten(repr(answer.label), SHOWN_VALUE)}, expected {shorten(repr(outcome.item.gold), SHOWN_VALUE)}"
-    )
-    line += " (abstained)" if answer.abstained else ""
-    reason = " ".join(str(outcome.verdict.reason).split())
-    return printable(f"{line}; judge: {shorten(reason, SHOWN_REASON)}" if reason else line)

@@ -17,6 +17,7 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 
+from ..analysis.session_report import Headline
 from ..files.atomic_file import write_atomic
 from ..results.records import SCHEMA, Report, RunKey
 from .explorer import explorer_section, packed_data, packed_element, script_element, script_hash
@@ -34,7 +35,7 @@ from .html_tables import (
 )
 from .report_figures import breakdown_figures, comparison_figure
 from .svg import render_svg
-from .terminal import Headline, headline_of
+from .terminal import headline_of
 
 ExtraFigures = Sequence[Figure] | Mapping[str, Sequence[Figure]]
 CSP = f"default-src 'none'; style-src 'unsafe-inline'; script-src {script_hash()}; base-uri 'none'; form-action 'none'"

@@ -9,6 +9,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from ..analysis.session_report import Headline
 from ..results.clusters import cluster_note
 from ..results.record_values import FlippedItem
 from ..results.records import (
@@ -23,8 +24,8 @@ from ..results.records import (
 )
 from .figures import format_number
 from .report_figures import format_p, run_labels
-from .terminal import Headline, interval_text, no_headline_value
-from .usage_rows import usage_rows
+from .terminal import interval_text, no_headline_value
+from .usage_table import usage_rows
 
 DASH = "\u2014"
 FAIL_BADGE = '<span class="badge fail">FAIL</span>'

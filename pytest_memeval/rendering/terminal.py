@@ -13,14 +13,16 @@ import textwrap
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
+from ..analysis.session_report import Headline
+from ..printable import printable, shorten
 from ..results.clusters import cluster_note
 from ..results.records import Cell, Comparison, GateVerdict, JudgeSensitivity, Metric, Report, RunKey, RunSummary
 from .figures import format_number
-from .terminal_text import printable, write_line
-from .usage_rows import usage_rows
+from .usage_table import usage_rows
 
 #: the width used when there is no terminal to ask (and the narrowest a table is laid out for)
 WIDTH = 100
@@ -35,6 +37,11 @@ MAX_CELLS = 10
 MAX_CELL_NAME = 24
 #: flaky item ids named per run
 NAMED_FLAKY = 6
+
+
+def write_line(terminal: Any, line: str, **markup: bool) -> None:
+    """One line on pytest's terminal reporter, made printable first."""
+    terminal.write_line(printable(line), **markup)
 
 
 def format_estimate(estimate: Metric) -> str:
@@ -240,10 +247,6 @@ def _line(label: str, cells: Iterable[str], label_width: int, widths: Sequence[i
     return (f"  {label:<{label_width}}" + "".join(f"  {c:<{w}}" for c, w in zip(cells, widths))).rstrip()
 
 
-def shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "\u2026"
-
-
 def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
     """The suite's heading, its table, and the notes of its runs."""
     runs = report.runs_of(suite)
@@ -426,14 +429,6 @@ def fingerprint_lines(report: Report, width: int = WIDTH) -> list[str]:
     for note in report.protocol_notes:
         lines.extend(_wrap(note, "  ", "    ", width))
     return lines
-
-
-@dataclass(frozen=True)
-class Headline:
-    """The metric the closing overview names for one run (its suite's `headline()`)."""
-
-    metric: str
-    lower_is_better: bool = False
 
 
 def headline_of(run: RunSummary) -> Headline | None:

@@ -1,5 +1,5 @@
-"""The results of a run and their analysis: records and their JSON form, usage and prices,
-fingerprints, and what the controller computes from records (comparisons, gates,
-baselines, flakiness, clusters, judge sensitivity, the session's report). Rendering them
-is `pytest_memeval.rendering`'s concern.
+"""The typed records of a run and their JSON form, the report schema: a record per item,
+metrics with their intervals, run summaries, comparisons, usage, fingerprints; reading a
+report (a baseline too) back. What the controller computes from them is
+`pytest_memeval.analysis`'s concern, rendering them `pytest_memeval.rendering`'s.
 """

@@ -7,21 +7,18 @@ Every problem is one line naming the file and the field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..suites.base import Suite
 from .fingerprint import Fingerprint
-from .fingerprinting import in_terms_of
 from .reading import read_json
 from .record_values import check_types
 from .records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError
 
 OLD_SCHEMA = "memeval-report/1"
-ANY_PROTOCOL = "--memeval-any-protocol"
 
 
 @dataclass(frozen=True)
@@ -53,29 +50,6 @@ def load_baseline(path: Path) -> Baseline:
     if not records:
         raise ConfigError(f"--memeval-baseline: {path} has no per-item records to pair with")
     return Baseline(path, tuple(records), fingerprint)
-
-
-def protocol_note(
-    baseline: Baseline, fingerprint: Fingerprint, any_protocol: bool, suites: Iterable[Suite] = ()
-) -> str | None:
-    """None when the baseline was run under this run's protocol (on the suites both ran);
-    otherwise, with `any_protocol`, the one line the report keeps; without it a ConfigError
-    naming the first difference. A report without a fingerprint is compared, and says so.
-    `suites`: this run's, which read the baseline's part of each as they read this run's
-    (`in_terms_of`: a spelled-out default is the default, also in a report of format 1)."""
-    name = baseline.path.name
-    if baseline.fingerprint is None:
-        return f"--memeval-baseline: {name} has no protocol fingerprint (written before fingerprints): not checked"
-    difference = fingerprint.protocol_difference(
-        in_terms_of(baseline.fingerprint, suites), ("in this run", f"in {name}"), shared_suites_only=True
-    )
-    if difference is None:
-        return None
-    if not any_protocol:
-        raise ConfigError(
-            f"--memeval-baseline: {name} was run under another protocol: {difference} ({ANY_PROTOCOL} compares anyway)"
-        )
-    return f"--memeval-baseline: compared across protocols ({ANY_PROTOCOL}): {difference}"
 
 
 #: the JSON kind of each field of a memeval-report/1 record (record_values.check_types)

@@ -8,7 +8,7 @@ subject. Items of one cluster are not independent evidence.
   cluster bootstrap of one cluster returns the same data every time, which used to print as
   a zero-width interval, an MDE of 0 and p = 0.0005: certainty made of nothing. Such
   statistics are *not estimable*: the point estimate stays, the interval, MDE and p-value
-  are None (`results.intervals`, through `stats.estimability`), every CI and no-regression
+  are None (`stats.estimability`), every CI and no-regression
   gate on them fails saying why.
 - Fewer than `RELIABLE_CLUSTERS` (6): the numbers are computed but flagged. With C
   clusters the exact sign-flip test has 2**C sign patterns, of which the observed one and

@@ -16,10 +16,10 @@ fingerprints, systems included. pytest's own selection (-k, -m, --lf, --deselect
 --memeval-shard are not part of it: they pick items of one protocol, and the report's
 `subset` says how many. `short()` names both parts in a dozen characters each.
 
-Every value is written in one form per meaning (fingerprinting.py and each suite's
+Every value is written in one form per meaning (analysis/comparability.py and each suite's
 `protocol_params`): equal meanings give equal fingerprints. A fingerprint of format 1
 (settings, seeds and judges as spelled) is read, and compared once a run has read its
-suites' part in its own terms (`fingerprinting.in_terms_of`).
+suites' part in its own terms (`comparability.in_terms_of`).
 
 Plain values only: this module imports nothing of the plugin, so records.py can hold it.
 """

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar
 
-from ..rendering.terminal_text import printable
+from ..printable import printable
 from .fingerprint import Fingerprint, FingerprintError
 from .record_values import (
     FlippedItem,

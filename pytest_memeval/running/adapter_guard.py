@@ -28,8 +28,8 @@ from typing import Any, TypeVar
 
 from ..config.settings import DEFAULT_ADAPTER_TIMEOUT
 from ..errors import AdapterError
+from ..printable import printable
 from ..protocols import returns_at_once
-from ..rendering.terminal_text import printable
 
 T = TypeVar("T")
 

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Collection
 
-from ..rendering.terminal_text import printable
+from ..printable import printable
 
 #: seconds the threads get to finish once the interpreter is exiting
 GRACE_S = 3.0

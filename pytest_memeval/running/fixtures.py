@@ -13,15 +13,15 @@ from dataclasses import replace
 import pytest
 
 from ..config.settings import Settings
-from ..rendering.failures import WrongAnswer, summary_line
-from ..rendering.terminal_text import printable
-from ..results.collector import RECORD_PROPERTY, RecordCollector, record_to_wire
+from ..printable import printable
 from ..results.records import Record
+from .collector import RECORD_PROPERTY, RecordCollector, record_to_wire
 from .evaluation import Components, evaluate_wired
 from .prefetch import Prefetcher, Stage, items_by_context, stage_of, upcoming_in_order, upcoming_in_queue
 from .runner import Outcome, failure_message
 from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState
+from .wrong_answers import WrongAnswer, summary_line
 
 STATE_KEY = pytest.StashKey[RunState]()
 #: set on a memeval item once its record is attached (the catch-all hook checks it)

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 import pytest
 
+from ..llm.repetition import repeat_scope
 from ..llm.tally import count_tokens
 from ..protocols import ResponseModel, prefetches
 from ..results.usage import Tokens
 from ..types import Item
 from .collection import CONTEXT_MARK, ITEM_ARG, K_ARG, REPEAT_ARG, SYSTEM_ARG
-from .repetition import repeat_scope
 from .runner import FILLED_NAMESPACES_KEPT, BoundMemory, Retrieval, retrieve
 
 ContextKey = tuple[str, str]  # (suite as the test names it, context id)

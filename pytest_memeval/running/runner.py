@@ -28,7 +28,7 @@ from ..results.usage import FillCost
 from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
 from .adapter_guard import AdapterGuard, describe
 from .adapter_values import checked_memories, checked_stats
-from .progress import ProgressTracker
+from .progress_tracking import ProgressTracker
 
 #: how many filled namespaces a worker keeps per memory system before resetting the oldest
 FILLED_NAMESPACES_KEPT = 4

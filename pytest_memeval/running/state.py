@@ -22,7 +22,7 @@ from ..results.baseline import Baseline
 from ..results.records import DETERMINISTIC, RunKey
 from ..suites.base import IndexEntry, Suite, SuiteOptions
 from .adapter_guard import AdapterGuard, describe
-from .progress import ProgressTracker, tracked_embedder
+from .progress_tracking import ProgressTracker, tracked_embedder
 from .registry import (
     Resolved,
     accepts_settings,

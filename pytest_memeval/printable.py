@@ -6,14 +6,13 @@ follows, and a carriage return could overwrite a line: together they forge outpu
 216 items PASSED"). `printable` drops escape sequences and control characters (and the
 Unicode controls that reorder text); a newline survives only where the text is multi-line
 by design (a wrong answer's full message), elsewhere it becomes a space. Every line the
-plugin writes to the terminal goes through `write_line`, and every one-line reason it
-hands to pytest through `printable`.
+plugin writes to the terminal goes through `write_line` (rendering/terminal.py), and every
+one-line reason it hands to pytest through `printable`.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 #: CSI (ESC [ or the one-byte CSI, parameters, a final byte), OSC (ESC ] up to BEL or ESC \),
 #: the other control strings (DCS, SOS, PM, APC up to ESC \) and every other ESC sequence
@@ -34,6 +33,6 @@ def printable(text: str, multiline: bool = False) -> str:
     return _CONTROL.sub("", text)
 
 
-def write_line(terminal: Any, line: str, **markup: bool) -> None:
-    """One line on pytest's terminal reporter, made printable first."""
-    terminal.write_line(printable(line), **markup)
+def shorten(text: str, width: int) -> str:
+    """`text` cut to `width` characters, the last an ellipsis where it was cut."""
+    return text if len(text) <= width else text[: width - 1] + "\u2026"

@@ -6,7 +6,7 @@ being filled session by session, and `tracked_embedder` wraps the run's embedder
 count the texts it embeds (and how many missed the embedding cache). A worker also
 writes the tracker's state, at most twice a second, to a file in a directory the
 controller named (`PROGRESS_DIR` in its workerinput); the controller's
-`rendering.progress_display` reads those files (or, without xdist, the tracker itself) and
+`rendering.progress_line` reads those files (or, without xdist, the tracker itself) and
 prints a progress line between pytest's own output.
 """
 

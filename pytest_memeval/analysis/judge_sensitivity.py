@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from .records import JudgePair, JudgeSensitivity, Metric, Record
+from ..results.records import JudgePair, JudgeSensitivity, Metric, Record
 
 #: where a record's detail keeps its panel's verdicts
 PANEL_DETAIL = "judges"

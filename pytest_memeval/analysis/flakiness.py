@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .records import Flakiness, Metric, Record
+from ..results.records import Flakiness, Metric, Record
 
 #: how many flaky item ids a run summary names
 NAMED_IDS = 20

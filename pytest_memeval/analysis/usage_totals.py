@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..config.prices import Prices, cost
-from .records import Record
-from .usage import PHASES, Latency, RunUsage, Tokens, add_tokens
+from ..results.records import Record
+from ..results.usage import PHASES, Latency, RunUsage, Tokens, add_tokens
 
 
 def run_usage(records: Sequence[Record], prices: Prices) -> RunUsage | None:

@@ -12,8 +12,8 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 
 from ..config.gate_syntax import Gate
-from .clusters import cluster_note, estimable
-from .records import Comparison, GateVerdict, Metric, RunSummary
+from ..results.clusters import cluster_note, estimable
+from ..results.records import Comparison, GateVerdict, Metric, RunSummary
 
 _OPS: Mapping[str, Callable[[float, float], bool]] = {
     ">=": operator.ge,

@@ -1,7 +1,8 @@
-"""The controller's view of a finished session: summaries, comparisons, gates, files.
+"""The controller's view of a finished session: summaries, comparisons, gates, the exit status.
 
 Built once, in pytest_sessionfinish, from the records the workers shipped; the terminal
-summary, the JSON report, the HTML page and the exit status all read this one object.
+summary, the JSON report, the HTML page (rendering/session_output.py writes them) and the
+exit status all read this one object.
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ from typing import Any
 import pytest
 
 from ..config.settings import Settings
-from ..files.atomic_file import write_atomic
-from ..rendering.html import write_html
-from ..rendering.terminal import Headline, write_overview, write_summary
-from ..rendering.terminal_text import write_line
+from ..results.baseline import baseline_for
+from ..results.clusters import count_clusters
+from ..results.fingerprint import Fingerprint
+from ..results.record_values import Subset
+from ..results.records import Comparison, Record, Report, RunKey, RunSummary
 from ..running.adapter_guard import describe
 from ..suites.base import Suite
 from ..suites.unreadable import count_unreadable, unreadable_note
-from .baseline import baseline_for
-from .clusters import count_clusters
 from .comparisons import apply_holm, compare_runs, pairs_within_session
-from .fingerprint import Fingerprint
 from .flakiness import flakiness
 from .gates import evaluate
 from .judge_sensitivity import judge_sensitivity
@@ -38,13 +37,19 @@ from .partial import (
     session_incomplete,
     subset_of,
 )
-from .record_values import Subset
-from .records import Comparison, Record, Report, RunKey, RunSummary
-from .usage_summary import run_usage
+from .usage_totals import run_usage
 
 SuiteLookup = Callable[[str], Suite]
 #: how many items a suite (as the test names it) has in this run's size, split and seeds
 SuiteSize = Callable[[str], "int | None"]
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The metric the closing overview names for one run (its suite's `headline()`)."""
+
+    metric: str
+    lower_is_better: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,7 +187,7 @@ class SessionReport:
             return ExitDecision(pytest_status, f"pytest ended with {pytest.ExitCode(pytest_status).name}")
         if self.n_errors > self.settings.max_errors:
             return ExitDecision(
-                failed, f"{self._errors_text()}, more than --memeval-max-errors={self.settings.max_errors}"
+                failed, f"{self.errors_text()}, more than --memeval-max-errors={self.settings.max_errors}"
             )
         if self.snapshot_changes:
             changed = len(self.snapshot_changes)
@@ -218,64 +223,16 @@ class SessionReport:
         more = f"; {len(failing) - 1} more of {len(gates)} gates failed (above)" if len(failing) > 1 else ""
         return ExitDecision(pytest.ExitCode.TESTS_FAILED, f"gate {first.expression} failed: {first.detail}{more}")
 
-    def _errors_text(self) -> str:
+    def errors_text(self) -> str:
         items = sum(r.n_errors + r.n_invalid for r in self.report.runs)
         session = len(self.report.session_errors)
         counted = [f"{items} items ended in an error or an invalid answer"] if items else []
         counted += [f"{session} session error{'s' if session != 1 else ''}"] if session else []
         return " and ".join(counted)
 
-    def write_files(self, suite: SuiteLookup) -> None:
-        """Write the JSON report and the HTML page; a failure is one line and fails the run."""
-        if self.settings.report is not None:
-            self._write(self.settings.report, "--memeval-report", lambda path: write_atomic(path, self.json_text()))
-        if self.settings.html is not None:
-            refs = {r.key.suite: r.suite_ref for r in self.report.records}
-            figures = {name: suite(refs[name]).figures(self.report) for name in self.report.suites() if name in refs}
-            self._write(
-                self.settings.html,
-                "--memeval-html",
-                lambda path: write_html(path, self.report, figures, self.headlines),
-            )
-
     def json_text(self) -> str:
         """The JSON report: strict JSON (a NaN or an infinity anywhere raises ValueError)."""
         return json.dumps(self.report.to_json(), indent=1, sort_keys=True, allow_nan=False) + "\n"
-
-    def _write(self, path: Any, option: str, write: Callable[[Any], None]) -> None:
-        try:
-            write(path)
-        except OSError as exc:
-            self.write_errors.append(f"{option}: cannot write {path}: {exc.strerror or exc}")
-        except ValueError as exc:  # a number JSON cannot hold reached the report
-            self.write_errors.append(f"{option}: not written, {describe(exc)}")
-
-    def write_terminal(self, terminal: pytest.TerminalReporter, wrong_printed: int | None = None) -> None:
-        """The summary tables, then the closing overview; `wrong_printed` counts the WRONG
-        lines printed above them (None: one per wrong answer)."""
-        write_summary(terminal, self.report)
-        for error in self.report.session_errors:
-            write_line(terminal, f"memeval: session error: {error}", red=True)
-        if self.n_errors > self.settings.max_errors:
-            terminal.write_line(
-                f"memeval: {self._errors_text()} (--memeval-max-errors={self.settings.max_errors}): the run fails",
-                red=True,
-            )
-        if self.snapshot_changes:
-            terminal.write_line(
-                f"memeval: {len(self.snapshot_changes)} verdicts differ from their snapshots "
-                "(review the diffs; record with --snapshot-update): the run fails",
-                red=True,
-            )
-        for error in self.write_errors:
-            write_line(terminal, f"memeval: {error}: the run fails", red=True)
-        files = []
-        if not self.write_errors:
-            if self.settings.report is not None:
-                files.append(("memeval report", str(self.settings.report)))
-            if self.settings.html is not None:
-                files.append(("memeval html", str(self.settings.html)))
-        write_overview(terminal, self.report, self.headlines, files, wrong_printed)
 
     def closing_lines(self) -> list[str]:
         """The last lines of a run, after pytest's own count: the exit status and why (once
@@ -304,7 +261,7 @@ def _summarize(
     repeat of them: their intervals resample clusters, which hold an item's repeats); a
     suite whose summary fails keeps its counts, and the failure is a session error. Every
     interval goes through `intervals` (none where it is not estimable, with the reason)."""
-    from .intervals import checked_flakiness, checked_judges, checked_summary  # numpy and the stats
+    from ..stats.estimability import checked_flakiness, checked_judges, checked_summary  # numpy and the stats
 
     scored = [r for r in records if r.is_scored]
     n_clusters = count_clusters(scored) if scored else None

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .record_values import Incomplete, Subset
-from .records import Record
+from ..results.record_values import Incomplete, Subset
+from ..results.records import Record
 
 #: what a run's items are collected under: suite (as the test names it), memory system, k
 RunItems = tuple[str, str, int]

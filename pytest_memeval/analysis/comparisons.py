@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations
 
-from .clusters import count_clusters, estimable
-from .record_values import FlippedItem
-from .records import Comparison, PairedMetric, Record, RunKey, Source, Unpaired, p_value_cells, with_holm
+from ..results.clusters import count_clusters, estimable
+from ..results.record_values import FlippedItem
+from ..results.records import Comparison, PairedMetric, Record, RunKey, Source, Unpaired, p_value_cells, with_holm
 
 CompareFn = Callable[[Sequence[Record], Sequence[Record]], Mapping[str, PairedMetric]]
 #: how many unpaired item ids a comparison names
@@ -64,7 +64,7 @@ def compare_runs(
 ) -> Comparison:
     """One comparison (a minus b) of two runs of the same suite; `bounds` are the ranges of
     the metrics where they are known (each difference's interval is checked against them)."""
-    from .intervals import checked_paired  # numpy and the stats
+    from ..stats.estimability import checked_paired  # numpy and the stats
 
     (key_a, records_a), (key_b, records_b) = a, b
     by_id_a, by_id_b = scored_by_id(records_a), scored_by_id(records_b)

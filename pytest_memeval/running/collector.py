@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from ..running.crashes import crash_message, is_crash
-from .records import Record, RunKey
+from ..results.records import Record, RunKey
+from .crashes import crash_message, is_crash
 
 RECORD_PROPERTY = "memeval"
 SNAPSHOT_CHANGED = "memeval_snapshot_changed"

@@ -2,7 +2,7 @@
 
 Filling a context (ingest, embedding) can take minutes during which pytest prints
 nothing. A thread of the controller reads each process's progress (xdist workers write
-theirs to files, see `pytest_memeval.running.progress`; without xdist it reads this process's
+theirs to files, see `pytest_memeval.running.progress_tracking`; without xdist it reads this process's
 tracker) and, at most every `--memeval-progress` seconds while some context is being
 filled or texts were embedded, writes a line through pytest's terminal reporter:
 
@@ -41,8 +41,9 @@ from typing import Any
 
 import pytest
 
-from ..running.progress import Progress, read_progress
-from .terminal import shorten, terminal_width
+from ..printable import shorten
+from ..running.progress_tracking import Progress, read_progress
+from .terminal import terminal_width
 
 #: how often the thread looks at the workers' progress, at most
 POLL_S = 1.0

@@ -1,4 +1,6 @@
-"""Computing a run's fingerprint (fingerprint.py) from its settings and suites.
+"""Whether two runs ran one protocol: a run's fingerprint (results/fingerprint.py holds the
+value) computed from its settings and suites, another's read in the same terms, and the
+note a comparison with a baseline of another protocol keeps (`protocol_note`).
 
 Each value enters in one form per meaning, so that two spellings of one protocol give one
 fingerprint: a suite's settings, seeds and split as the suite reads them (its
@@ -25,10 +27,12 @@ from typing import Any
 from ..config.judge_specs import JudgeSpec, panel_members, parse_judge
 from ..config.settings import Settings
 from ..errors import ConfigError
+from ..results.baseline import Baseline
+from ..results.fingerprint import Fingerprint, SuiteProtocol, public_settings
 from ..running.registry import Resolved
 from ..suites.base import Suite
-from .fingerprint import Fingerprint, SuiteProtocol, public_settings
 
+ANY_PROTOCOL = "--memeval-any-protocol"
 DIGESTS_FILE = "data-sha256.json"
 _CHUNK = 1 << 20
 
@@ -176,3 +180,26 @@ def _write_known(cache_dir: Path, known: Mapping[str, Any]) -> None:
         os.replace(partial, cache_dir / DIGESTS_FILE)
     except OSError:
         pass
+
+
+def protocol_note(
+    baseline: Baseline, fingerprint: Fingerprint, any_protocol: bool, suites: Iterable[Suite] = ()
+) -> str | None:
+    """None when the baseline was run under this run's protocol (on the suites both ran);
+    otherwise, with `any_protocol`, the one line the report keeps; without it a ConfigError
+    naming the first difference. A report without a fingerprint is compared, and says so.
+    `suites`: this run's, which read the baseline's part of each as they read this run's
+    (`in_terms_of`: a spelled-out default is the default, also in a report of format 1)."""
+    name = baseline.path.name
+    if baseline.fingerprint is None:
+        return f"--memeval-baseline: {name} has no protocol fingerprint (written before fingerprints): not checked"
+    difference = fingerprint.protocol_difference(
+        in_terms_of(baseline.fingerprint, suites), ("in this run", f"in {name}"), shared_suites_only=True
+    )
+    if difference is None:
+        return None
+    if not any_protocol:
+        raise ConfigError(
+            f"--memeval-baseline: {name} was run under another protocol: {difference} ({ANY_PROTOCOL} compares anyway)"
+        )
+    return f"--memeval-baseline: compared across protocols ({ANY_PROTOCOL}): {difference}"

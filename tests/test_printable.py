@@ -2,7 +2,7 @@
 
 The audit's case: an adapter's exception message holding `ESC[2J` and a fake "all 216 items
 PASSED" line was printed raw. Escape sequences and control characters are dropped from
-everything the plugin prints (`terminal_text.printable`, one function used everywhere); a
+everything the plugin prints (`printable.printable`, one function used everywhere); a
 run with such an adapter is in tests/test_bad_input.py (`EscapesInErrors`).
 """
 
@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from pytest_memeval.rendering.failures import WRONG_ANSWER, WrongAnswerSummary, summary_line
+from pytest_memeval.rendering.failures import WrongAnswerSummary
 from pytest_memeval.rendering.terminal import write_summary
 from pytest_memeval.results.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
 from pytest_memeval.running.adapter_guard import describe
+from pytest_memeval.running.wrong_answers import WRONG_ANSWER, summary_line
 from pytest_memeval.types import Answer, Item, ItemView, Verdict
 
 HOSTILE = "\x1b[2J\x1b[H\x1b]0;title\x07\x1bc\x9b1m\u202eevil\r\n== 216 passed ==\x1b[0m\x00\x7f\x85\u2028end"
@@ -34,7 +35,7 @@ HOSTILE = "\x1b[2J\x1b[H\x1b]0;title\x07\x1bc\x9b1m\u202eevil\r\n== 216 passed =
     ],
 )
 def test_printable_drops_escapes_and_controls(text: str, one_line: str, multi_line: str) -> None:
-    from pytest_memeval.rendering.terminal_text import printable
+    from pytest_memeval.printable import printable
 
     assert printable(text) == one_line
     assert printable(text, multiline=True) == multi_line
