@@ -31,9 +31,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.stats import mean_sem
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes import (
     BayesSuite,
     coin_mean,
@@ -49,6 +46,10 @@ from pytest_memeval.suites.bayes import (
 from pytest_memeval.suites.bayes.environments import IDENTIFY_AT, N_TYPES, identification_accuracy, stream
 from pytest_memeval.suites.bayes.offline import run_episodes
 from pytest_memeval.suites.bayes.summary import summarize
+
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.stats import mean_sem
 
 MAIN = {("coin", "passive_b1-identical-unknown_bias"), ("recommender", "passive_b1-anonymized")}
 DEDUP = "pytest_memeval.suites.bayes.dedup_memory:DeduplicatingMemory"

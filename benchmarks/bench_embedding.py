@@ -23,11 +23,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from pytest_memeval.suites.multisource.suite import MultisourceSuite
 
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.memory.embedders import MiniLMEmbedder, minilm_path
 from pytest_memeval.memory.embedding_cache import CachedEmbedder
-from pytest_memeval.suites.base import SuiteOptions
-from pytest_memeval.suites.multisource.suite import MultisourceSuite
 
 
 def texts_of(count: int) -> list[str]:

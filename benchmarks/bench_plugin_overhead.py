@@ -27,10 +27,11 @@ from pathlib import Path
 
 def loop(size: str, split: str | None) -> None:
     """The plain loop (run in its own process by main)."""
+    from pytest_memeval.suites.multisource.suite import MultisourceSuite
+
+    from pytest_memeval.framework.suite import SuiteOptions
     from pytest_memeval.memory.context import ContextMemory
     from pytest_memeval.results.records import Record, RunKey
-    from pytest_memeval.suites.base import SuiteOptions
-    from pytest_memeval.suites.multisource.suite import MultisourceSuite
     from pytest_memeval.types import Trace
 
     cache = Path(os.environ["MEMEVAL_CACHE_DIR"])

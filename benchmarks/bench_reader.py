@@ -21,10 +21,11 @@ import statistics
 import time
 from pathlib import Path
 
-import pytest_memeval
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.multisource.suite import MultisourceSuite
+
+import pytest_memeval
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.memory.context import ContextMemory
 
 
 def main() -> None:

@@ -24,8 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_memeval.suites.base import SuiteOptions  # noqa: E402
 from pytest_memeval.suites.knowme.suite import KnowmeSuite  # noqa: E402
+
+from pytest_memeval.framework.suite import SuiteOptions  # noqa: E402
 
 TASK_METRICS = ("t1_entity_f1", "t2_abstain_exact", "t1_t2_balance", "t3_value_bands", "t4_rank_bands", "t5_cue_bands")
 

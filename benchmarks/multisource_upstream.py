@@ -50,7 +50,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.multisource import (
     coverage,
     f_beta,
@@ -61,6 +60,8 @@ from pytest_memeval.suites.multisource import (
 )
 from pytest_memeval.suites.multisource.catalog import Catalog
 from pytest_memeval.suites.multisource.reader import READERS, fitted_models
+
+from pytest_memeval.framework.suite import SuiteOptions
 
 # Runs inside the release's own environment: its data loaders, its methods, its aggregation.
 RELEASE_SCRIPT = r"""

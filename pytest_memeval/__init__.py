@@ -8,6 +8,17 @@ one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `V
 `Trace`). docs/api.md documents each name.
 """
 
+from .framework.suite import (
+    Answering,
+    ExactLabelJudge,
+    IndexEntry,
+    ItemSource,
+    JudgeOption,
+    Scoring,
+    Statistics,
+    Suite,
+    SuiteOptions,
+)
 from .llm.structured import DeclaresSchema
 from .memory.resources import Resources
 from .protocols import (
@@ -26,17 +37,6 @@ from .protocols import (
 from .results.records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
 from .running.fixtures import check
 from .running.runner import Outcome
-from .suites.base import (
-    Answering,
-    ExactLabelJudge,
-    IndexEntry,
-    ItemSource,
-    JudgeOption,
-    Scoring,
-    Statistics,
-    Suite,
-    SuiteOptions,
-)
 from .types import Answer, Context, Item, ItemView, Memory, Message, PrefetchRequest, Trace, Verdict
 
 __all__ = [

@@ -7,9 +7,9 @@ An item passes when the prediction gets at least the direction right (rubric 4 o
 """
 
 import pytest
+from pytest_memeval.suites.behavior import CONDITIONS, Condition
 
 from pytest_memeval import Outcome, check
-from pytest_memeval.suites.behavior import CONDITIONS, Condition
 
 
 @pytest.fixture

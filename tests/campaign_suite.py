@@ -20,10 +20,10 @@ from typing import Any
 
 from toysuite import THINGS, ToyJudge, ToyReader, ToySuite, fact_value
 
+from pytest_memeval.framework.suite import IndexEntry
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.results.records import Metric, Record, SuiteSummary
 from pytest_memeval.stats import bootstrap_mean
-from pytest_memeval.suites.base import IndexEntry
 from pytest_memeval.types import Context, Item, ItemView, Memory, Message
 
 NAMES = tuple(f"p{i}" for i in range(10))

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pytest_memeval.config.settings import Settings
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.results.records import Record, RunKey
-from pytest_memeval.suites.base import SuiteOptions
 
 #: the API key every pytester run gets; tests that look for leaks grep their outputs for it
 TEST_API_KEY = "sk-test-NEVER-WRITE-ME-0123456789abcdef"

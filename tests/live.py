@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.memory.resources import LazyEmbedder, Resources
 from pytest_memeval.running.registry import build_memsystem, load_object, resolve_memsystem
 from pytest_memeval.running.state import suite_target
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.types import Item, Memory
 
 #: every live test: real models, one shared server (one xdist worker), skippable with -m

@@ -15,13 +15,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from hypothesis import strategies as st
-
-from pytest_memeval.results.records import Record, RunKey
 from pytest_memeval.suites.behavior.conditions import CONDITIONS
 from pytest_memeval.suites.knowme.tasks import TASKS
 from pytest_memeval.suites.longmemeval.released import QUESTION_TYPES
 from pytest_memeval.suites.memfail.attribution import STAGES
 from pytest_memeval.suites.memfail.datasets import DATASETS
+
+from pytest_memeval.results.records import Record, RunKey
 
 
 @dataclass(frozen=True)

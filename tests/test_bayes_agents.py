@@ -7,14 +7,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-
-from pytest_memeval.errors import ResponseError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes import BayesSuite, coin_mean, last_k, memoryless, perfect_bayesian, tempered
 from pytest_memeval.suites.bayes.askers import DirectAsker
 from pytest_memeval.suites.bayes.episode import probes, run_episode
 from pytest_memeval.suites.bayes.parse import Flip, chronological, coin_evidence, coin_totals, rating_evidence
 from pytest_memeval.suites.bayes.prompt import BayesPrompt
+
+from pytest_memeval.errors import ResponseError
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.types import Answer, ItemView, Memory, Message
 
 

@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
-from pytest_memeval.errors import ConfigError
 from pytest_memeval.suites.bayes import conditions
 from pytest_memeval.suites.bayes.conditions import DEFAULT_SEED, episodes, parse_episode_id
 from pytest_memeval.suites.bayes.environments import (
@@ -33,6 +31,8 @@ from pytest_memeval.suites.bayes.reference import (
     tvd,
     type_posterior,
 )
+
+from pytest_memeval.errors import ConfigError
 
 
 def tiny_model() -> RecommenderModel:

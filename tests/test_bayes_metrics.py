@@ -5,13 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_bayes_env import tiny_model
-
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.memory.none import NoMemory
-from pytest_memeval.rendering.figures import LineChart, figure_from_json, figure_to_json
-from pytest_memeval.results.records import Record, Report, RunSummary
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes import (
     BayesSuite,
     DeduplicatingMemory,
@@ -26,6 +19,13 @@ from pytest_memeval.suites.bayes.figures import trajectory_figures
 from pytest_memeval.suites.bayes.judge import coin_verdict, recommender_verdict
 from pytest_memeval.suites.bayes.offline import run_episodes
 from pytest_memeval.suites.bayes.summary import compare, summarize
+from test_bayes_env import tiny_model
+
+from pytest_memeval.framework.figures import LineChart, figure_from_json, figure_to_json
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.memory.none import NoMemory
+from pytest_memeval.results.records import Record, Report, RunSummary
 
 MAIN = (
     "passive_b1-identical-unknown_bias",

@@ -9,11 +9,6 @@ import re
 import numpy as np
 import pytest
 from llm_server import LLMServer, Reply, Request
-
-from pytest_memeval.llm import LLMResponder, LLMSettings
-from pytest_memeval.llm.calls import TokenLogprob
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes import BayesPrompt, BayesSuite
 from pytest_memeval.suites.bayes.episode import probes
 from pytest_memeval.suites.bayes.offline import run_episodes
@@ -24,6 +19,11 @@ from pytest_memeval.suites.bayes.readout import (
     to_outcomes,
     verbalised_reading,
 )
+
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.llm import LLMResponder, LLMSettings
+from pytest_memeval.llm.calls import TokenLogprob
+from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.types import Memory
 
 MAPPING = re.compile(r"^A = .*$", re.M)

@@ -15,12 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reference_data import SHARED_DIR
-
-from pytest_memeval.errors import ConfigError, DataError
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.results.records import Report
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes import BayesSuite
 from pytest_memeval.suites.bayes.conditions import (
     DEFAULT_SEED,
@@ -39,6 +33,12 @@ from pytest_memeval.suites.bayes.reference import (
 )
 from pytest_memeval.suites.bayes.released import DATA_DIR, load_release
 from pytest_memeval.suites.bayes.summary import summarize
+from reference_data import SHARED_DIR
+
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.results.records import Report
 
 EXCERPT = Path(__file__).parent / "data" / "bayesbench"
 RELEASE = Path(os.environ.get("MEMEVAL_BAYESBENCH_DIR") or SHARED_DIR.parent / "releases" / "Ankur-Samanta+BayesBench")

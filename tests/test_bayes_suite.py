@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from llm_server import LLMServer, Reply, Request
-
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes import BayesSuite, coin_mean
+
+from pytest_memeval.framework.suite import SuiteOptions
 
 MAPPING = re.compile(r"^A = (\w+), B = (\w+)$", re.M)
 

@@ -7,7 +7,6 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-
 from pytest_memeval.suites.behavior import episodes, views
 from pytest_memeval.suites.behavior import facts as facts_module
 from pytest_memeval.suites.behavior.catalog import COHORT

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import pytest
 from llm_server import LLMServer
-
-from pytest_memeval.config.judge_specs import PanelMember
-from pytest_memeval.errors import ConfigError, ResponseError
-from pytest_memeval.llm import InvalidOutput, LLMSettings
-from pytest_memeval.llm.calls import Completion
-from pytest_memeval.llm.judge import PanelFactory
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.behavior.judge import ABSTENTION, OfflineJudge, recognize, rubric_score
 from pytest_memeval.suites.behavior.lexicon import AXES
 from pytest_memeval.suites.behavior.llm import BehaviorPrompt, judge_prompt, parse_digit
 from pytest_memeval.suites.behavior.reader import BehaviorReader
 from pytest_memeval.suites.behavior.suite import BehaviorSuite
+
+from pytest_memeval.config.judge_specs import PanelMember
+from pytest_memeval.errors import ConfigError, ResponseError
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.llm import InvalidOutput, LLMSettings
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.judge import PanelFactory
 from pytest_memeval.types import Answer, ItemView, Memory, Trace
 
 RISK, LOYALTY = 5, 1

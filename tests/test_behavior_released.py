@@ -16,10 +16,6 @@ from pathlib import Path
 
 import pytest
 from llm_server import LLMServer, Request
-from reference_data import SHARED_DIR
-
-from pytest_memeval.errors import ConfigError, DataError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.behavior.released import (
     GEMINI_JUDGES,
     PRIMARY_JUDGES,
@@ -34,6 +30,10 @@ from pytest_memeval.suites.behavior.released_study import (
 from pytest_memeval.suites.behavior.replay import main as replay_main
 from pytest_memeval.suites.behavior.replay import replay
 from pytest_memeval.suites.behavior.suite import BehaviorSuite
+from reference_data import SHARED_DIR
+
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.suite import SuiteOptions
 
 EXCERPT = Path(__file__).parent / "data" / "beyond_recall"
 RELEASE = Path(

@@ -8,13 +8,13 @@ from dataclasses import replace
 
 import pytest
 from harness import make_record
-
-from pytest_memeval.rendering.figures import DotPlot, ForestPlot
-from pytest_memeval.results.records import Record, Report, RunKey, RunSummary
 from pytest_memeval.suites.behavior.aggregate import scored, subject_scores
 from pytest_memeval.suites.behavior.analysis import anchor_crossings, band, jaccard, question_shifts
 from pytest_memeval.suites.behavior.figures import figures
 from pytest_memeval.suites.behavior.summary import compare, summarize
+
+from pytest_memeval.framework.figures import DotPlot, ForestPlot
+from pytest_memeval.results.records import Record, Report, RunKey, RunSummary
 
 # Paper App. D.1 (5-judge primary): subject, C5, C2a, C4a
 PAPER_TABLE = [

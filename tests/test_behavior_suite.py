@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from harness import TEST_API_KEY as SECRET
 from llm_server import LLMServer, Request
-
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.behavior.catalog import COHORT
 from pytest_memeval.suites.behavior.conditions import CONDITIONS
 from pytest_memeval.suites.behavior.episodes import heldout_half
 from pytest_memeval.suites.behavior.spec_llm import main as build_llm_specs
 from pytest_memeval.suites.behavior.suite import BehaviorSuite
+
+from pytest_memeval.framework.suite import SuiteOptions
 
 pytestmark = pytest.mark.slow
 

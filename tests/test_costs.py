@@ -289,8 +289,9 @@ def test_the_estimate_counts_each_judge_with_the_prompt_it_grades_with(pytester:
 def test_the_estimate_of_memfail_counts_its_storage_turns_and_calls_nothing(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
-    from pytest_memeval.suites.base import SuiteOptions
     from pytest_memeval.suites.memfail.suite import MemfailSuite
+
+    from pytest_memeval.framework.suite import SuiteOptions
 
     suite = MemfailSuite(SuiteOptions("smoke", None, None, 3, None, tmp_path))
     contexts = {entry.context_id for entry in suite.index()}

@@ -1,4 +1,4 @@
-"""Only regular files of a data directory are read (suites/data_files.py): a FIFO named
+"""Only regular files of a data directory are read (framework/data_files.py): a FIFO named
 like a data file is refused at once instead of blocking for ever, and a dangling symlink (an
 editor's lock file) beside the data is skipped with a warning instead of failing its items
 (test_multisource_suite.py shows it for the release's persona directories)."""
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from harness import bounded
 
-from pytest_memeval.suites.data_files import DataFileWarning, NotARegularFile, read_text, regular_files
+from pytest_memeval.framework.data_files import DataFileWarning, NotARegularFile, read_text, regular_files
 
 
 def test_a_fifo_is_refused_at_once_with_what_it_is(tmp_path: Path) -> None:

@@ -252,9 +252,10 @@ def test_a_capability_is_read_from_the_class_once_not_per_item(monkeypatch: pyte
 
 
 def test_the_bundled_responders_that_need_the_item_declare_it() -> None:
+    from pytest_memeval.suites.multisource.reader import MultisourceReader
+
     from pytest_memeval.llm import LLMResponder
     from pytest_memeval.protocols import NamesItems, Prefetches
-    from pytest_memeval.suites.multisource.reader import MultisourceReader
 
     assert all(hasattr(cls, "answer_item") for cls in (MultisourceReader, LLMResponder))
     assert issubclass(LLMResponder, Prefetches) and issubclass(LLMResponder, NamesItems)

@@ -15,10 +15,10 @@ from pytest_memeval.analysis.comparability import file_digests, protocol_note, s
 from pytest_memeval.config.judge_specs import parse_judge
 from pytest_memeval.config.settings import Settings
 from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.results.baseline import Baseline, load_baseline
 from pytest_memeval.results.fingerprint import Fingerprint, FingerprintError, SuiteProtocol, public_settings
 from pytest_memeval.results.records import Report
-from pytest_memeval.suites.base import SuiteOptions
 
 TOY_PROMPT = SuiteProtocol("toy", "1", "smoke", prompts={"toy_judge": "a" * 64, "toy_answer": "b" * 64}, judges=("j",))
 FINGERPRINT = Fingerprint(

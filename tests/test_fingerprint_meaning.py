@@ -16,21 +16,21 @@ from typing import Any
 
 import pytest
 from harness import CommandLine
+from pytest_memeval.suites.locomo.judge import DEFAULT_PASS_F1
+from pytest_memeval.suites.longmemeval.llm import OFFICIAL_JUDGE_MODEL
+from pytest_memeval.suites.memfail.llm_prompt import DEFAULT_VARIANT
+from pytest_memeval.suites.multisource.reader import DEFAULT_READER, READERS
 
 from pytest_memeval.analysis.comparability import in_terms_of, protocol_note, run_fingerprint
 from pytest_memeval.config.judge_specs import with_protocol_model
 from pytest_memeval.config.options import read_settings
 from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.suite import Suite
 from pytest_memeval.results.baseline import Baseline
 from pytest_memeval.results.fingerprint import Fingerprint
 from pytest_memeval.running.registry import available_suites, load_object
 from pytest_memeval.running.settings_checks import check_against_suites, judged_suites
 from pytest_memeval.running.state import RunState
-from pytest_memeval.suites.base import Suite
-from pytest_memeval.suites.locomo.judge import DEFAULT_PASS_F1
-from pytest_memeval.suites.longmemeval.llm import OFFICIAL_JUDGE_MODEL
-from pytest_memeval.suites.memfail.llm_prompt import DEFAULT_VARIANT
-from pytest_memeval.suites.multisource.reader import DEFAULT_READER, READERS
 
 KNOWME_DATA = Path(__file__).parent / "data" / "knowme"
 #: a rubric file in the KnowMe-Bench release's format: one `# type` section per task family

@@ -22,8 +22,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from pytest_memeval.rendering.explorer import DATA_ID, explorer_data, script, script_hash, stage, unpack
-from pytest_memeval.rendering.figures import (
+from pytest_memeval.framework.figures import (
     BarChart,
     DotPlot,
     Figure,
@@ -36,6 +35,7 @@ from pytest_memeval.rendering.figures import (
     figure_from_json,
     figure_to_json,
 )
+from pytest_memeval.rendering.explorer import DATA_ID, explorer_data, script, script_hash, stage, unpack
 from pytest_memeval.rendering.html import CSP, render_html, write_html
 from pytest_memeval.rendering.report_figures import comparison_figure
 from pytest_memeval.rendering.svg import render_svg

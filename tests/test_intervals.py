@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from suite_records import ITEMS, paired_runs, pooled_runs, record
 
 from pytest_memeval.analysis.session_report import SessionReport
+from pytest_memeval.framework.suite import Suite
 from pytest_memeval.results.records import Metric, PairedMetric, Record, Report, RunKey
 from pytest_memeval.running.registry import available_suites, load_object
 from pytest_memeval.stats.estimability import checked, checked_paired, no_interval_reason
-from pytest_memeval.suites.base import Suite
 
 BOOTSTRAP = 200
 EXAMPLES = settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -150,9 +150,10 @@ def test_a_coin_ess_at_the_fits_limit_is_a_bound_and_never_outside_its_interval(
     """bayes `coin_ess 5000.0 [6107.0, 6107.0]`: the resamples' fine grid reached past the
     fit's range (lambda = 50) while the estimate could not. Beliefs tempered at lambda = 100
     are as sure as 100 x T observations: the estimate sits at the limit."""
-    from pytest_memeval.memory.context import ContextMemory
     from pytest_memeval.suites.bayes import tempered
     from pytest_memeval.suites.bayes.offline import run_episodes
+
+    from pytest_memeval.memory.context import ContextMemory
 
     suite = suites["bayes"]
     ids = [e.id for e in suite.index() if "-coin-passive_b1-identical-" in e.id]
@@ -235,9 +236,10 @@ def test_identical_paired_runs_differ_by_exactly_zero(suites: dict[str, Suite], 
 def bayes_pool(suites: dict[str, Suite]) -> Mapping[str, Sequence[Record]]:
     """Records of twelve real bayes episodes (coin and recommender, through memory and the
     single-turn control) answered by three self-test agents."""
-    from pytest_memeval.memory.context import ContextMemory
     from pytest_memeval.suites.bayes import last_k, perfect_bayesian, tempered
     from pytest_memeval.suites.bayes.offline import run_episodes
+
+    from pytest_memeval.memory.context import ContextMemory
 
     suite = suites["bayes"]
     ids = [e.id for e in suite.index()][::3]

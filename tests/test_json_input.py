@@ -11,7 +11,7 @@ import pytest
 
 from pytest_memeval.errors import DataError
 from pytest_memeval.files.json_input import UnreadableJSON, loads, raw_decode
-from pytest_memeval.suites.data_files import read_json
+from pytest_memeval.framework.data_files import read_json
 
 DEEP = "[" * 200_000 + "]" * 200_000
 

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from harness import make_record
 from llm_server import LLMServer, Request
+from pytest_memeval.suites.locomo.suite import LocomoSuite
+from pytest_memeval.suites.longmemeval.suite import LongMemEvalSuite
 from test_install import settings as plain_settings
 from test_locomo_suite import _report as locomo_report
 from test_longmemeval_suite import _report as longmemeval_report
@@ -30,8 +32,6 @@ from pytest_memeval.errors import ConfigError
 from pytest_memeval.rendering.terminal import judge_lines
 from pytest_memeval.results.records import Record, Report, RunSummary
 from pytest_memeval.stats import cluster_bootstrap, cohen_kappa
-from pytest_memeval.suites.locomo.suite import LocomoSuite
-from pytest_memeval.suites.longmemeval.suite import LongMemEvalSuite
 
 # --- the syntax ----------------------------------------------------------------------------
 

@@ -7,7 +7,6 @@ import re
 from datetime import datetime
 
 import pytest
-
 from pytest_memeval.suites.knowme.life import STYLES, generate_life
 from pytest_memeval.suites.knowme.questions import life_questions
 from pytest_memeval.suites.knowme.scoring import split_entities

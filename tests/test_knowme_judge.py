@@ -13,9 +13,6 @@ from typing import Any
 
 import pytest
 from llm_server import LLMServer, Request
-
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.knowme.judge import KnowmeJudge, KnowmeLLMJudge
 from pytest_memeval.suites.knowme.rubric import (
     ABSTENTION_ANSWER,
@@ -26,6 +23,9 @@ from pytest_memeval.suites.knowme.rubric import (
     release_rubric,
 )
 from pytest_memeval.suites.knowme.suite import KnowmeSuite
+
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.types import Answer, Trace, Verdict
 
 DATA = Path(__file__).parent / "data" / "knowme"

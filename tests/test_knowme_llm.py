@@ -8,8 +8,8 @@ import re
 
 import pytest
 from llm_server import LLMServer, Request
-
 from pytest_memeval.suites.knowme.llm import KnowmePrompt, parse_answer
+
 from pytest_memeval.types import ItemView, Memory
 
 

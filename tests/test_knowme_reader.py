@@ -8,9 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.knowme.suite import KnowmeSuite
+
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.types import Memory, Trace
 
 

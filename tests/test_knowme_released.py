@@ -20,14 +20,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from pytest_memeval.errors import ConfigError, DataError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.knowme.catalog import selected_datasets
 from pytest_memeval.suites.knowme.released import dataset_dirs, load_dataset, task_of
 from pytest_memeval.suites.knowme.released_golds import letter_order, reference_text, released_gold
 from pytest_memeval.suites.knowme.stream import parse_units, render
 from pytest_memeval.suites.knowme.suite import KnowmeSuite
+
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.suite import SuiteOptions
 
 DATA = Path(__file__).parent / "data" / "knowme"
 RELEASE = os.environ.get("MEMEVAL_KNOWME_RELEASE")

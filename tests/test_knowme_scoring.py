@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pytest_memeval.suites.knowme.judge import KnowmeJudge, evidence_recall
 from pytest_memeval.suites.knowme.scoring import (
     coverage_band,
@@ -21,6 +20,7 @@ from pytest_memeval.suites.knowme.scoring import (
     text_coverage_band,
     years_band,
 )
+
 from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
 

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.knowme.suite import KnowmeSuite
+
+from pytest_memeval.framework.suite import SuiteOptions
 
 SMOKE_ITEMS = 63  # 3 lives x 7 tasks x 3 questions
 

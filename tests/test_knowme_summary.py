@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 from harness import make_record
-
-from pytest_memeval.results.records import Record, Report, RunKey, RunSummary
 from pytest_memeval.suites.knowme.figures import task_figures
 from pytest_memeval.suites.knowme.summary import compare, summarize
+
+from pytest_memeval.results.records import Record, Report, RunKey, RunSummary
 
 
 def record(

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 from live import GEMMA, LIVE, SMOLLM, retrieved, run_suite, suite_items
-
-from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
 from pytest_memeval.suites.bayes.askers import LLMAsker
 from pytest_memeval.suites.bayes.episode import data_of, run_episode
 from pytest_memeval.suites.bayes.prompt import VERBALISED, BayesPrompt
+
+from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
 
 pytestmark = LIVE
 

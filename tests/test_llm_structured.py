@@ -10,6 +10,7 @@ from dataclasses import replace
 
 import pytest
 from llm_server import LLMServer, Reply, Request
+from pytest_memeval.suites.memfail.llm_prompt import MemfailPrompt
 
 from pytest_memeval.errors import ConfigError, ResponseError
 from pytest_memeval.llm import (
@@ -26,7 +27,6 @@ from pytest_memeval.llm.templates import (
     load_template,
     prompts_dir,
 )
-from pytest_memeval.suites.memfail.llm_prompt import MemfailPrompt
 from pytest_memeval.types import ItemView, Memory
 
 SPACE = ("fewer_than_10", "10_to_19", "20_or_more")

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pytest_memeval.errors import DataError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.locomo.catalog import NOT_MENTIONED, Catalog, turn_text
 from pytest_memeval.suites.locomo.released import find_file, load_release, parse_release
 from pytest_memeval.suites.locomo.sample import sample, sample_bytes, write_sample
 from pytest_memeval.suites.locomo.suite import LocomoSuite
+
+from pytest_memeval.errors import DataError
+from pytest_memeval.framework.suite import SuiteOptions
 
 
 def _conversation(**changes: Any) -> dict[str, Any]:

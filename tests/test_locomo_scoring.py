@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from locomo_f1_cases import cases
-
 from pytest_memeval.suites.locomo import scoring
 from pytest_memeval.suites.locomo.scoring import mem0_bleu1, mem0_f1, normalize_answer, official_f1
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 from llm_server import LLMServer, Request
-
-from pytest_memeval.llm.calls import Completion
-from pytest_memeval.llm.strict_json import InvalidOutput
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.locomo.judge import LocomoJudge, evidence_recall
 from pytest_memeval.suites.locomo.llm import LocomoPrompt, j_prompt, option_answer, read_label
 from pytest_memeval.suites.locomo.sample import write_sample
 from pytest_memeval.suites.locomo.suite import LocomoSuite
+
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.strict_json import InvalidOutput
 from pytest_memeval.types import Answer, Memory, Trace
 
 SMOKE_ITEMS = 40  # 4 sample conversations x 10 questions of categories 1-4

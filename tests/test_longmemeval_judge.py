@@ -12,10 +12,6 @@ from typing import Any
 import pytest
 from harness import make_record
 from llm_server import LLMServer, Request
-
-from pytest_memeval.llm.calls import Completion
-from pytest_memeval.llm.strict_json import InvalidOutput
-from pytest_memeval.llm.templates import load_template
 from pytest_memeval.suites.longmemeval.judge import NOT_AVAILABLE, OfflineJudge, offline_correct, recall
 from pytest_memeval.suites.longmemeval.llm import (
     JUDGE_TEMPLATES,
@@ -26,6 +22,10 @@ from pytest_memeval.suites.longmemeval.llm import (
     parse_yes,
 )
 from pytest_memeval.suites.longmemeval.summary import summarize
+
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.strict_json import InvalidOutput
+from pytest_memeval.llm.templates import load_template
 from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
 # The official texts, as get_anscheck_prompt in src/evaluation/evaluate_qa.py and prepare_prompt
@@ -186,9 +186,10 @@ def test_the_released_answer_is_written_as_str_format_writes_it() -> None:
 
 
 def test_the_suite_asks_its_panel_for_the_official_call_settings() -> None:
-    from pytest_memeval.llm import LLMSettings, PanelFactory, PanelMember
-    from pytest_memeval.suites.base import SuiteOptions
     from pytest_memeval.suites.longmemeval.suite import LongMemEvalSuite
+
+    from pytest_memeval.framework.suite import SuiteOptions
+    from pytest_memeval.llm import LLMSettings, PanelFactory, PanelMember
 
     suite = LongMemEvalSuite.__new__(LongMemEvalSuite)
     suite.options = SuiteOptions("smoke", None, None, 10, None, Path("."))

@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-
-from pytest_memeval.errors import ConfigError, DataError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.longmemeval import catalog as catalog_module
 from pytest_memeval.suites.longmemeval.catalog import Catalog, session_of, split_dated
 from pytest_memeval.suites.longmemeval.released import QUESTION_TYPES, scan, stream_sessions
 from pytest_memeval.suites.longmemeval.sample import FILES, write_file, write_sample
+
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.suite import SuiteOptions
 
 
 def options(tmp_path: Path, data: Path | None = None, size: str = "smoke", **params: str) -> SuiteOptions:

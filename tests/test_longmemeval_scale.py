@@ -11,7 +11,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from pytest_memeval.suites.longmemeval.sample import question_objects, write_file
 
 #: what indexing and streaming every session of the file may add to the process's peak
@@ -22,7 +21,7 @@ MEASURE = textwrap.dedent(
     """
     import json, re, sys
     from pathlib import Path
-    from pytest_memeval.suites.base import SuiteOptions
+    from pytest_memeval.framework.suite import SuiteOptions
     from pytest_memeval.suites.longmemeval.catalog import Catalog
     from pytest_memeval.running.progress_tracking import resident_mb
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from llm_server import LLMServer, Request
-
-from pytest_memeval.memory.context import ContextMemory
-from pytest_memeval.memory.none import NoMemory
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.longmemeval.judge import OfflineJudge
 from pytest_memeval.suites.longmemeval.sample import write_sample
 from pytest_memeval.suites.longmemeval.suite import LongMemEvalSuite
+
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.memory.none import NoMemory
 from pytest_memeval.types import Trace
 
 ITEMS = 16

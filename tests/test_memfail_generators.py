@@ -7,7 +7,6 @@ import itertools
 from collections import Counter
 
 import pytest
-
 from pytest_memeval.suites.memfail import gen_conditional
 from pytest_memeval.suites.memfail.coexisting_data import CATEGORIES, FACTS, QUESTIONS
 from pytest_memeval.suites.memfail.condition_data import CONDITION_TYPES, GROUPS, TYPES

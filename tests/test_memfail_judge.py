@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 from harness import make_record
-
-from pytest_memeval.rendering.figures import LineChart, StackedBarChart
-from pytest_memeval.results.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
-from pytest_memeval.stats import wilson_interval
 from pytest_memeval.suites.memfail.attribution import attribute
 from pytest_memeval.suites.memfail.figures import memfail_figures
 from pytest_memeval.suites.memfail.judge import MemfailJudge
 from pytest_memeval.suites.memfail.model import Fact, Piece
 from pytest_memeval.suites.memfail.summary import clustered_wilson, compare, summarize
+
+from pytest_memeval.framework.figures import LineChart, StackedBarChart
+from pytest_memeval.results.records import Metric, Record, Report, RunKey, RunSummary, SuiteSummary
+from pytest_memeval.stats import wilson_interval
 from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
 RULE = Fact(

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from llm_server import LLMServer, Request
-
-from pytest_memeval.llm import JudgePanel, LLMSettings
-from pytest_memeval.llm.calls import Completion
 from pytest_memeval.suites.memfail.llm_judge import MemfailLLMJudge
 from pytest_memeval.suites.memfail.llm_prompt import MemfailPrompt, parse_answer
 from pytest_memeval.suites.memfail.model import Fact, Piece
+
+from pytest_memeval.llm import JudgePanel, LLMSettings
+from pytest_memeval.llm.calls import Completion
 from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace
 
 OPTIONS = ("fold the laundry", "take scenic photos", "water the ferns", "read old diaries", "bake oat cookies")

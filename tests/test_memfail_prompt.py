@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 from llm_server import LLMServer, Reply, Request
-from reference_data import SHARED_DIR
-
-from pytest_memeval.errors import ConfigError, ResponseError
-from pytest_memeval.llm import LLMSettings
-from pytest_memeval.llm.templates import load_template
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.memfail.llm_prompt import MemfailPrompt, template_tables
 from pytest_memeval.suites.memfail.storage_turns import TEMPLATE, converse, storage_prompt
 from pytest_memeval.suites.memfail.suite import MemfailSuite
+from reference_data import SHARED_DIR
+
+from pytest_memeval.errors import ConfigError, ResponseError
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.llm import LLMSettings
+from pytest_memeval.llm.templates import load_template
 from pytest_memeval.types import ItemView, Memory
 
 PAPER = SHARED_DIR / "seeds" / "001_dee94d7bb0c13f93.txt"

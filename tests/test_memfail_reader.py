@@ -4,12 +4,12 @@ and answers that depend on nothing but the view and the memories."""
 from __future__ import annotations
 
 import pytest
-
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.memfail.datasets import DATASETS, build
 from pytest_memeval.suites.memfail.judge import answer_correct
 from pytest_memeval.suites.memfail.reader import MemfailReader
 from pytest_memeval.suites.memfail.suite import MemfailSuite
+
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.types import ItemView, Memory
 
 READER = MemfailReader()

@@ -21,9 +21,6 @@ from memfail_release_files import (
     persona_rows,
     write_release,
 )
-
-from pytest_memeval.errors import DataError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.memfail.release_build import build_released, select
 from pytest_memeval.suites.memfail.release_rows import (
     COEXISTING_COLUMNS,
@@ -34,6 +31,9 @@ from pytest_memeval.suites.memfail.release_rows import (
     load_release,
 )
 from pytest_memeval.suites.memfail.suite import MemfailSuite
+
+from pytest_memeval.errors import DataError
+from pytest_memeval.framework.suite import SuiteOptions
 
 #: a checkout of github.com/ishirgarg/MemFail (never copied into the project: it has no licence)
 RELEASE = os.environ.get("MEMEVAL_MEMFAIL_RELEASE")
@@ -416,7 +416,6 @@ def test_the_gold_is_the_ground_truth_answer_and_a_disagreeing_condition_met_is_
     The paper (MemFail D.1.1): condition_met describes the question's context, the answer is
     ground_truth_answer; a right "no" must score."""
     from harness import make_record
-
     from pytest_memeval.suites.memfail.summary import summarize
 
     rows = _edit(conditional_rows(), 0, ground_truth_answer="No \u2014 Odile only hums when it rains; it is dry now.")

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.memfail.suite import MemfailSuite
+
+from pytest_memeval.framework.suite import SuiteOptions
 
 pytestmark = pytest.mark.slow
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from pytest_memeval.framework.memory_text import message_text, split_prefixes
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.results.records import RunKey
 from pytest_memeval.running.evaluation import Components, evaluate_items
 from pytest_memeval.running.registry import available_suites, load_object
-from pytest_memeval.suites.base import SuiteOptions
-from pytest_memeval.suites.memory_text import message_text, split_prefixes
 from pytest_memeval.testing.offline_readers import ADVICE, REWRITES, Reading, offline_reading
 from pytest_memeval.types import Memory, Message
 

@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from reference_data import MULTISOURCE as REF
-
 from pytest_memeval.suites.multisource import (
     QUESTION_IDS,
     compute_ground_truth,
@@ -17,6 +15,7 @@ from pytest_memeval.suites.multisource import (
     source_atoms,
     units_from_markdown,
 )
+from reference_data import MULTISOURCE as REF
 
 SEED_DIR = REF / "s20260324"
 PERSONA_DIRS = sorted(SEED_DIR.glob("bench_*")) if SEED_DIR.is_dir() else []

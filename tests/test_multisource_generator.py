@@ -7,8 +7,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from reference_data import MULTISOURCE
-
 from pytest_memeval.suites.multisource import (
     DAYS,
     DIFFICULTIES,
@@ -26,6 +24,7 @@ from pytest_memeval.suites.multisource import (
     split_personas,
 )
 from pytest_memeval.suites.multisource.generator import split_for_number
+from reference_data import MULTISOURCE
 
 SEED = SEEDS[0]
 

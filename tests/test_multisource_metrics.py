@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from pytest_memeval.suites.multisource import (
     QUESTIONS,
     coverage,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from pytest_memeval.suites.multisource import SEEDS, NBFModel, calibrate_theta, fit_nbf, generate, source_atoms
 
 LO, MID, HI = "fewer_than_10", "10_to_19", "20_or_more"

@@ -6,7 +6,6 @@ import random
 import re
 
 import pytest
-
 from pytest_memeval.suites.multisource import (
     SEEDS,
     SOURCE_NAMES,

@@ -10,17 +10,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from reference_data import MULTISOURCE as REFERENCE
-from reference_data import needs_multisource_reference as needs_reference
-
-from pytest_memeval.errors import ConfigError
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.multisource import NBFModel, fit_nbf, public_sources, source_atoms
 from pytest_memeval.suites.multisource.catalog import Catalog
 from pytest_memeval.suites.multisource.metrics import f_beta_counts
 from pytest_memeval.suites.multisource.nbf import calibrate_selective, calibrate_temperature
 from pytest_memeval.suites.multisource.reader import MultisourceReader, fitted_models
 from pytest_memeval.suites.multisource.suite import MultisourceSuite
+from reference_data import MULTISOURCE as REFERENCE
+from reference_data import needs_multisource_reference as needs_reference
+
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.types import ItemView, Memory
 
 YES, NO = "yes", "no"

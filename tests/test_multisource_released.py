@@ -7,8 +7,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from reference_data import MULTISOURCE as REF
-
 from pytest_memeval.suites.multisource import (
     DataError,
     compute_ground_truth,
@@ -18,6 +16,7 @@ from pytest_memeval.suites.multisource import (
     source_atoms,
     split_of,
 )
+from reference_data import MULTISOURCE as REF
 
 pytestmark = pytest.mark.skipif(not (REF / "s20260324").is_dir(), reason=f"reference data not found at {REF}")
 

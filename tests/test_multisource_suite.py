@@ -7,13 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from reference_data import MULTISOURCE as REFERENCE
-from reference_data import needs_multisource_reference as needs_reference
-
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.multisource import QUESTIONS
 from pytest_memeval.suites.multisource.generator import generate
 from pytest_memeval.suites.multisource.suite import MultisourceSuite
+from reference_data import MULTISOURCE as REFERENCE
+from reference_data import needs_multisource_reference as needs_reference
+
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.types import Memory
 
 

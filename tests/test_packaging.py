@@ -33,7 +33,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_contains_every_package_suite_and_prompt(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     packages = sorted(p.parent.relative_to(REPO) for p in (REPO / "pytest_memeval").rglob("__init__.py"))
-    # rglob does not enter the link pytest_memeval/suites -> ../suites: the suites' packages
+    # the suites' packages, which pyproject's package-dir installs below pytest_memeval
     packages += sorted("pytest_memeval" / p.parent.relative_to(REPO) for p in (REPO / "suites").rglob("__init__.py"))
     missing = [str(p) for p in packages if f"{p.as_posix()}/__init__.py" not in names]
     assert not missing, f"packages left out of the wheel (add them to pyproject.toml): {missing}"

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from _pytest.terminal import TerminalReporter
 
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.running.collector import RECORD_PROPERTY, record_from_wire
-from pytest_memeval.suites.base import SuiteOptions
 
 WORKERS = ("-n", "2")
 
@@ -172,8 +172,9 @@ class _FakeNode:
 def _memfail_schedule(tmp_path: Path, workers: int) -> tuple[list[_FakeNode], Any, list[str]]:
     """The plugin's scheduler over memfail (full size, two systems, two depths) with fake
     workers that collected it; every item is then reported done, worker by worker."""
-    from pytest_memeval.running import scheduling
     from pytest_memeval.suites.memfail.suite import MemfailSuite
+
+    from pytest_memeval.running import scheduling
 
     suite = MemfailSuite(SuiteOptions("full", None, None, 10, None, tmp_path))
     systems, ks = ("context", "chroma"), (5, 10)
@@ -253,12 +254,13 @@ def test_the_reader_answers_as_before_on_the_smoke_set(tmp_path_factory: pytest.
     """The fast path (one parse per retrieval result, the item's rule only) against the
     reader as it was (parse per item, all 18 rules), on every smoke item, with the whole
     persona and with a different partial retrieval per item (cache misses and hits)."""
-    from pytest_memeval.memory.context import ContextMemory
     from pytest_memeval.suites.multisource.atoms import source_atoms
     from pytest_memeval.suites.multisource.parse import parse_records
     from pytest_memeval.suites.multisource.questions import QUESTIONS
     from pytest_memeval.suites.multisource.reader import sparse_sources
     from pytest_memeval.suites.multisource.suite import MultisourceSuite
+
+    from pytest_memeval.memory.context import ContextMemory
     from pytest_memeval.types import Answer
 
     def before(reader: Any, item: Any, memories: list[Any]) -> Answer:

@@ -18,6 +18,7 @@ import pytest
 from llm_server import LLMServer, Request
 from toysuite import NAMES, THINGS, ToyReader, ToySuite
 
+from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
 from pytest_memeval.llm.adaptive import THROTTLED, AdaptiveLimit
 from pytest_memeval.llm.gateway import LLMGateway
@@ -27,7 +28,6 @@ from pytest_memeval.running.evaluation import Components, evaluate_record
 from pytest_memeval.running.prefetch import STAGES_AHEAD, Prefetcher, Stage, upcoming_in_order
 from pytest_memeval.running.runner import FILLED_NAMESPACES_KEPT
 from pytest_memeval.running.worker_share import shared_settings, worker_share
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.types import ItemView, Memory
 
 

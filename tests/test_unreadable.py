@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from harness import make_record
-
-from pytest_memeval.running.registry import available_suites, load_object
-from pytest_memeval.suites.base import SuiteOptions
 from pytest_memeval.suites.bayes.agents import perfect_bayesian
-from pytest_memeval.suites.unreadable import count_unreadable, marked, unreadable_note
+
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.framework.unreadable import count_unreadable, marked, unreadable_note
+from pytest_memeval.running.registry import available_suites, load_object
 from pytest_memeval.types import Answer, ItemView, Memory
 
 #: suites whose items answer from a filled namespace (bayes is interactive: tested below)
@@ -161,8 +161,8 @@ def test_every_bundled_suite_reader_is_covered() -> None:
         module = available_suites()[name].split(":")[0].rsplit(".", 1)[0]
         readers = [
             p
-            for p in Path(__file__).parents[1].joinpath("pytest_memeval", *module.split(".")[1:]).glob("*.py")
-            if re.search(r"\bfrom \.\.unreadable import marked\b", p.read_text())
+            for p in Path(__file__).parents[1].joinpath(*module.split(".")[1:]).glob("*.py")
+            if re.search(r"\bfrom pytest_memeval\.framework\.unreadable import marked\b", p.read_text())
         ]
         assert readers, f"the {name} suite's reader does not mark unreadable memories"
 

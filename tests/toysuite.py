@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pytest_memeval.framework.suite import IndexEntry, Suite
 from pytest_memeval.results.records import Metric, Record, SuiteSummary
-from pytest_memeval.suites.base import IndexEntry, Suite
 from pytest_memeval.types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
 
 NAMES = ("ada", "ben", "cleo", "dev")

@@ -27,10 +27,10 @@ from typing import Any
 from ..config.judge_specs import JudgeSpec, panel_members, parse_judge
 from ..config.settings import Settings
 from ..errors import ConfigError
+from ..framework.suite import Suite
 from ..results.baseline import Baseline
 from ..results.fingerprint import Fingerprint, SuiteProtocol, public_settings
 from ..running.registry import Resolved
-from ..suites.base import Suite
 
 ANY_PROTOCOL = "--memeval-any-protocol"
 DIGESTS_FILE = "data-sha256.json"

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from ..config.settings import Settings
+from ..framework.suite import Suite
+from ..framework.unreadable import count_unreadable, unreadable_note
 from ..results.baseline import baseline_for
 from ..results.clusters import count_clusters
 from ..results.fingerprint import Fingerprint
 from ..results.record_values import Subset
 from ..results.records import Comparison, Record, Report, RunKey, RunSummary
 from ..running.adapter_guard import describe
-from ..suites.base import Suite
-from ..suites.unreadable import count_unreadable, unreadable_note
 from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .flakiness import flakiness
 from .gates import evaluate

@@ -21,12 +21,12 @@ from ..config.outputs import journal_path
 from ..config.prices import cost
 from ..config.shard_syntax import Shard
 from ..errors import ConfigError
+from ..framework.suite import Suite
 from ..results.baseline import Baseline
 from ..results.fingerprint import Fingerprint
 from ..results.records import ItemKey, Record
 from ..running.adapter_guard import describe
 from ..running.state import RunState
-from ..suites.base import Suite
 from .journal import RESUME, Journal, Resumed
 
 PLUGIN_NAME = "memeval-campaign"

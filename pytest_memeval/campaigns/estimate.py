@@ -35,12 +35,12 @@ import pytest
 from ..config.judge_specs import fitting, panel_members
 from ..config.prices import Prices
 from ..config.settings import responder_model
+from ..framework.suite import Suite
 from ..memory.tokens import count_tokens
 from ..protocols import honours_k as declares_honours_k
 from ..results.usage import Tokens
 from ..running.collection import item_key
 from ..running.state import RunState
-from ..suites.base import Suite
 from ..types import Answer, Item, Memory
 
 if TYPE_CHECKING:

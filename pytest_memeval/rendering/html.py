@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 
 from ..analysis.session_report import Headline
 from ..files.atomic_file import write_atomic
+from ..framework.figures import Figure
 from ..results.records import SCHEMA, Report, RunKey
 from .explorer import explorer_section, packed_data, packed_element, script_element, script_hash
-from .figures import Figure
 from .html_tables import (
     comparisons_table,
     e,

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..analysis.session_report import Headline
+from ..framework.figures import format_number, run_labels
 from ..results.clusters import cluster_note
 from ..results.record_values import FlippedItem
 from ..results.records import (
@@ -22,8 +23,7 @@ from ..results.records import (
     RunSummary,
     Unpaired,
 )
-from .figures import format_number
-from .report_figures import format_p, run_labels
+from .report_figures import format_p
 from .terminal import interval_text, no_headline_value
 from .usage_table import usage_rows
 

@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..framework.figures import BarChart, Difference, Estimate, ForestPlot, Series, run_labels
 from ..results.records import Cell, PairedMetric, Report, RunSummary
-from .figures import BarChart, Difference, Estimate, ForestPlot, Series
 
 #: above this many categories, or this long a label, bars are drawn horizontally
 MAX_COLUMNS = 8
 MAX_COLUMN_LABEL = 16
-
-
-def run_labels(runs: Sequence[RunSummary]) -> list[str]:
-    """Each run's label among the runs shown together (the memory system, plus every axis
-    that differs between them: responder, judge, k)."""
-    keys = [run.key for run in runs]
-    return [key.label(keys) for key in keys]
 
 
 def breakdown_figures(report: Report, suite: str) -> list[tuple[str, list[BarChart]]]:

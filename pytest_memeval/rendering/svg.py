@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from .figures import (
+from ..framework.figures import (
     BarChart,
     DotPlot,
     Estimate,

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from ..analysis.session_report import Headline
+from ..framework.figures import format_number
 from ..printable import printable, shorten
 from ..results.clusters import cluster_note
 from ..results.records import Cell, Comparison, GateVerdict, JudgeSensitivity, Metric, Report, RunKey, RunSummary
-from .figures import format_number
 from .usage_table import usage_rows
 
 #: the width used when there is no terminal to ask (and the narrowest a table is laid out for)

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ..framework.suite import IndexEntry
 from ..results.records import ItemKey
-from ..suites.base import IndexEntry
 
 ITEM_ARG = "memeval_item_id"
 SYSTEM_ARG = "memeval_memsystem"
@@ -29,7 +29,7 @@ def bundled_suites_dir() -> Path:
     spec = importlib.util.find_spec("pytest_memeval.suites")
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))).resolve()
-    return (Path(__file__).resolve().parent.parent / "suites").resolve()
+    return Path(__file__).resolve().parents[2] / "suites"  # a checkout's, where the package is not installed
 
 
 def suite_of_module(path: Path) -> str | None:

@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import MemevalError
+from ..framework.suite import Suite
 from ..llm.repetition import repeat_scope
 from ..llm.tally import tallying
 from ..protocols import Judge, MemorySystem, ResponseModel
 from ..results.record_values import RecordedMemory
 from ..results.records import Record, RunKey
-from ..suites.base import Suite
 from ..types import Item, Memory
 from .adapter_guard import AdapterGuard, describe
 from .collector import record_to_wire

@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from ..suites.base import IndexEntry
+from ..framework.suite import IndexEntry
 from .collection import CONTEXT_MARK, ITEM_ARG, K_ARG, SYSTEM_ARG
 
 GROUPS_DIR = "memeval_groups_dir"

@@ -15,8 +15,8 @@ from ..config.gate_syntax import can_never_fail
 from ..config.judge_specs import JudgeOption, fitting, misfit, panel_members
 from ..config.settings import Settings
 from ..errors import ConfigError
+from ..framework.suite import Suite
 from ..llm.cache import check_cache_file
-from ..suites.base import Suite
 from .registry import load_object
 
 

@@ -15,12 +15,12 @@ from ..config.judge_specs import fitting, panel_members
 from ..config.llm_settings import LLMSettings
 from ..config.settings import Settings, responder_model
 from ..errors import ConfigError
+from ..framework.suite import IndexEntry, Suite, SuiteOptions
 from ..llm.metering import Meter
 from ..memory.resources import LazyEmbedder, Resources
 from ..protocols import Closes, ExplainsLLMOutsideGateway, Judge, MemorySystem, ResponseModel
 from ..results.baseline import Baseline
 from ..results.records import DETERMINISTIC, RunKey
-from ..suites.base import IndexEntry, Suite, SuiteOptions
 from .adapter_guard import AdapterGuard, describe
 from .progress_tracking import ProgressTracker, tracked_embedder
 from .registry import (

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ..framework.memory_text import message_texts
 from ..protocols import MemorySystem, ResponseModel
 from ..suites.knowme.reader import KnowmeReader
 from ..suites.knowme.stream import Unit, render
@@ -21,7 +22,6 @@ from ..suites.locomo.reader import LocomoReader
 from ..suites.longmemeval.catalog import dated_text
 from ..suites.longmemeval.reader import LongMemEvalReader
 from ..suites.longmemeval.sample import happened
-from ..suites.memory_text import message_texts
 from ..types import Answer, ItemView, Memory, Message
 
 #: what the kit tells an adapter whose memories the readers cannot read

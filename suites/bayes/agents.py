@@ -21,10 +21,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...errors import ResponseError
-from ...types import Answer, ItemView, Memory
-from ..memory_text import stored_texts
-from ..unreadable import marked
+from pytest_memeval.errors import ResponseError
+from pytest_memeval.framework.memory_text import stored_texts
+from pytest_memeval.framework.unreadable import marked
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from .environments import COIN, RATINGS, Catalogue
 from .parse import chronological, coin_evidence, coin_totals, rating_evidence
 from .probes import COIN_TASK, CONDITIONAL_TASK, RATING_TASK, TYPE_TASK

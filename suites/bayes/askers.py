@@ -18,12 +18,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ...errors import ConfigError, ResponseError
-from ...llm.calls import ChatRequest
-from ...llm.responder import LLMResponder
-from ...llm.tally import count
-from ...protocols import position_invariant
-from ...types import Memory
+from pytest_memeval.errors import ConfigError, ResponseError
+from pytest_memeval.llm.calls import ChatRequest
+from pytest_memeval.llm.responder import LLMResponder
+from pytest_memeval.llm.tally import count
+from pytest_memeval.protocols import position_invariant
+from pytest_memeval.types import Memory
+
 from .probes import Probe
 from .prompt import LOGPROBS, VERBALISED, BayesPrompt
 from .readout import Reading, counterbalance
@@ -44,7 +45,7 @@ class Belief:
 class Asker(Protocol):
     #: how beliefs are read: "direct", "logprobs" or "verbalised"
     readout: str
-    #: answers whose reader recognised nothing in non-empty memories (see suites/unreadable.py)
+    #: answers whose reader recognised nothing in non-empty memories (see pytest_memeval/framework/unreadable.py)
     unreadable_answers: int
 
     def ask(self, probes: Sequence[Probe], memories: Sequence[Memory]) -> list[Belief]: ...

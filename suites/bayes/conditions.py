@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...errors import ConfigError
+from pytest_memeval.errors import ConfigError
+
 from .environments import COIN, COIN_THETAS, COIN_TURNS, N_TYPES, REC_TURNS, RECOMMENDER
 
 SINGLE_TURN, PASSIVE, SELF_ANCHORED = "single_turn", "passive", "self_anchored"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...memory.resources import Resources
-from ...types import Memory, Message
+from pytest_memeval.memory.resources import Resources
+from pytest_memeval.types import Memory, Message
 
 
 class DeduplicatingMemory:

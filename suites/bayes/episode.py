@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ...errors import ResponseError
-from ...types import Answer, Item, Memory, Message
+from pytest_memeval.errors import ResponseError
+from pytest_memeval.types import Answer, Item, Memory, Message
+
 from . import render
 from .agents import items_by_label
 from .askers import Asker, Belief
@@ -61,7 +62,7 @@ def data_of(item: Item) -> EpisodeData:
 
 
 class EpisodeMemory(Protocol):
-    """The part of runner.BoundMemory an episode uses: one namespace, written and read."""
+    """The part of framework.suite.ItemMemory an episode uses: one namespace, written and read."""
 
     def ingest(self, session: Sequence[Message]) -> None: ...
 

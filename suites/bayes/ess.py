@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ...results.records import Metric, Record
-from ...stats import resample_weights
+from pytest_memeval.results.records import Metric, Record
+from pytest_memeval.stats import resample_weights
+
 from .environments import COIN, COIN_TURNS, REC_TURNS, TYPE_PRIOR
 from .reference import MAX_WEIGHT
 

@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ...rendering.figures import LineChart, LineSeries, ReferenceLine
-from ...results.records import Record, Report
+from pytest_memeval.framework.figures import LineChart, LineSeries, ReferenceLine
+from pytest_memeval.results.records import Record, Report
+
 from .environments import COIN, COIN_THETAS, N_TYPES, RECOMMENDER
 
 #: coin conditions drawn together in the error-by-turn chart

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ResponseError
-from ...types import Answer, Item, Trace, Verdict
+from pytest_memeval.errors import ResponseError
+from pytest_memeval.types import Answer, Item, Trace, Verdict
+
 from .environments import COIN, RecommenderModel
 from .episode import BELIEF_DIGITS, DIGITS, EpisodeData, data_of
 from .ess import ESS_WINDOW

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ...results.records import Record, RunKey
+from pytest_memeval.results.records import Record, RunKey
+
 from .suite import BayesSuite
 
 
@@ -23,7 +24,7 @@ def run_episodes(
     k: int,
 ) -> list[Record]:
     """One record per episode, exactly as the plugin makes it."""
-    from ...running.evaluation import Components, evaluate_items
+    from pytest_memeval.running.evaluation import Components, evaluate_items
 
     parts = Components.offline(suite, system, system_name, responder)
     return list(evaluate_items(parts, episode_ids, RunKey(suite.name, system_name, responder_name, k=k)))

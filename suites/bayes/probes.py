@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...types import ItemView
+from pytest_memeval.types import ItemView
+
 from . import render
 from .conditions import Condition
 from .environments import COIN, N_TYPES, RecommenderModel

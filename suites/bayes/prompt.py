@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ...llm.calls import Completion
-from ...llm.templates import PromptTemplate, load_template
-from ...types import Answer, ItemView, Memory
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.templates import PromptTemplate, load_template
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from . import render
 from .environments import COIN, RecommenderModel
 from .probes import TYPE_TASK

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...llm.calls import TokenLogprob
-from ...llm.strict_json import InvalidOutput, read_object
+from pytest_memeval.llm.calls import TokenLogprob
+from pytest_memeval.llm.strict_json import InvalidOutput, read_object
 
 LETTERS = "ABCDE"
 LOW_MASS = 0.01

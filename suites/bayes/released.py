@@ -22,8 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError, DataError
-from ..data_files import read_json
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.data_files import read_json
+
 from .environments import (
     N_TYPES,
     RATINGS,

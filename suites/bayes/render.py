@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...types import Message
+from pytest_memeval.types import Message
+
 from .environments import Catalogue
 
 ACK = "Noted."

@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...errors import ConfigError
-from ...results.records import PairedMetric, Record, Report, SuiteSummary
-from ...types import Answer, Context, Item, ItemView, Message
-from ..base import IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_params, canonical_seeds
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
+from pytest_memeval.framework.suite import IndexEntry, ItemMemory, Suite, SuiteOptions
+from pytest_memeval.results.records import PairedMetric, Record, Report, SuiteSummary
+from pytest_memeval.types import Answer, Context, Item, ItemView, Message
+
 from .agents import BeliefAgent
 from .askers import asker_for
 from .conditions import DEFAULT_SEED, episode_marks, episodes, marker_descriptions, parse_episode_id
@@ -37,9 +38,8 @@ from .render import ACK, COIN_PROBE, profile_name
 from .summary import METRIC_BOUNDS, METRIC_NAMES, compare, summarize
 
 if TYPE_CHECKING:
-    from ...protocols import ResponseModel
-    from ...rendering.figures import Figure
-    from ...running.runner import BoundMemory
+    from pytest_memeval.framework.figures import Figure
+    from pytest_memeval.protocols import ResponseModel
 
 #: metrics where a smaller value is better (a regression is an increase)
 ERROR_METRICS = frozenset(
@@ -163,7 +163,7 @@ class BayesSuite(Suite):
             data=data,
         )
 
-    def interact(self, item: Item, memory: BoundMemory, responder: ResponseModel, k: int) -> Answer:
+    def interact(self, item: Item, memory: ItemMemory, responder: ResponseModel, k: int) -> Answer:
         asker = asker_for(responder, item.id)
         try:
             return run_episode(data_of(item), memory, asker, k, self.probe_every)

@@ -24,9 +24,10 @@ from functools import partial
 
 import numpy as np
 
-from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
-from ...stats import bootstrap_mean, compare_means, mean_sem
-from ...stats.estimability import checked
+from pytest_memeval.results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
+from pytest_memeval.stats import bootstrap_mean, compare_means, mean_sem
+from pytest_memeval.stats.estimability import checked
+
 from .conditions import SINGLE_TURN
 from .environments import COIN, COIN_TURNS, REC_TURNS, RECOMMENDER
 from .ess import pooled_ess

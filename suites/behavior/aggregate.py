@@ -12,7 +12,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ...results.records import Record
+from pytest_memeval.results.records import Record
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Any, TypedDict
 import numpy as np
 from scipy import stats as scipy_stats
 
-from ...stats import bootstrap_mean, krippendorff_alpha, pairwise_spearman, wilcoxon_clusters
+from pytest_memeval.stats import bootstrap_mean, krippendorff_alpha, pairwise_spearman, wilcoxon_clusters
 
 WILCOXON = "wilcoxon signed-rank across subjects, two-sided"
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...errors import ConfigError
-from ..base import SuiteOptions
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.suite import SuiteOptions
+
 from .conditions import CONDITIONS
 from .episodes import HELDOUT_QUESTIONS
 

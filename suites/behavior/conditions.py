@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...types import ItemView
+from pytest_memeval.types import ItemView
 
 
 @dataclass(frozen=True)

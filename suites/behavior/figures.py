@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...rendering.figures import BarChart, Difference, DotPlot, Estimate, ForestPlot, Series
-from ...results.records import Report, RunSummary
+from pytest_memeval.framework.figures import BarChart, Difference, DotPlot, Estimate, ForestPlot, Series
+from pytest_memeval.results.records import Report, RunSummary
+
 from .conditions import BASELINE, CONDITIONS
 
 SUITE = "behavior"

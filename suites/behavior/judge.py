@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ...types import Answer, Item, Memory, Trace, Verdict
+from pytest_memeval.types import Answer, Item, Memory, Trace, Verdict
+
 from .evidence import PHRASES, Key, normalize, phrase_matches
 from .lexicon import AXES
 

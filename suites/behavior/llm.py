@@ -20,11 +20,12 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...errors import ConfigError
-from ...llm.calls import Completion
-from ...llm.judge import InvalidOutput, JudgeFailure, JudgeOutputError, JudgePanel, TemplateJudgePrompt, cut
-from ...llm.templates import PromptTemplate, load_template
-from ...types import Answer, Item, ItemView, Memory, Trace, Verdict
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.judge import InvalidOutput, JudgeFailure, JudgeOutputError, JudgePanel, TemplateJudgePrompt, cut
+from pytest_memeval.llm.templates import PromptTemplate, load_template
+from pytest_memeval.types import Answer, Item, ItemView, Memory, Trace, Verdict
+
 from .evidence import normalize
 from .judge import ABSTENTION, CUT, RUBRIC, passes, retrieved_ids
 

@@ -22,9 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...types import Answer, ItemView, Memory
-from ..memory_text import stored_texts
-from ..unreadable import marked
+from pytest_memeval.framework.memory_text import stored_texts
+from pytest_memeval.framework.unreadable import marked
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from .evidence import Evidence, cue_axes, normalize, read_all
 from .lexicon import AXES, AXIS_OF_CATEGORY
 from .views import DOCUMENT_KEYS

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import ConfigError
+from pytest_memeval.errors import ConfigError
 
 HAMERTON = "hamerton"
 GLOBALS_DIR = Path("data") / "global_subjects"

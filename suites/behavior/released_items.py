@@ -17,9 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...errors import ConfigError, ResponseError
-from ...types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
-from ..base import IndexEntry
+from pytest_memeval.errors import ConfigError, ResponseError
+from pytest_memeval.framework.suite import IndexEntry
+from pytest_memeval.types import Answer, Context, Item, ItemView, Memory, Message, Trace, Verdict
+
 from .conditions import CONDITIONS, Condition
 from .markers import PREFIX
 from .released_study import Question, Study, paragraphs

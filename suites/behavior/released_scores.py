@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
-from ...files import json_input
-from ..data_files import read_json, read_text, regular_files
+from pytest_memeval.errors import DataError
+from pytest_memeval.files import json_input
+from pytest_memeval.framework.data_files import read_json, read_text, regular_files
+
 from .released import (
     GEMINI_JUDGES,
     HAMERTON,

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...errors import DataError
-from ..data_files import read_json, read_text
+from pytest_memeval.errors import DataError
+from pytest_memeval.framework.data_files import read_json, read_text
+
 from .released import (
     HAMERTON,
     RESULTS_DIR,

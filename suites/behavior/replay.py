@@ -33,7 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import MemevalError
+from pytest_memeval.errors import MemevalError
+
 from .aggregate import Scored, subject_scores
 from .analysis import gradient, subject_test
 from .released import (

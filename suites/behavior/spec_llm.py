@@ -17,10 +17,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...config.llm_settings import LLMSettings
-from ...llm.caller import ModelCaller
-from ...llm.calls import ChatRequest
-from ...llm.templates import load_template
+from pytest_memeval.config.llm_settings import LLMSettings
+from pytest_memeval.llm.caller import ModelCaller
+from pytest_memeval.llm.calls import ChatRequest
+from pytest_memeval.llm.templates import load_template
+
 from .catalog import COHORT, DEFAULT_SEEDS, SubjectRef
 from .facts import extract, facts_text
 from .views import SPEC_DIR

@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...errors import ConfigError
-from ...results.records import PairedMetric, Record, Report, SuiteSummary
-from ...types import Context, Item
-from ..base import IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_params, canonical_seeds
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
+from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
+from pytest_memeval.results.records import PairedMetric, Record, Report, SuiteSummary
+from pytest_memeval.types import Context, Item
+
 from . import released_items
 from .catalog import DEFAULT_SEEDS, ItemRef, Selection, item_ref, selection
 from .conditions import CONDITIONS, metric_names
@@ -34,8 +35,8 @@ from .released_study import Study
 from .views import SPEC_DIR, SUITE, Documents, context, item
 
 if TYPE_CHECKING:
-    from ...llm.judge import PanelFactory
-    from ...rendering.figures import Figure
+    from pytest_memeval.framework.figures import Figure
+    from pytest_memeval.llm.judge import PanelFactory
 
 #: contexts of a subject in index order, and the conditions whose items each holds
 _GROUPS = (

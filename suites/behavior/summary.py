@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
-from ...stats import bootstrap_mean, minimum_detectable_effect, paired_bootstrap_mean, wilcoxon_clusters
+from pytest_memeval.results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
+from pytest_memeval.stats import bootstrap_mean, minimum_detectable_effect, paired_bootstrap_mean, wilcoxon_clusters
+
 from .aggregate import Scored, judge_matrix, question_scores, scored, subject_scores
 from .analysis import agreement, anchor_crossings, gradient, jaccard, question_shifts, subject_test
 from .conditions import BASELINE, CONDITIONS, PAIRS

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...errors import ConfigError, DataError
-from ...types import Context, Item, Message
-from ..data_files import read_text
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.data_files import read_text
+from pytest_memeval.types import Context, Item, Message
+
 from .catalog import COHORT, ItemRef, SubjectRef, context_ref
 from .conditions import CONDITIONS
 from .episodes import heldout_half, training_half

@@ -15,9 +15,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError, DataError
-from ...types import Context, Item, ItemView, Message
-from ..base import SuiteOptions
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.types import Context, Item, ItemView, Message
+
 from .life import Life, context_id, generate_life
 from .questions import Question, life_questions
 from .released import ReleasedDataset, dataset_dirs, load_dataset

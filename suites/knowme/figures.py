@@ -4,9 +4,9 @@ LLM judge shows the paper's metric; any other run our diagnostics, and the capti
 
 from __future__ import annotations
 
-from ...rendering.figures import BarChart, Estimate, Series
-from ...rendering.report_figures import run_labels
-from ...results.records import Cell, Metric, Report
+from pytest_memeval.framework.figures import BarChart, Estimate, Series, run_labels
+from pytest_memeval.results.records import Cell, Metric, Report
+
 from .tasks import TASKS
 
 

@@ -19,9 +19,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...llm.judge import JudgePanel
-from ...types import Answer, Item, Memory, Trace, Verdict
-from ..memory_text import stored_texts
+from pytest_memeval.framework.memory_text import stored_texts
+from pytest_memeval.llm.judge import JudgePanel
+from pytest_memeval.types import Answer, Item, Memory, Trace, Verdict
+
 from .rubric import Rubric
 from .scoring import (
     content_words,

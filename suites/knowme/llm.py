@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...llm.calls import Completion
-from ...llm.multisource import memory_document
-from ...llm.strict_json import InvalidOutput, cut_off, read_object
-from ...llm.templates import PromptTemplate, load_template
-from ...types import Answer, ItemView, Memory
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.multisource import memory_document
+from pytest_memeval.llm.strict_json import InvalidOutput, cut_off, read_object
+from pytest_memeval.llm.templates import PromptTemplate, load_template
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from .tasks import ABSTAIN, ANSWER_FORMATS
 
 ANSWER_TEMPLATE = "knowme_answer"

@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ...types import Answer, ItemView, Memory
-from ..memory_text import message_texts
-from ..unreadable import marked
+from pytest_memeval.framework.memory_text import message_texts
+from pytest_memeval.framework.unreadable import marked
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from .scoring import content_words
 from .stream import ParsedUnit, format_duration, parse_units, whole_years_between
 from .tasks import ABSTAIN

@@ -39,9 +39,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
-from ...files import json_input
-from ..data_files import read_text, regular_files
+from pytest_memeval.errors import DataError
+from pytest_memeval.files import json_input
+from pytest_memeval.framework.data_files import read_text, regular_files
+
 from .questions import Question
 from .released_golds import reference_text, released_gold
 from .stream import FIELDS, TIME_FORMAT, Unit

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError
-from ...llm.judge import JudgePrompt, TemplateJudgePrompt, parse_score
-from ...llm.strict_json import InvalidOutput
-from ...llm.templates import PromptTemplate, load_template
-from ...types import Answer, Item, Verdict
-from ..data_files import read_text
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.data_files import read_text
+from pytest_memeval.llm.judge import JudgePrompt, TemplateJudgePrompt, parse_score
+from pytest_memeval.llm.strict_json import InvalidOutput
+from pytest_memeval.llm.templates import PromptTemplate, load_template
+from pytest_memeval.types import Answer, Item, Verdict
+
 from .released import task_of_name
 from .stream import format_duration
 

@@ -15,11 +15,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...errors import ConfigError
-from ...results.records import PairedMetric, Record, Report, SuiteSummary
-from ...types import Context, Item
-from ..base import IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_params, canonical_seeds
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
+from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
+from pytest_memeval.results.records import PairedMetric, Record, Report, SuiteSummary
+from pytest_memeval.types import Context, Item
+
 from .catalog import DEFAULT_SEEDS, Catalog, item_id, marks_of, selected_datasets
 from .figures import task_figures
 from .judge import KnowmeJudge, KnowmeLLMJudge
@@ -31,8 +32,8 @@ from .summary import APPROX, compare, summarize
 from .tasks import LEVEL_DIAGNOSTICS, LEVEL_METRICS, TASKS
 
 if TYPE_CHECKING:
-    from ...llm.judge import PanelFactory
-    from ...rendering.figures import Figure
+    from pytest_memeval.framework.figures import Figure
+    from pytest_memeval.llm.judge import PanelFactory
 
 _DIAGNOSTICS = (*(t.diagnostic for t in TASKS.values()), *LEVEL_DIAGNOSTICS.values())
 

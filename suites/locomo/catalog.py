@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
-from ...types import Context, Item, ItemView, Message
-from ..base import SuiteOptions
+from pytest_memeval.errors import DataError
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.types import Context, Item, ItemView, Message
+
 from .categories import label
 from .released import QA, Conversation, Release, Turn, find_file, load_release, parse_release
 from .sample import DEFAULT_SEED, sample_bytes

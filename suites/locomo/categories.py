@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...errors import ConfigError
+from pytest_memeval.errors import ConfigError
 
 READINGS: Mapping[str, Mapping[int, str]] = {
     "scorer": {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"},

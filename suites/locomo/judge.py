@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...llm.judge import JudgePanel
-from ...types import Answer, Item, Trace, Verdict
+from pytest_memeval.llm.judge import JudgePanel
+from pytest_memeval.types import Answer, Item, Trace, Verdict
+
 from .scoring import bleu_tokenizer, mem0_bleu1, mem0_f1, official_f1
 
 DEFAULT_PASS_F1 = 0.5

@@ -20,10 +20,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...types import Answer, ItemView, Memory
+from pytest_memeval.framework.memory_text import message_text
+from pytest_memeval.framework.unreadable import marked
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from ..knowme.scoring import content_words
-from ..memory_text import message_text
-from ..unreadable import marked
 from .catalog import NOT_MENTIONED
 from .sample import MONTHS
 

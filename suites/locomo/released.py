@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
-from ...files import json_input
-from ...files.user_files import read_bytes
+from pytest_memeval.errors import DataError
+from pytest_memeval.files import json_input
+from pytest_memeval.files.user_files import read_bytes
 
 FILE_NAME = "locomo10.json"
 CATEGORIES = (1, 2, 3, 4, 5)

@@ -14,13 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ...config.judge_specs import off_protocol
-from ...errors import ConfigError
-from ...llm.judge import PanelFactory
-from ...results.records import PairedMetric, Record, SuiteSummary
-from ...types import Context, Item
-from ..base import IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_params, canonical_seeds
+from pytest_memeval.config.judge_specs import off_protocol
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
+from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
+from pytest_memeval.llm.judge import PanelFactory
+from pytest_memeval.results.records import PairedMetric, Record, SuiteSummary
+from pytest_memeval.types import Context, Item
+
 from ..longmemeval.llm import LONGMEMEVAL, LONGMEMEVAL_OPTION, official_protocol
 from .catalog import Catalog
 from .categories import marker, marker_descriptions, parse_categories, parse_reading

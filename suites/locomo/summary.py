@@ -20,10 +20,16 @@ from typing import Any
 
 import numpy as np
 
-from ...results.records import Cell, PairedMetric, Record, SuiteSummary
-from ...results.records import Metric as MetricValue
-from ...stats import bootstrap_cell, cluster_bootstrap, minimum_detectable_effect, paired_cell, paired_cluster_bootstrap
-from ...stats.estimators import GroupSums, ratio
+from pytest_memeval.results.records import Cell, PairedMetric, Record, SuiteSummary
+from pytest_memeval.results.records import Metric as MetricValue
+from pytest_memeval.stats import (
+    bootstrap_cell,
+    cluster_bootstrap,
+    minimum_detectable_effect,
+    paired_cell,
+    paired_cluster_bootstrap,
+)
+from pytest_memeval.stats.estimators import GroupSums, ratio
 
 MetricFn = Callable[[GroupSums], np.ndarray]
 SCORES = ("f1", "bleu1", "mem0_f1", "j")

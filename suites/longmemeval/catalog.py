@@ -31,9 +31,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError, DataError
-from ...types import Context, Item, ItemView, Message
-from ..base import SuiteOptions
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.suite import SuiteOptions
+from pytest_memeval.types import Context, Item, ItemView, Message
+
 from .released import QUESTION_TYPES, Question, ReleasedFile, scan, stream_sessions, turns_of
 from .sample import DATE_FORMAT, FILES, VERSION, write_sample
 

@@ -23,8 +23,9 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from ...llm.judge import JudgePanel
-from ...types import Answer, Item, Trace, Verdict
+from pytest_memeval.llm.judge import JudgePanel
+from pytest_memeval.types import Answer, Item, Trace, Verdict
+
 from .catalog import session_of
 from .llm import judge_prompt_key
 

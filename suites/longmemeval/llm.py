@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ...llm.calls import Completion
-from ...llm.judge import ProtocolPrompt, TemplateJudgePrompt
-from ...llm.strict_json import InvalidOutput
-from ...llm.templates import PromptTemplate, load_template
-from ...types import Answer, Item, ItemView, Memory, Verdict
-from ..base import JudgeOption
+from pytest_memeval.framework.suite import JudgeOption
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.judge import ProtocolPrompt, TemplateJudgePrompt
+from pytest_memeval.llm.strict_json import InvalidOutput
+from pytest_memeval.llm.templates import PromptTemplate, load_template
+from pytest_memeval.types import Answer, Item, ItemView, Memory, Verdict
+
 from .catalog import split_dated
 
 ANSWER_TEMPLATE = "longmemeval_answer"

@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
-from ...types import Answer, ItemView, Memory
-from ..memory_text import split_prefixes, stored_text
-from ..unreadable import marked
+from pytest_memeval.framework.memory_text import split_prefixes, stored_text
+from pytest_memeval.framework.unreadable import marked
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from .sample import DATE_FORMAT, counted, happened, liked, recommended, stated, updated
 
 ABSTAIN_TEXT = "The information provided is not enough to answer the question."

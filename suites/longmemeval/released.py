@@ -37,9 +37,9 @@ from typing import Any, BinaryIO
 
 import ijson
 
-from ...errors import DataError
-from ...files import json_input
-from ...files.user_files import open_bytes
+from pytest_memeval.errors import DataError
+from pytest_memeval.files import json_input
+from pytest_memeval.files.user_files import open_bytes
 
 #: in the order print_qa_metrics.py prints them
 QUESTION_TYPES = (

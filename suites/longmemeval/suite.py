@@ -14,12 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ...config.judge_specs import off_protocol
-from ...llm.judge import PanelFactory
-from ...results.records import PairedMetric, Record, SuiteSummary
-from ...types import Context, Item
-from ..base import IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_params
+from pytest_memeval.config.judge_specs import off_protocol
+from pytest_memeval.framework.canonical import canonical_params
+from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
+from pytest_memeval.llm.judge import PanelFactory
+from pytest_memeval.results.records import PairedMetric, Record, SuiteSummary
+from pytest_memeval.types import Context, Item
+
 from ..locomo.llm import MEM0_J, MEM0_J_OPTION, j_protocol
 from .catalog import DATE_MODES, DOWNLOAD, RELEASED_NAMES, Catalog, dates_setting, file_setting, marker_of
 from .judge import OfficialJudge, OfflineJudge

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
-from ...stats import (
+from pytest_memeval.results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
+from pytest_memeval.stats import (
     bootstrap_cell,
     cluster_bootstrap,
     clustered_wilson,
@@ -33,7 +33,8 @@ from ...stats import (
     paired_cell,
     paired_cluster_bootstrap,
 )
-from ...stats.estimators import Estimator, mean_over_groups, ratio
+from pytest_memeval.stats.estimators import Estimator, mean_over_groups, ratio
+
 from .judge import NOT_AVAILABLE
 from .released import QUESTION_TYPES
 

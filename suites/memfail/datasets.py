@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...errors import ConfigError
+from pytest_memeval.errors import ConfigError
+
 from . import gen_coexisting, gen_conditional, gen_longhop, gen_persona, gen_update
 from .model import DatasetBuild
 

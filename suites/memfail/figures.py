@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...rendering.figures import LineChart, LineSeries, StackedBarChart
-from ...results.records import Report, RunSummary
+from pytest_memeval.framework.figures import LineChart, LineSeries, StackedBarChart
+from pytest_memeval.results.records import Report, RunSummary
+
 from .attribution import STAGES
 from .datasets import DATASETS
 

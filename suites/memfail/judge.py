@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...errors import ResponseError
-from ...types import Answer, Item, Trace, Verdict
-from ..memory_text import stored_texts
+from pytest_memeval.errors import ResponseError
+from pytest_memeval.framework.memory_text import stored_texts
+from pytest_memeval.types import Answer, Item, Trace, Verdict
+
 from .attribution import Attribution, attribute
 from .model import Fact
 from .text import contains, normalize

@@ -18,10 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...llm.judge import TemplateJudgePrompt, parse_score
-from ...llm.templates import load_template
-from ...protocols import Closes
-from ...types import Answer, Item, Trace, Verdict
+from pytest_memeval.llm.judge import TemplateJudgePrompt, parse_score
+from pytest_memeval.llm.templates import load_template
+from pytest_memeval.protocols import Closes
+from pytest_memeval.types import Answer, Item, Trace, Verdict
+
 from .attribution import MEMORY_STAGES, Attribution, FactCheck
 from .judge import answer_correct, facts_of, free_text_gold, verdict
 from .llm_prompt import template_tables

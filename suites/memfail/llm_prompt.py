@@ -17,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from ...errors import ConfigError
-from ...llm.calls import Completion
-from ...llm.strict_json import InvalidOutput, cut_off, read_object
-from ...llm.templates import PromptTemplate, load_template, prompts_dir
-from ...types import Answer, ItemView, Memory
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.llm.calls import Completion
+from pytest_memeval.llm.strict_json import InvalidOutput, cut_off, read_object
+from pytest_memeval.llm.templates import PromptTemplate, load_template, prompts_dir
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from .judge import ABSTENTION_CUES
 from .text import normalize
 

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ...types import Answer
+from pytest_memeval.types import Answer
+
 from .condition_data import TYPES
 from .conditional_data import CHARACTERS, LINK_SPANS, PEOPLE, PERSON_BEHAVIORS, PET_BEHAVIORS, PETS
 from .conditions import Condition, conditions_in, holds, situations_in

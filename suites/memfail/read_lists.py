@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...types import Answer
+from pytest_memeval.types import Answer
+
 from .coexisting_data import CATEGORIES, Category
 from .names import FIRST_NAMES, RELATIONS
 from .phrases import pattern

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ...types import Answer
+from pytest_memeval.types import Answer
+
 from .longhop_data import ANCHORS, EFFECT_FIRST
 from .phrases import PRONOUNS, Person, render
 from .text import contains, normalize, sentences, third_person

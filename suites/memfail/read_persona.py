@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from ...types import Answer
+from pytest_memeval.types import Answer
+
 from .names import FIRST_NAMES, SURNAMES
 from .persona_data import ABSTAIN, SLOTS, Slot
 from .phrases import pattern

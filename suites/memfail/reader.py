@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from ...types import Answer, ItemView, Memory
-from ..memory_text import stored_texts
-from ..unreadable import marked
+from pytest_memeval.framework.memory_text import stored_texts
+from pytest_memeval.framework.unreadable import marked
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from . import read_conditional, read_longhop, read_persona
 from .coexisting_data import CATEGORIES
 from .names import FIRST_NAMES

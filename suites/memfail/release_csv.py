@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
-from ...files import json_input
-from ..data_files import open_text
+from pytest_memeval.errors import DataError
+from pytest_memeval.files import json_input
+from pytest_memeval.framework.data_files import open_text
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
-from ...files import json_input
-from ..data_files import read_text
+from pytest_memeval.errors import DataError
+from pytest_memeval.files import json_input
+from pytest_memeval.framework.data_files import read_text
+
 from .release_csv import Row, read_table
 
 FILES = {

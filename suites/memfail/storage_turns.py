@@ -14,12 +14,12 @@ import contextvars
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from ...config.llm_settings import LLMSettings
-from ...llm.caller import ModelCaller
-from ...llm.calls import ChatRequest
-from ...llm.tally import count
-from ...llm.templates import PromptTemplate, load_template
-from ...types import Message
+from pytest_memeval.config.llm_settings import LLMSettings
+from pytest_memeval.llm.caller import ModelCaller
+from pytest_memeval.llm.calls import ChatRequest
+from pytest_memeval.llm.tally import count
+from pytest_memeval.llm.templates import PromptTemplate, load_template
+from pytest_memeval.types import Message
 
 TEMPLATE = "memfail_storage_turn"
 HISTORY_HEADING = "Conversation History:"

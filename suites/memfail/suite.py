@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...errors import ConfigError
-from ...results.records import PairedMetric, Record, Report, SuiteSummary
-from ...types import Context, Item, ItemView
-from ..base import IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_params, canonical_seeds
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
+from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
+from pytest_memeval.results.records import PairedMetric, Record, Report, SuiteSummary
+from pytest_memeval.types import Context, Item, ItemView
+
 from .datasets import BY_NAME, DATASETS, build
 from .figures import memfail_figures
 from .judge import MemfailJudge
@@ -35,8 +36,9 @@ from .storage_turns import USER_ONLY, WITH_REPLIES, converse, user_sessions
 from .summary import METRIC_NAMES, compare, summarize
 
 if TYPE_CHECKING:
-    from ...llm.judge import PanelFactory
-    from ...rendering.figures import Figure
+    from pytest_memeval.framework.figures import Figure
+    from pytest_memeval.llm.judge import PanelFactory
+
     from .llm_judge import MemfailLLMJudge
     from .llm_prompt import MemfailPrompt
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
-from ...stats import (
+from pytest_memeval.results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
+from pytest_memeval.stats import (
     bootstrap_cell,
     cluster_bootstrap,
     clustered_wilson,
@@ -24,6 +24,7 @@ from ...stats import (
     micro_mean,
     ratio,
 )
+
 from .attribution import STAGES
 from .datasets import DATASETS
 from .release_build import GOLD_DISAGREES

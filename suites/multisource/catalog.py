@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...errors import ConfigError, DataError
-from ..base import SuiteOptions
-from ..data_files import regular_files
+from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.data_files import regular_files
+from pytest_memeval.framework.suite import SuiteOptions
+
 from . import released
 from .atoms import reachable, source_atoms
 from .generator import (

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...rendering.figures import LineChart, LineSeries
-from ...results.records import Record, Report, RunKey
+from pytest_memeval.framework.figures import LineChart, LineSeries
+from pytest_memeval.results.records import Record, Report, RunKey
+
 from .metrics import coverage, selective_accuracy
 
 THRESHOLDS = tuple(i / 50 for i in range(51))

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from operator import is_
 
-from ...errors import ConfigError
-from ...types import Answer, ItemView, Memory
-from ..memory_text import stored_texts
-from ..unreadable import marked
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.memory_text import stored_texts
+from pytest_memeval.framework.unreadable import marked
+from pytest_memeval.types import Answer, ItemView, Memory
+
 from ._atom_view import View
 from ._common import NUM_DAYS
 from .atoms import RULES, source_atoms

@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
-from ...files import json_input
-from ..data_files import read_text
+from pytest_memeval.errors import DataError
+from pytest_memeval.files import json_input
+from pytest_memeval.framework.data_files import read_text
+
 from ._common import SOURCE_NAMES
 from .generator import Persona, index_of, is_generated, parse_persona_id, split_of
 from .questions import QUESTION_IDS

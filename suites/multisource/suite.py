@@ -11,12 +11,13 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...errors import ConfigError
-from ...llm.multisource import MultisourcePrompt
-from ...results.records import PairedMetric, Record, Report, SuiteSummary
-from ...types import Context, Item, ItemView, Message
-from ..base import ExactLabelJudge, IndexEntry, Suite, SuiteOptions
-from ..canonical import canonical_params, canonical_seeds
+from pytest_memeval.errors import ConfigError
+from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
+from pytest_memeval.framework.suite import ExactLabelJudge, IndexEntry, Suite, SuiteOptions
+from pytest_memeval.llm.multisource import MultisourcePrompt
+from pytest_memeval.results.records import PairedMetric, Record, Report, SuiteSummary
+from pytest_memeval.types import Context, Item, ItemView, Message
+
 from .catalog import Catalog, context_id, split_item_id
 from .figures import risk_coverage_figures
 from .headings import LABEL_NOTES, TITLES
@@ -26,7 +27,7 @@ from .questions import QUESTIONS
 from .reader import READERS, MultisourceReader, fitted_models, reader_setting
 
 if TYPE_CHECKING:
-    from ...rendering.figures import Figure
+    from pytest_memeval.framework.figures import Figure
 
 
 class MultisourceJudge(ExactLabelJudge):

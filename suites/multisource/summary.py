@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
-from ...stats import (
+from pytest_memeval.results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
+from pytest_memeval.stats import (
     bootstrap_cell,
     bootstrap_multisource,
     minimum_detectable_effect_binary,

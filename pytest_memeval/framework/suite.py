@@ -21,20 +21,32 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..config.judge_specs import JudgeOption
 from ..config.llm_settings import LLMSettings
 from ..errors import ConfigError
 from ..protocols import Judge, ResponseModel
 from ..results.records import PairedMetric, Record, Report, SuiteSummary
-from ..types import Answer, Context, Item, Trace, Verdict
+from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
 
 if TYPE_CHECKING:
     from ..llm.judge import PanelFactory
     from ..llm.responder import ResponsePrompt
-    from ..rendering.figures import Figure
-    from ..running.runner import BoundMemory
+    from .figures import Figure
+
+
+class ItemMemory(Protocol):
+    """What an interactive suite drives for one item (`Answering.interact`): the memory
+    system bound to the item's own fresh namespace, every call guarded by the runner."""
+
+    def reset(self) -> None: ...
+
+    def ingest(self, session: Sequence[Message]) -> None: ...
+
+    def retrieve(self, query: str, k: int) -> list[Memory]: ...
+
+    def dump(self) -> list[Memory] | None: ...
 
 
 @dataclass(frozen=True)
@@ -179,7 +191,7 @@ class Answering:
         LLM responder)."""
         raise ConfigError(f"suite {self.name!r} has no offline reader: pass --memeval-responder=openai:MODEL")
 
-    def interact(self, item: Item, memory: BoundMemory, responder: ResponseModel, k: int) -> Answer:
+    def interact(self, item: Item, memory: ItemMemory, responder: ResponseModel, k: int) -> Answer:
         """For interactive suites: write to and probe `memory` (on a fresh namespace of this
         item) as the item's protocol requires, asking `responder`, and return the answer that
         the judge scores (its detail may hold a trajectory)."""

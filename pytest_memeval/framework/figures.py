@@ -1,4 +1,5 @@
-"""Declarative figure specs: what a suite hands to the HTML report, knowing nothing of SVG.
+"""Declarative figure specs: what a suite hands to the HTML report, knowing nothing of SVG
+(rendering/svg.py draws them).
 
 Every spec is a frozen dataclass of plain values (str, float, tuples), so it compares,
 hashes and round-trips through JSON (`figure_to_json` / `figure_from_json`). Constructors
@@ -9,9 +10,11 @@ accept lists and JSON-shaped mappings and store tuples, so a suite may write
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any, ClassVar
+
+from ..results.records import RunSummary
 
 Range = tuple[float, float]
 
@@ -282,3 +285,10 @@ def _range(value: Any) -> Range | None:
 def _same_length(values: tuple[Any, ...], reference: tuple[Any, ...], what: str) -> None:
     if len(values) != len(reference):
         raise ValueError(f"{what} has {len(values)} values for {len(reference)} categories")
+
+
+def run_labels(runs: Sequence[RunSummary]) -> list[str]:
+    """Each run's label among the runs shown together (the memory system, plus every axis
+    that differs between them: responder, judge, k)."""
+    keys = [run.key for run in runs]
+    return [key.label(keys) for key in keys]
