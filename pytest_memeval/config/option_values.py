@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..files.user_files import check_regular, open_regular
+
+#: a class named by its import path (--memsystem, --memeval-suite): pkg.module:Class
+IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
 def names(option: str, raw: str | None) -> tuple[str, ...]:
@@ -21,6 +25,13 @@ def names(option: str, raw: str | None) -> tuple[str, ...]:
     if duplicates:
         raise ConfigError(f"{option}: {', '.join(duplicates)} named twice")
     return parts
+
+
+def import_path(option: str, raw: str) -> str:
+    """`raw`, checked to be of the form pkg.module:Class (not imported here)."""
+    if not IMPORT_PATH.match(raw):
+        raise ConfigError(f"{option}: {raw!r} is not of the form pkg.module:Class")
+    return raw
 
 
 def choice(option: str, raw: str, choices: tuple[str, ...]) -> str:

@@ -20,6 +20,7 @@ from .llm_settings import LLMSettings
 from .option_values import (
     cache_dir,
     choice,
+    import_path,
     integer,
     names,
     positive_float,
@@ -68,7 +69,8 @@ def _add_run_options(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--memeval-suite",
         metavar="NAME[,NAME...]",
-        help="benchmark suites to run (default: all available)",
+        help="benchmark suites to run (default: all available): a bundled suite, a name from the "
+        "'pytest_memeval.suites' entry points, or pkg.mod:Class (run by a test module that names it)",
     )
     group.addoption(
         "--memeval-size",
@@ -370,10 +372,12 @@ def _suites(raw: str | None, available: tuple[str, ...]) -> tuple[str, ...]:
     if raw is None:
         return available
     selected = names("--memeval-suite", raw)
-    unknown = [name for name in selected if name not in available]
+    unknown = [name for name in selected if name not in available and ":" not in name]
     if unknown:
-        raise ConfigError(f"--memeval-suite: unknown suite {unknown[0]!r} (available: {', '.join(available)})")
-    return selected
+        raise ConfigError(
+            f"--memeval-suite: unknown suite {unknown[0]!r} (available: {', '.join(available)}; or give pkg.module:Class)"
+        )
+    return tuple(import_path("--memeval-suite", name) if ":" in name else name for name in selected)
 
 
 def _suite_params(raw: list[str]) -> dict[str, dict[str, str]]:

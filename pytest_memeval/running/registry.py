@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
+from ..config.option_values import import_path
 from ..errors import ConfigError
+from ..framework.suite import Suite
 from ..memory.resources import Resources
 from ..protocols import BuildsFromMemeval, ChecksSettings, MemorySystem
 
@@ -43,8 +44,6 @@ BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
     "memos": "pytest_memeval.memory.memos:MemosMemory",
     "supermemory": "pytest_memeval.memory.supermemory:SupermemoryMemory",
 }
-
-_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 
 
 @dataclass(frozen=True)
@@ -96,14 +95,24 @@ def available_suites() -> dict[str, str]:
     return suites
 
 
+def imported_suites(names: Iterable[str]) -> dict[str, str]:
+    """The suites --memeval-suite names by import path (pkg.module:Class), each its own
+    target, imported now: one that does not import, or is no Suite, is one line."""
+    targets = {}
+    for name in (name for name in names if ":" in name):
+        suite_class = load_object(name)
+        if not (isinstance(suite_class, type) and issubclass(suite_class, Suite)):
+            raise ConfigError(f"--memeval-suite: {name!r} is not a subclass of pytest_memeval.Suite")
+        targets[name] = name
+    return targets
+
+
 def resolve_memsystem(name: str) -> Resolved:
     """Map a --memsystem name to an import target, failing with a one-line ConfigError."""
     if name in BUILTIN_MEMSYSTEMS:
         return Resolved(name, BUILTIN_MEMSYSTEMS[name])
     if ":" in name:
-        if not _IMPORT_PATH.match(name):
-            raise ConfigError(f"--memsystem: {name!r} is not of the form pkg.module:Class")
-        load_object(name)  # fail now, on the controller, rather than once per test
+        load_object(import_path("--memsystem", name))  # fail now, on the controller, rather than once per test
         return Resolved(name, name)
     for entry in entry_points(group=MEMSYSTEM_ENTRY_POINTS):
         if entry.name == name:

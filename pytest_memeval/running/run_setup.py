@@ -16,7 +16,7 @@ from ..config.options import OptionSource, read_settings
 from ..config.outputs import check_outputs, run_outputs
 from ..errors import ConfigError, DataError
 from ..llm.preflight import check_endpoint
-from .registry import available_suites
+from .registry import available_suites, imported_suites
 from .settings_checks import check_against_suites, check_before_run, judge_fit_notes, judged_suites
 from .shards import Unit, check_shard_count, durations
 from .state import RunState
@@ -55,11 +55,14 @@ def prepare_run(
         check_outputs(run_outputs(settings.report, settings.html, junitxml, llm_cache))
     check_extras(settings)
     state = RunState.from_settings(settings)
-    check_against_suites(settings, suites, bundled_only=bundled_only)
-    settings = with_protocol_model(settings, judged_suites(settings, suites))
+    targets = {**suites, **imported_suites(settings.suites)}
+    if bundled_only and settings.active:
+        _check_bundled_runs(settings.suites, suites)
+    check_against_suites(settings, targets, bundled_only=bundled_only)
+    settings = with_protocol_model(settings, judged_suites(settings, targets))
     state.rebind(settings)
     warnings = tuple(check_before_run(settings)) if settings.active and controller else ()
-    notes = tuple(judge_fit_notes(settings, suites)) if settings.active else ()
+    notes = tuple(judge_fit_notes(settings, targets)) if settings.active else ()
     if settings.baseline is not None and controller:
         from ..results.baseline import load_baseline
 
@@ -84,6 +87,17 @@ def prepare_run(
         asking = f"--memeval-responder={settings.responder}" if settings.responder != "reader" else "--memeval-judge"
         check_endpoint(llm, asking)
     return PreparedRun(state, suites, warnings, seconds, notes)
+
+
+def _check_bundled_runs(selected: tuple[str, ...], available: dict[str, str]) -> None:
+    """A run of the bundled modules alone runs no suite named by import path: a test module
+    that names it does."""
+    for name in selected:
+        if name not in available:
+            raise ConfigError(
+                f'--memeval-suite: {name} runs from a test module that names it (@pytest.mark.memeval("{name}")): '
+                "give that module's path"
+            )
 
 
 def _index(state: RunState, name: str) -> object:
