@@ -24,9 +24,10 @@ from pytest_memeval.errors import ConfigError
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.llm.metering import Meter
 from pytest_memeval.memory import letta as letta_module
+from pytest_memeval.memory.chunking import split_at_spaces
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.memory.embedding_endpoint import EmbeddingEndpoint
-from pytest_memeval.memory.letta import LettaMemory, _split_words
+from pytest_memeval.memory.letta import LettaMemory
 from pytest_memeval.memory.letta_server import LettaServer
 from pytest_memeval.memory.tokens import count_tokens
 from pytest_memeval.types import Message
@@ -109,10 +110,10 @@ def test_a_run_with_an_unstartable_server_makes_each_item_an_error(
 
 def test_long_lines_become_passages_within_budget() -> None:
     line = " ".join(f"word{i}" for i in range(5000))
-    pieces = _split_words(line, 1000)
+    pieces = split_at_spaces(line, 1000)
     assert len(pieces) == 5 and all(count_tokens(piece) <= 1000 for piece in pieces)
     assert " ".join(pieces) == line
-    assert _split_words("short", 1000) == ["short"]
+    assert split_at_spaces("short", 1000) == ["short"]
 
 
 def test_the_embedding_endpoint_serves_the_run_embedder() -> None:

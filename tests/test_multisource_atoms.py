@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from pytest_memeval.suites.multisource import (
     DAYS,
     FAILURE_MODES,
@@ -121,3 +122,13 @@ def test_question_table():
         assert q.window_days == {"C2": 14, "C3": 14, "Ctrl1": 7, "Ctrl2": 7}.get(q.id, 30)
         assert q.text.endswith("?")
     assert sum(len(q.answer_space) == 4 for q in QUESTIONS.values()) == 7
+
+
+def test_each_question_has_one_readout_rule_and_one_ground_truth_rule_keyed_by_its_name() -> None:
+    from pytest_memeval.suites.multisource import atoms, ground_truth
+    from pytest_memeval.suites.multisource.questions import by_question
+
+    assert list(atoms.RULES) == list(ground_truth.RULES) == list(QUESTION_IDS)
+    assert atoms.RULES["Ctrl2"].__name__ == ground_truth.RULES["Ctrl2"].__name__ == "ctrl2"
+    with pytest.raises(ValueError, match="rules for"):
+        by_question(rule for qid, rule in atoms.RULES.items() if qid != "G2")  # a question left without a rule

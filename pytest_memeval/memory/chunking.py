@@ -38,17 +38,29 @@ def chunk_session(session: Sequence[Message], max_tokens: int) -> list[str]:
     return [chunk.text for chunk in chunk_messages(session, max_tokens)]
 
 
+def split_at_spaces(text: str, max_tokens: int) -> list[str]:
+    """`text` whole when it fits `max_tokens`, else cut at spaces (for a chunk that is one
+    very long line, where a store rejects long texts)."""
+    return [text] if count_tokens(text) <= max_tokens else _pack(text.split(" "), " ", max_tokens)
+
+
 def _split_lines(text: str, max_tokens: int) -> list[str]:
+    return _pack(text.splitlines(), "\n", max_tokens)
+
+
+def _pack(parts: Sequence[str], separator: str, max_tokens: int) -> list[str]:
+    """`parts` joined greedily into pieces of at most `max_tokens` (a part over the budget
+    alone is a piece of its own); blank pieces left out."""
     pieces: list[str] = []
     current: list[str] = []
     used = 0
-    for line in text.splitlines():
-        size = count_tokens(line)
+    for part in parts:
+        size = count_tokens(part)
         if current and used + size > max_tokens:
-            pieces.append("\n".join(current))
+            pieces.append(separator.join(current))
             current, used = [], 0
-        current.append(line)
+        current.append(part)
         used += size
     if current:
-        pieces.append("\n".join(current))
+        pieces.append(separator.join(current))
     return [piece for piece in pieces if piece.strip()]

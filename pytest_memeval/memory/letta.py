@@ -36,12 +36,11 @@ from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..types import Memory, Message
-from .chunking import chunk_session
+from .chunking import chunk_session, split_at_spaces
 from .embedders import Embedder
 from .embedding_endpoint import EmbeddingEndpoint
 from .letta_server import LettaServer
 from .resources import Resources
-from .tokens import count_tokens
 
 MODES = ("archival", "agent")
 #: where a Letta agent is told it is a memory, in `agent` mode
@@ -162,7 +161,7 @@ class LettaMemory:
             passages = [
                 piece
                 for chunk in chunk_session(session, self.passage_tokens)
-                for piece in _split_words(chunk, self.passage_tokens)
+                for piece in split_at_spaces(chunk, self.passage_tokens)
             ]
             if passages:
                 agent_id = self._agent(namespace)
@@ -299,22 +298,3 @@ def _llm_settings(handle: str | None, model: str | None, base_url: str | None, c
         "context_window": context_window,
     }
     return {"llm_config": config}
-
-
-def _split_words(text: str, max_tokens: int) -> list[str]:
-    """A chunk still over budget (one very long line) cut at spaces: Letta rejects long passages."""
-    if count_tokens(text) <= max_tokens:
-        return [text]
-    pieces: list[str] = []
-    current: list[str] = []
-    used = 0
-    for word in text.split(" "):
-        size = count_tokens(word)
-        if current and used + size > max_tokens:
-            pieces.append(" ".join(current))
-            current, used = [], 0
-        current.append(word)
-        used += size
-    if current:
-        pieces.append(" ".join(current))
-    return [piece for piece in pieces if piece.strip()]

@@ -18,29 +18,13 @@ from ._atom_view import Mu, View
 from ._atoms_abcd import a1, a2, a3, b2, b3, c2, c3, d1, d2
 from ._atoms_efgc import ctrl1, ctrl2, e1, e2, f1, f2, f3, g1, g2
 from .parse import ParsedSources
+from .questions import by_question
 
 Atoms = dict[str, dict[str, "str | None"]]
 
-RULES: Mapping[str, Callable[[View], Mu]] = {
-    "A1": a1,
-    "A2": a2,
-    "A3": a3,
-    "B2": b2,
-    "B3": b3,
-    "C2": c2,
-    "C3": c3,
-    "D1": d1,
-    "D2": d2,
-    "E1": e1,
-    "E2": e2,
-    "F1": f1,
-    "F2": f2,
-    "F3": f3,
-    "G1": g1,
-    "G2": g2,
-    "Ctrl1": ctrl1,
-    "Ctrl2": ctrl2,
-}
+RULES: Mapping[str, Callable[[View], Mu]] = by_question(
+    (a1, a2, a3, b2, b3, c2, c3, d1, d2, e1, e2, f1, f2, f3, g1, g2, ctrl1, ctrl2)
+)
 
 
 def source_atoms(sources: Mapping[str, Any] | ParsedSources) -> Atoms:

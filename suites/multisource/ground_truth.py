@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._common import hhmm_to_min
-from .questions import QUESTIONS
+from .questions import QUESTIONS, by_question
 
 Events = Sequence[Mapping[str, Any]]
 Rule = Callable[[Events, Mapping[str, Any]], tuple[str, str]]
@@ -313,26 +313,7 @@ def ctrl2(events: Events, sources: Mapping[str, Any]) -> tuple[str, str]:
     return short_label(n), f"short_nights={n}/7"
 
 
-RULES: Mapping[str, Rule] = {
-    "A1": a1,
-    "A2": a2,
-    "A3": a3,
-    "B2": b2,
-    "B3": b3,
-    "C2": c2,
-    "C3": c3,
-    "D1": d1,
-    "D2": d2,
-    "E1": e1,
-    "E2": e2,
-    "F1": f1,
-    "F2": f2,
-    "F3": f3,
-    "G1": g1,
-    "G2": g2,
-    "Ctrl1": ctrl1,
-    "Ctrl2": ctrl2,
-}
+RULES: Mapping[str, Rule] = by_question((a1, a2, a3, b2, b3, c2, c3, d1, d2, e1, e2, f1, f2, f3, g1, g2, ctrl1, ctrl2))
 
 
 def compute_ground_truth(events: Events, sources: Mapping[str, Any]) -> dict[str, dict[str, str]]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any, TypeVar
 
 #: reasoning-type letter -> readable name
 REASONING_TYPES: Mapping[str, str] = MappingProxyType(
@@ -313,3 +314,16 @@ _ALL = (
 
 QUESTIONS: Mapping[str, Question] = MappingProxyType({q.id: q for q in _ALL})
 QUESTION_IDS: tuple[str, ...] = tuple(q.id for q in _ALL)
+
+#: a question's rule: a function named after the question (A1: `a1`)
+RuleT = TypeVar("RuleT", bound=Callable[..., Any])
+
+
+def by_question(rules: Iterable[RuleT]) -> dict[str, RuleT]:
+    """Rules keyed by the question each answers, in the order given: the function named
+    `a1` answers A1, `ctrl1` Ctrl1. Every question has exactly one rule."""
+    ids = {qid.lower(): qid for qid in QUESTION_IDS}
+    keyed = {ids.get(rule.__name__, rule.__name__): rule for rule in rules}
+    if sorted(keyed) != sorted(QUESTION_IDS):
+        raise ValueError(f"rules for {sorted(keyed)}, questions {sorted(QUESTION_IDS)}")
+    return keyed
