@@ -55,7 +55,7 @@ from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest thr
 )
 from .running.prefetch import STAGES_AHEAD, pending_limit
 from .running.progress_tracking import PROGRESS_DIR, ProgressTracker
-from .running.registry import load_object
+from .running.registry import load_suite
 from .running.run_setup import prepare_run
 from .running.runner import error_record
 from .running.settings_checks import available_cores, workers_note
@@ -672,7 +672,7 @@ def _suites_to_register(
 
 
 def _register_suite_markers(config: pytest.Config, name: str, target: str) -> None:
-    suite_class = load_object(target)
+    suite_class = load_suite(target)
     config.addinivalue_line("markers", f"{name}: an item of the memeval suite '{name}'")
     for marker, description in suite_class.markers.items():
         config.addinivalue_line("markers", f"{marker}: {description}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,10 @@ class ItemView:
     label_notes: Mapping[str, str] = field(default_factory=dict)
 
 
+#: a value as JSON holds it: what an item's gold is, so that a record keeps it as it was
+Gold: TypeAlias = "str | int | float | bool | None | list[Gold] | tuple[Gold, ...] | dict[str, Gold]"
+
+
 @dataclass(frozen=True)
 class Item:
     """A benchmark item: its public view plus what only the judge may read.
@@ -100,7 +104,7 @@ class Item:
     context_id: str
     cluster: str
     view: ItemView
-    gold: Any
+    gold: Gold
     strata: Mapping[str, str] = field(default_factory=dict)
     private: Mapping[str, Any] = field(default_factory=dict)
 

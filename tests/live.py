@@ -12,7 +12,7 @@ import pytest
 
 from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.memory.resources import LazyEmbedder, Resources
-from pytest_memeval.running.registry import build_memsystem, load_object, resolve_memsystem
+from pytest_memeval.running.registry import build_memsystem, load_suite, resolve_memsystem
 from pytest_memeval.running.state import suite_target
 from pytest_memeval.types import Item, Memory
 
@@ -54,7 +54,7 @@ def suite_items(name: str, cache: Path, context: int = 0, size: str = "smoke") -
     options = SuiteOptions(
         size=size, split=None, seeds=None, k=3, data_dir=None, cache_dir=cache, bootstrap=200, params={}
     )
-    suite = load_object(suite_target(name))(options)
+    suite = load_suite(suite_target(name))(options)
     entries = suite.index()
     contexts = list(dict.fromkeys(entry.context_id for entry in entries))
     return suite, [suite.item(entry.id) for entry in entries if entry.context_id == contexts[context]]

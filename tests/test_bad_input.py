@@ -42,6 +42,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "cannot import 'nosuchmodule_xyz' * with PYTHONPATH=., or install your package with pip install -e .)",
     ),
     (["--memsystem=json:NoSuchClass"], "'json' has no attribute 'NoSuchClass'"),
+    (["--memsystem=json:__doc__"], "--memsystem: 'json:__doc__' is not a class or a factory"),
     (["--memsystem=context,context"], "--memsystem: context named twice"),
     (["--memsystem=context,"], "--memsystem: empty name"),
     # suites, sizes, splits, seeds, depths

@@ -28,7 +28,7 @@ from pytest_memeval.errors import ConfigError
 from pytest_memeval.framework.suite import Suite
 from pytest_memeval.results.baseline import Baseline
 from pytest_memeval.results.fingerprint import Fingerprint
-from pytest_memeval.running.registry import available_suites, load_object
+from pytest_memeval.running.registry import available_suites, load_suite
 from pytest_memeval.running.settings_checks import check_against_suites, judged_suites
 from pytest_memeval.running.state import RunState
 
@@ -331,9 +331,7 @@ def test_different_meanings_give_two_fingerprints_naming_the_setting(
 
 def test_every_suite_option_of_every_bundled_suite_is_covered() -> None:
     """A new --memeval-suite-option needs its cases above."""
-    declared = {
-        f"{name}.{key}" for name, target in available_suites().items() for key in load_object(target).parameters
-    }
+    declared = {f"{name}.{key}" for name, target in available_suites().items() for key in load_suite(target).parameters}
     named = {
         arg.removeprefix("--memeval-suite-option=").split("=")[0]
         for case in [*SAME, *DIFFERENT]

@@ -23,7 +23,7 @@ from suite_records import ITEMS, paired_runs, pooled_runs, record
 from pytest_memeval.analysis.session_report import SessionReport
 from pytest_memeval.framework.suite import Suite
 from pytest_memeval.results.records import Metric, PairedMetric, Record, Report, RunKey
-from pytest_memeval.running.registry import available_suites, load_object
+from pytest_memeval.running.registry import available_suites, load_suite
 from pytest_memeval.stats.estimability import checked, checked_paired, no_interval_reason
 
 BOOTSTRAP = 200
@@ -87,7 +87,7 @@ def test_a_filler_difference_keeps_its_p_value_and_one_cluster_loses_it() -> Non
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Suite]:
     options = suite_options(tmp_path_factory.mktemp("suites"), BOOTSTRAP)
-    return {name: load_object(target)(options) for name, target in available_suites().items()}
+    return {name: load_suite(target)(options) for name, target in available_suites().items()}
 
 
 def session(suite: Suite, a: Sequence[Record], b: Sequence[Record] | None = None) -> Report:

@@ -14,7 +14,7 @@ from pytest_memeval.framework.memory_text import message_text, split_prefixes
 from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.results.records import RunKey
 from pytest_memeval.running.evaluation import Components, evaluate_items
-from pytest_memeval.running.registry import available_suites, load_object
+from pytest_memeval.running.registry import available_suites, load_suite
 from pytest_memeval.testing.offline_readers import ADVICE, REWRITES, Reading, offline_reading
 from pytest_memeval.types import Memory, Message
 
@@ -68,7 +68,7 @@ def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     options = SuiteOptions(
         size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path_factory.mktemp("c"), bootstrap=50
     )
-    return {name: load_object(available_suites()[name])(options) for name in HEADLINES}
+    return {name: load_suite(available_suites()[name])(options) for name in HEADLINES}
 
 
 def points(suite: Any, system: KeywordMemory) -> tuple[float, int]:

@@ -17,14 +17,14 @@ from pytest_memeval.rendering.html import render_html
 from pytest_memeval.rendering.terminal import Headline, headline_text, overview_lines
 from pytest_memeval.results.record_values import Incomplete, Subset
 from pytest_memeval.results.records import Metric, Report, RunKey, RunSummary, SuiteSummary
-from pytest_memeval.running.registry import available_suites, load_object
+from pytest_memeval.running.registry import available_suites, load_suite
 
 KEY = RunKey("locomo", "chroma")
 
 
 def test_every_bundled_suite_on_its_generated_data_is_a_sample(tmp_path: Path) -> None:
     for name, target in available_suites().items():
-        assert load_object(target)(suite_options(tmp_path)).sample(), name
+        assert load_suite(target)(suite_options(tmp_path)).sample(), name
 
 
 def test_locomo_on_the_released_file_is_no_sample(tmp_path: Path) -> None:
@@ -101,8 +101,8 @@ def test_the_json_names_them_per_run_and_for_the_session() -> None:
 def test_a_run_without_its_suites_headline_metric_says_na_and_why() -> None:
     """behavior said `C1_native` in one shard and `C1` in another; knowme switched to
     `over_abstention` under --lf: the suite fixes its headline."""
-    behavior = load_object(available_suites()["behavior"])
-    knowme = load_object(available_suites()["knowme"])
+    behavior = load_suite(available_suites()["behavior"])
+    knowme = load_suite(available_suites()["knowme"])
     assert (behavior.headline(), knowme.headline()) == ("C1", "t1_t2_balance")
     native_only = RunSummary(RunKey("behavior", "m"), 4, 4, 0, 0, SuiteSummary({"C1_native": Metric(3.9, (3.6, 4.2))}))
     assert headline_text(native_only, Headline("C1")) == "C1 n/a (not defined on the items that ran)"

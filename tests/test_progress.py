@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.rendering.progress_line import ProgressDisplay, _duration
 from pytest_memeval.running.progress_tracking import (
     Progress,
@@ -97,6 +98,9 @@ def test_the_tracked_embedder_counts_texts_and_cache_misses() -> None:
     assert embedder.embed(["a", "b", "c"]) == [[0.0, 1.0]] * 3 and embedder.name == "e"
     snapshot = tracker.snapshot()
     assert (snapshot.texts, snapshot.texts_new) == (3, 1)
+    TrackedEmbedder(HashingEmbedder(), tracker).embed(["d", "e"])  # counts no misses: every text is new
+    snapshot = tracker.snapshot()
+    assert (snapshot.texts, snapshot.texts_new) == (5, 3)
 
 
 def test_the_eta_counts_contexts_so_quick_items_do_not_promise_an_early_end() -> None:

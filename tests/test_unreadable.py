@@ -13,7 +13,7 @@ from pytest_memeval.suites.bayes.agents import perfect_bayesian
 
 from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.framework.unreadable import count_unreadable, marked, unreadable_note
-from pytest_memeval.running.registry import available_suites, load_object
+from pytest_memeval.running.registry import available_suites, load_object, load_suite
 from pytest_memeval.types import Answer, ItemView, Memory
 
 #: suites whose items answer from a filled namespace (bayes is interactive: tested below)
@@ -41,7 +41,7 @@ def suites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         cache_dir=tmp_path_factory.mktemp("unreadable"),
         bootstrap=50,
     )
-    return {name: load_object(available_suites()[name])(options) for name in SUITES}
+    return {name: load_suite(available_suites()[name])(options) for name in SUITES}
 
 
 def answers(suite: Any, rewrite: Callable[[str], str], n_contexts: int = 1, per_context: int = 6) -> list[Any]:
@@ -193,7 +193,7 @@ def test_a_bayes_episode_on_unreadable_memories_is_marked(tmp_path: Path) -> Non
     from pytest_memeval.suites.bayes.offline import run_episodes
 
     options = SuiteOptions(size="smoke", split=None, seeds=None, k=10, data_dir=None, cache_dir=tmp_path, bootstrap=50)
-    suite = load_object(available_suites()["bayes"])(options)
+    suite = load_suite(available_suites()["bayes"])(options)
     episode = next(e.id for e in suite.index() if "coin" in e.id and "passive" in e.id)
     (unread,) = run_episodes(suite, GistMemory(), "gist", perfect_bayesian(), "reader", [episode], k=10)
     (read,) = run_episodes(

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
-from ..results.records import RunSummary
+from ..results.records import Metric, RunSummary
 
 Range = tuple[float, float]
+#: what a figure's value may be given as (Estimate.coerce)
+EstimateLike: TypeAlias = "Estimate | Metric | Mapping[str, Any] | float | None"
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,12 @@ class Estimate:
         return text
 
     @classmethod
-    def coerce(cls, value: Any) -> Estimate | None:
-        """None, a number, an Estimate, or a report mapping {"value", "ci"} / {"value", "lo", "hi"}."""
+    def coerce(cls, value: EstimateLike) -> Estimate | None:
+        """None, a number, an Estimate, a Metric, or a report mapping {"value", "ci"} /
+        {"value", "lo", "hi"}."""
         if value is None or isinstance(value, Estimate):
             return value
-        if hasattr(value, "ci") and hasattr(value, "value"):  # a records.Metric
+        if isinstance(value, Metric):
             return cls(value.value, value.ci[0], value.ci[1])
         if isinstance(value, Mapping):
             ci = value.get("ci") or (value.get("lo"), value.get("hi"))

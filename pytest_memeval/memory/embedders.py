@@ -12,7 +12,7 @@ import re
 import zlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -29,6 +29,14 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class CountsMisses(Protocol):
+    """An embedder behind a cache (embedding_cache.CachedEmbedder): how many texts it has
+    embedded anew, the rest having come from the cache."""
+
+    misses: int
 
 
 class HashingEmbedder:

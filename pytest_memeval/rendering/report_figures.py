@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..framework.figures import BarChart, Difference, Estimate, ForestPlot, Series, run_labels
-from ..results.records import Cell, PairedMetric, Report, RunSummary
+from ..results.records import Cell, Metric, PairedMetric, Report, RunSummary
 
 #: above this many categories, or this long a label, bars are drawn horizontally
 MAX_COLUMNS = 8
@@ -53,7 +53,7 @@ def _breakdown_chart(
     )
 
 
-def _metric(cell: Cell | None, metric: str) -> object:
+def _metric(cell: Cell | None, metric: str) -> Metric | None:
     return None if cell is None else cell.metrics.get(metric)
 
 

@@ -23,6 +23,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from ..memory.embedders import CountsMisses, Embedder
+
 #: the workerinput key naming the directory of the workers' progress files
 PROGRESS_DIR = "memeval_progress_dir"
 #: seconds between two writes of a worker's progress file
@@ -176,31 +180,33 @@ def read_progress(directory: str) -> list[Progress]:
 
 
 class TrackedEmbedder:
-    """An embedder that reports how many texts it embedded, and how fast, to a tracker."""
+    """An embedder that reports how many texts it embedded, how many of them were new (to
+    an embedder that counts its cache misses), and how fast, to a tracker."""
 
-    def __init__(self, inner: Any, tracker: ProgressTracker) -> None:
+    def __init__(self, inner: Embedder, tracker: ProgressTracker) -> None:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
         self._tracker = tracker
 
-    def embed(self, texts: Sequence[str]) -> Any:
-        misses = getattr(self.inner, "misses", None)
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        before = self._misses()
         started = time.perf_counter()
         vectors = self.inner.embed(texts)
-        new = getattr(self.inner, "misses", 0) - misses if isinstance(misses, int) else len(texts)
+        after = self._misses()
+        new = len(texts) if before is None or after is None else after - before
         self._tracker.embedded(len(texts), new, time.perf_counter() - started)
         return vectors
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+    def _misses(self) -> int | None:
+        return self.inner.misses if isinstance(self.inner, CountsMisses) else None
 
 
-def tracked_embedder(get: Callable[[], Any], tracker: ProgressTracker) -> Callable[[], Any]:
+def tracked_embedder(get: Callable[[], Embedder], tracker: ProgressTracker) -> Callable[[], Embedder]:
     """A getter of the run's embedder that hands out one tracked wrapper per embedder."""
     wrapped: dict[int, TrackedEmbedder] = {}
 
-    def tracked() -> Any:
+    def tracked() -> Embedder:
         inner = get()
         if id(inner) not in wrapped:
             wrapped[id(inner)] = TrackedEmbedder(inner, tracker)

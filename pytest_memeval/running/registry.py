@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any
+from typing import Any, cast
 
 from ..config.option_values import import_path
 from ..errors import ConfigError
@@ -53,14 +53,27 @@ class Resolved:
     name: str
     target: str
 
-    def load(self) -> Any:
-        return load_object(self.target)
+    def load(self) -> Callable[..., MemorySystem]:
+        """The adapter's class (or factory), imported."""
+        factory = load_object(self.target)
+        if not callable(factory):
+            raise ConfigError(f"--memsystem: {self.target!r} is not a class or a factory")
+        return cast("Callable[..., MemorySystem]", factory)
 
 
-def load_object(target: str) -> Any:
+def load_suite(target: str) -> type[Suite]:
+    """The suite class at `target` (pkg.module:Class), imported; one that is no Suite is one line."""
+    suite_class = load_object(target)
+    if not (isinstance(suite_class, type) and issubclass(suite_class, Suite)):
+        raise ConfigError(f"--memeval-suite: {target!r} is not a subclass of pytest_memeval.Suite")
+    return suite_class
+
+
+def load_object(target: str) -> object:
+    """What `target` (pkg.module:attribute.path) names, imported; failures are one line."""
     module_name, _, attribute = target.partition(":")
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: object = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(
             f"cannot import {module_name!r} for {target!r}: {exc}{_how_found(module_name, exc)}"
@@ -100,9 +113,7 @@ def imported_suites(names: Iterable[str]) -> dict[str, str]:
     target, imported now: one that does not import, or is no Suite, is one line."""
     targets = {}
     for name in (name for name in names if ":" in name):
-        suite_class = load_object(name)
-        if not (isinstance(suite_class, type) and issubclass(suite_class, Suite)):
-            raise ConfigError(f"--memeval-suite: {name!r} is not a subclass of pytest_memeval.Suite")
+        load_suite(name)
         targets[name] = name
     return targets
 
@@ -189,7 +200,7 @@ def _matches(value: Any, expected: tuple[type, ...]) -> bool:
 def build_memsystem(resolved: Resolved, config: Mapping[str, Any], resources: Resources) -> MemorySystem:
     """Instantiate an adapter: `from_memeval(config, resources)` when it has one
     (`protocols.BuildsFromMemeval`), else `cls(**config)`."""
-    factory: Callable[..., MemorySystem] = resolved.load()
+    factory = resolved.load()
     if isinstance(factory, BuildsFromMemeval):
         return factory.from_memeval(dict(config), resources)
     return factory(**config)

@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AdapterError, MemevalError, ResponseError
 from ..llm.caller import ReplayMissError
@@ -29,6 +29,9 @@ from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
 from .adapter_guard import AdapterGuard, describe
 from .adapter_values import checked_memories, checked_stats
 from .progress_tracking import ProgressTracker
+
+if TYPE_CHECKING:
+    from .snapshots import VerdictSnapshot
 
 #: how many filled namespaces a worker keeps per memory system before resetting the oldest
 FILLED_NAMESPACES_KEPT = 4
@@ -251,8 +254,8 @@ class Outcome:
     answer: Answer
     verdict: Verdict
     record: Record
-    #: a syrupy SnapshotAssertion when --memeval-snapshot is on
-    snapshot: Any = None
+    #: the item's verdict snapshot when --memeval-snapshot is on
+    snapshot: VerdictSnapshot | None = None
     #: the texts the memory system held for the item (sorted), kept for the snapshot of a
     #: system whose memories its own LLM writes; None otherwise
     stored: tuple[str, ...] | None = None

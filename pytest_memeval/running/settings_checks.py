@@ -17,7 +17,7 @@ from ..config.settings import Settings
 from ..errors import ConfigError
 from ..framework.suite import Suite
 from ..llm.cache import check_cache_file
-from .registry import load_object
+from .registry import load_suite
 
 
 def check_against_suites(settings: Settings, suites: dict[str, str], bundled_only: bool = True) -> None:
@@ -32,7 +32,7 @@ def check_against_suites(settings: Settings, suites: dict[str, str], bundled_onl
 
 def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
     """An LLM responder needs every selected suite to have a prompt; a judge needs one suite graded by rubric."""
-    selected = {name: load_object(suites[name]) for name in settings.suites if name in suites}
+    selected = {name: load_suite(suites[name]) for name in settings.suites if name in suites}
     if settings.responder != "reader":
         lacking = [name for name, cls in selected.items() if cls.llm_prompt is Suite.llm_prompt]
         if lacking:
@@ -80,16 +80,16 @@ def judged_suites(settings: Settings, suites: dict[str, str]) -> dict[str, Mappi
 
 
 def _judged(names: Iterable[str], suites: dict[str, str]) -> dict[str, Mapping[str, JudgeOption]]:
-    selected = {name: load_object(suites[name]) for name in names if name in suites}
+    selected = {name: load_suite(suites[name]) for name in names if name in suites}
     return {name: cls.judge_prompts for name, cls in selected.items() if cls.llm_judge is not Suite.llm_judge}
 
 
 def _check_data_options(settings: Settings, suites: dict[str, str]) -> None:
     """--memeval-data and --memeval-split must mean something to every selected suite."""
     for name in settings.suites:
-        cls = load_object(suites[name])
+        cls = load_suite(suites[name])
         if settings.data_dir is not None and not cls.reads_data_dir:
-            readers = ", ".join(n for n in suites if load_object(suites[n]).reads_data_dir)
+            readers = ", ".join(n for n in suites if load_suite(suites[n]).reads_data_dir)
             raise ConfigError(
                 f"--memeval-data: suite {name!r} generates its own data; select the suites that read a "
                 f"released layout with --memeval-suite ({readers})"
@@ -104,7 +104,7 @@ def _check_suite_params(settings: Settings, suites: dict[str, str]) -> None:
     for suite, params in settings.suite_params.items():
         if suite not in suites:
             raise ConfigError(f"--memeval-suite-option: unknown suite {suite!r} (available: {', '.join(suites)})")
-        accepted = load_object(suites[suite]).parameters
+        accepted = load_suite(suites[suite]).parameters
         for key in params:
             if key not in accepted:
                 known = ", ".join(sorted(accepted)) or "none"
@@ -134,7 +134,7 @@ def check_gates(settings: Settings, suites: Mapping[str, str], bundled_only: boo
                 f"--memeval-gate: {gate.expression!r}: suite {gate.suite!r} is not selected "
                 f"(--memeval-suite: {', '.join(settings.suites)})"
             )
-        suite = load_object(suites[gate.suite])
+        suite = load_suite(suites[gate.suite])
         if gate.metric not in suite.metric_names:
             raise ConfigError(
                 f"--memeval-gate: {gate.expression!r}: {gate.suite} has no metric {gate.metric!r} "

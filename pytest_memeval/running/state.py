@@ -29,7 +29,7 @@ from .registry import (
     available_suites,
     build_memsystem,
     check_settings,
-    load_object,
+    load_suite,
     resolve_memsystem,
 )
 from .runner import ContextFiller
@@ -117,7 +117,7 @@ class RunState:
 
     def suite(self, name: str) -> Suite:
         if name not in self._suites:
-            suite_class: Callable[[SuiteOptions], Suite] = load_object(suite_target(name))
+            suite_class = load_suite(suite_target(name))
             llm = responder_llm(self.settings)
             options = suite_options(
                 self.settings, getattr(suite_class, "name", name), llm and self._through_gateway(llm, "responder")
@@ -203,7 +203,7 @@ class RunState:
     def outside_gateway(self) -> list[str]:
         """One line per memory system whose own LLM calls cannot go through the gateway, as
         its optional `llm_outside_gateway(settings)` classmethod says (for these settings)."""
-        lines = []
+        lines: list[str] = []
         for name, resolved in self.memsystems.items():
             adapter = resolved.load()
             if not isinstance(adapter, ExplainsLLMOutsideGateway):

@@ -80,10 +80,13 @@ def evidence_recall(item: Item, memories: Sequence[Memory]) -> dict[str, Any]:
 
 def score_answer(item: Item, answer: Answer) -> tuple[int | float, bool, dict[str, Any]]:
     """(points 0-100, correct, detail) for every scorer except the LLM rubric."""
-    kind, gold = item.private["scoring"], item.gold
+    kind = item.private["scoring"]
     label = "" if answer.abstained else (answer.label or "")
     if kind == "abstain":
         return (100, True, {"rubric": 5}) if answer.abstained else (0, False, {"rubric": 0})
+    if not isinstance(item.gold, dict):
+        raise TypeError(f"knowme: the gold of {item.id} is not a mapping of its parts: {item.gold!r}")
+    gold: Mapping[str, Any] = item.gold  # the parts the catalogue writes (entities, core, rubric, ...)
     if kind in ("entities", "entity_f1_text"):
         f1, precision, recall = entity_f1(split_entities(label), gold["entities"]) if label else (0.0, 0.0, 0.0)
         return (

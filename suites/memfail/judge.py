@@ -78,7 +78,7 @@ def free_text_gold(item: Item) -> bool:
 
 def answer_correct(item: Item, answer: Answer) -> bool:
     """Whether the answer is right, whatever the memories (the invocation check, deterministic)."""
-    task, gold, grading = item.view.task, item.gold, item.private.get("grading", {})
+    task, grading = item.view.task, item.private.get("grading", {})
     if free_text_gold(item):
         raise ResponseError(
             f"memfail: {item.id} has a free-text ground truth (a released Persona-Retrieval direct "
@@ -88,13 +88,21 @@ def answer_correct(item: Item, answer: Answer) -> bool:
     if task == "persona":
         if grading.get("distractor"):
             return abstains(answer)
-        return not abstains(answer) and mentions(text, gold)
+        return not abstains(answer) and mentions(text, str(item.gold))
     if answer.abstained:
         return False
     if task in ("coexisting", "update"):
         stale = grading.get("stale", ())
-        return all(mentions(text, g) for g in gold) and not any(mentions(text, s) for s in stale)
-    return text == normalize(str(gold))
+        return all(mentions(text, g) for g in gold_values(item)) and not any(mentions(text, s) for s in stale)
+    return text == normalize(str(item.gold))
+
+
+def gold_values(item: Item) -> tuple[str, ...]:
+    """The values an answer must name: a coexisting or update item's gold is a list of them."""
+    gold = item.gold
+    if isinstance(gold, (list, tuple)):
+        return tuple(str(value) for value in gold)
+    return (str(gold),)
 
 
 def verdict(

@@ -24,7 +24,7 @@ from pytest_memeval.protocols import Closes
 from pytest_memeval.types import Answer, Item, Trace, Verdict
 
 from .attribution import MEMORY_STAGES, Attribution, FactCheck
-from .judge import answer_correct, facts_of, free_text_gold, verdict
+from .judge import answer_correct, facts_of, free_text_gold, gold_values, verdict
 from .llm_prompt import template_tables
 from .model import Fact
 
@@ -105,7 +105,7 @@ class MemfailLLMJudge:
         misleading = bool(item.private.get("grading", {}).get("distractor"))
         family = "abstention" if misleading else item.view.task
         grading = item.private.get("grading", {})
-        gold = grading.get("ground_truth") or (item.gold if isinstance(item.gold, str) else ", ".join(item.gold))
+        gold = grading.get("ground_truth") or ", ".join(gold_values(item))
         return {
             "criteria": self.criteria["answer"][family],
             "question": item.view.question,
