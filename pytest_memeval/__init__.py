@@ -4,7 +4,7 @@ The public API: what an adapter implements (`MemorySystem`, its optional capabil
 the `Resources` it is built with), what a suite implements (`Suite`, `IndexEntry`,
 `SuiteOptions`, `ExactLabelJudge`) and returns (`SuiteSummary`, `Metric`, `Cell`), the
 records a run produces (`Record`, `RunKey`, `Report`) and the plain data flowing through
-one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Memory`, `Answer`, `Verdict`,
+one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Evidence`, `Memory`, `Answer`, `Verdict`,
 `Trace`). docs/api.md documents each name.
 """
 
@@ -37,7 +37,7 @@ from .protocols import (
 from .results.records import Cell, Metric, PairedMetric, Record, Report, RunKey, SuiteSummary
 from .running.fixtures import check
 from .running.runner import Outcome
-from .types import Answer, Context, Item, ItemView, Memory, Message, PrefetchRequest, Trace, Verdict
+from .types import Answer, Context, Evidence, Item, ItemView, Memory, Message, PrefetchRequest, Trace, Verdict
 
 __all__ = [
     "Answer",
@@ -48,6 +48,7 @@ __all__ = [
     "Closes",
     "Context",
     "DeclaresSchema",
+    "Evidence",
     "ExactLabelJudge",
     "ExplainsLLMOutsideGateway",
     "IndexEntry",

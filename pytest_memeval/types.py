@@ -35,9 +35,11 @@ Session = Sequence[Message]
 class Memory:
     """One thing a memory system returned: its text, and its rank score if it has one.
 
-    `sources` names the messages (their `Message.id`) the memory was made from, for
-    systems that keep provenance (they declare `keeps_sources = True`); suites measure
-    evidence recall on it.
+    `sources` is the memory's provenance: the messages (their `Message.id`) it was made
+    from, for systems that keep it (they declare `keeps_sources = True`). The retrieval
+    metrics map a memory to an item's gold `Evidence` through it; a memory without sources
+    is mapped by the text-overlap rule instead. Message ids are opaque and public: the
+    mapping from them to gold evidence stays with the plugin.
 
     `verbatim` is the text of the messages the memory holds, as ingested (their
     `Message.content`, one per line), for an adapter whose `text` writes them in a form of
@@ -94,11 +96,39 @@ Gold: TypeAlias = "str | int | float | bool | None | list[Gold] | tuple[Gold, ..
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """An item's gold evidence: the messages of its context that its answer rests on.
+
+    Private, like `Item.gold`: it never reaches the memory system or the response model.
+    Each message is the very `Message` the context stores (its `id` is required: a memory
+    maps to it through `Memory.sources`, and `--memeval-oracle` stores the sessions that hold
+    it); its `content` serves the text-overlap rule for memories without provenance
+    (docs/statistics.md, "Retrieval metrics").
+    """
+
+    messages: tuple[Message, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "messages", tuple(self.messages))
+        if not self.messages:
+            raise ValueError("Evidence needs at least one message (an item without evidence has evidence=None)")
+        missing = [m for m in self.messages if not m.id]
+        if missing:
+            raise ValueError(f"every evidence message needs its id (Message.id); {len(missing)} have none")
+
+    @property
+    def ids(self) -> frozenset[str]:
+        return frozenset(m.id for m in self.messages if m.id)
+
+
+@dataclass(frozen=True)
 class Item:
     """A benchmark item: its public view plus what only the judge may read.
 
     `private` holds JSON-friendly values only; a suite whose judge needs a typed value (bayes:
-    the episode's data) subclasses `Item` with a typed field of its own."""
+    the episode's data) subclasses `Item` with a typed field of its own. `evidence` is the
+    item's gold evidence where the suite knows it (None: it does not, and the item has no
+    retrieval metrics)."""
 
     id: str
     context_id: str
@@ -107,6 +137,7 @@ class Item:
     gold: Gold
     strata: Mapping[str, str] = field(default_factory=dict)
     private: Mapping[str, Any] = field(default_factory=dict)
+    evidence: Evidence | None = None
 
 
 @dataclass(frozen=True)
