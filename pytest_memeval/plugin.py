@@ -24,7 +24,6 @@ from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
 from .campaigns.campaign import Campaign, done_on_worker, stop_on_worker
 from .campaigns.journal import RESUME
 from .config import arguments
-from .config.options import add_options
 from .config.report_files import report_paths
 from .errors import MemevalError
 from .llm.local_session import attach_local_model
@@ -84,9 +83,15 @@ ESTIMATE_KEY = pytest.StashKey[list[str]]()
 #: what the run does with its options that a user may not expect (PreparedRun.notes)
 NOTES_KEY = pytest.StashKey[tuple[str, ...]]()
 
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    add_options(parser)
+#: each feature declares its own options (its `pytest_addoption`), in the order of the groups
+#: `pytest --help` shows and docs/options.md documents
+pytest_plugins = (
+    "pytest_memeval.running.options",
+    "pytest_memeval.memory.options",
+    "pytest_memeval.llm.options",
+    "pytest_memeval.analysis.options",
+    "pytest_memeval.campaigns.options",
+)
 
 
 @pytest.hookimpl(tryfirst=True)

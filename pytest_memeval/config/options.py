@@ -1,4 +1,6 @@
-"""Command-line options and their validation into one immutable `Settings`.
+"""Command-line options and their validation into one immutable `Settings`. Each feature
+declares its options, in its `pytest --help` group (running/, memory/, llm/, analysis/ and
+campaigns/ options.py, registered by plugin.py).
 
 Option names are part of the public interface. Every bad value becomes a `ConfigError`
 with a one-line message; the plugin reports it as a pytest usage error (exit status 4).
@@ -9,13 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-import pytest
-
 from ..errors import ConfigError
 from .adapter_config import read_adapter_config
 from .gate_syntax import parse_gates
 from .judge_specs import DEFAULT, parse_judge
-from .llm_options import add_llm_options, llm_settings, local_model_specs
+from .llm_options import llm_settings, local_model_specs
 from .llm_settings import LLMSettings
 from .option_values import (
     cache_dir,
@@ -29,231 +29,13 @@ from .option_values import (
     writable_file,
 )
 from .prices import Price, load_prices
-from .settings import DEFAULT_ADAPTER_TIMEOUT, DEFAULT_EMBEDDING_BATCH, Settings, responder_model
+from .settings import Settings, responder_model
 from .shard_syntax import Shard
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
 EMBEDDERS = ("minilm", "hashing")
 GATE_SUBSET = ("allow", "refuse")
-
-
-#: pytest's group name -> the title `pytest --help` shows above its options; docs/options.md
-#: has one section per group, titled alike (tests/test_options.py checks them against each other)
-GROUPS = {
-    "memeval-run": "memeval: what to run",
-    "memeval-memsystems": "memeval: memory-system adapters, embeddings and caches",
-    "memeval-llm": "memeval: response models, judges and LLM calls",
-    "memeval-reports": "memeval: reports, gates and statistics",
-    "memeval-campaigns": "memeval: campaigns: resume, shards, cost",
-}
-
-
-def add_options(parser: pytest.Parser) -> None:
-    """The options in one group per feature, as `pytest --help` lists them."""
-    group = {name: parser.getgroup(name, title) for name, title in GROUPS.items()}
-    _add_run_options(group["memeval-run"])
-    _add_memsystem_options(group["memeval-memsystems"])
-    add_llm_options(group["memeval-llm"])
-    _add_report_options(group["memeval-reports"])
-    _add_campaign_options(group["memeval-campaigns"])
-
-
-def _add_run_options(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--memsystem",
-        metavar="NAME[,NAME...]",
-        help="memory systems to evaluate: none, context, chroma, pkg.mod:Class, or a name from "
-        "the 'pytest_memeval.memsystems' entry points; several are compared item by item",
-    )
-    group.addoption(
-        "--memeval-suite",
-        metavar="NAME[,NAME...]",
-        help="benchmark suites to run (default: all available): a bundled suite, a name from the "
-        "'pytest_memeval.suites' entry points, or pkg.mod:Class (run by a test module that names it)",
-    )
-    group.addoption(
-        "--memeval-size",
-        default="smoke",
-        metavar="SIZE",
-        help="smoke (a few hundred items, for CI), small or full (default: smoke)",
-    )
-    group.addoption(
-        "--memeval-suite-option",
-        action="append",
-        default=[],
-        metavar="SUITE.KEY=VALUE",
-        help="a setting of one suite, repeatable (e.g. bayes.probe_every=5); `pytest --markers` "
-        "lists the suites; each suite's settings are on its page of the docs (docs/suites/)",
-    )
-    group.addoption(
-        "--memeval-split",
-        metavar="SPLIT",
-        help="train, dev, calibration, test or all (default: test; all for --memeval-size=full)",
-    )
-    group.addoption(
-        "--memeval-seed",
-        metavar="N[,N...]",
-        help="generator seeds (default: each suite's published seeds)",
-    )
-    group.addoption(
-        "--memeval-k",
-        default="10",
-        metavar="K[,K...]",
-        help="retrieval depth; several (e.g. 5,10,15) sweep every item over them (default: 10)",
-    )
-    group.addoption(
-        "--memeval-data",
-        metavar="DIR",
-        help="load a released benchmark layout from DIR instead of generating items",
-    )
-    group.addoption(
-        "--memeval-repeat",
-        default="1",
-        metavar="N",
-        help="run each item N times (ids end in -r0 .. -rN-1) to measure how often verdicts change between "
-        "repeats (sampling responders and judges, nondeterministic systems); LLM calls are cached per "
-        "repeat (default: 1)",
-    )
-
-
-def _add_memsystem_options(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--memeval-adapter-config",
-        metavar="PATH",
-        help="TOML file with one table of adapter settings per memory system, named by its --memsystem entry: "
-        '[chroma], ["mymem:MyMemory"] (quoted: an import path)',
-    )
-    group.addoption(
-        "--memeval-adapter-timeout",
-        default=f"{DEFAULT_ADAPTER_TIMEOUT:g}",
-        metavar="SECONDS",
-        help="seconds one memory-system call (ingest, retrieve, ...) may take; a call that takes longer "
-        f"ends its item as an error and retires the system for this worker (default: {DEFAULT_ADAPTER_TIMEOUT:g})",
-    )
-    group.addoption(
-        "--memeval-embedder",
-        default="minilm",
-        metavar="NAME",
-        help="embedder for built-in vector stores: minilm (all-MiniLM-L6-v2, offline) or "
-        "hashing (fast, dependency-free) (default: minilm)",
-    )
-    group.addoption(
-        "--memeval-embedding-batch",
-        default=str(DEFAULT_EMBEDDING_BATCH),
-        metavar="N",
-        help=f"texts per forward pass of the minilm embedder (default: {DEFAULT_EMBEDDING_BATCH})",
-    )
-    group.addoption(
-        "--memeval-cache-dir",
-        metavar="DIR",
-        help="cache for embeddings, item indexes and fitted readers "
-        "(default: $MEMEVAL_CACHE_DIR or ~/.cache/pytest-memeval)",
-    )
-
-
-def _add_report_options(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--memeval-report",
-        metavar="PATH",
-        help="write the JSON report here (default: memeval-report.json in the rootdir; none: no report)",
-    )
-    group.addoption(
-        "--memeval-html",
-        metavar="PATH",
-        help="write a self-contained HTML report here (default: beside the JSON report; none: no page)",
-    )
-    group.addoption(
-        "--memeval-baseline",
-        metavar="PATH",
-        help="an earlier --memeval-report JSON: pair its items with this run's and report the differences",
-    )
-    group.addoption(
-        "--memeval-any-protocol",
-        action="store_true",
-        help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "
-        "prompts, k); the report names the first difference",
-    )
-    group.addoption(
-        "--memeval-gate",
-        action="append",
-        default=[],
-        metavar="EXPR",
-        help="a CI gate, repeatable: multisource.accuracy>=0.75, ci:multisource.accuracy>=0.75 "
-        "(on the CI bound) or multisource.accuracy:no-regression[=MARGIN] (against --memeval-baseline); "
-        "with gates, they decide the exit status",
-    )
-    group.addoption(
-        "--memeval-gate-subset",
-        default="allow",
-        metavar="MODE",
-        help="gates on a run that covers part of its suite (-k, -m, --lf, --deselect): allow (the verdict "
-        "says so) or refuse (the gate fails) (default: allow)",
-    )
-    group.addoption(
-        "--memeval-max-errors",
-        default="0",
-        metavar="N",
-        help="items that may end in an error or an invalid answer before the run fails (default: 0)",
-    )
-    group.addoption(
-        "--memeval-snapshot",
-        action="store_true",
-        help="compare each item's normalised verdict with its syrupy snapshot under snapshots/ "
-        "(record with --snapshot-update)",
-    )
-    group.addoption(
-        "--memeval-bootstrap",
-        default="2000",
-        metavar="B",
-        help="bootstrap resamples for confidence intervals, and random sign patterns of the "
-        "cluster sign-flip test beyond 16 clusters (default: 2000)",
-    )
-    group.addoption(
-        "--memeval-record-memories",
-        default="10",
-        metavar="N",
-        help="retrieved memories kept in each item's record for the reports, best first (0: none; default: 10)",
-    )
-    group.addoption(
-        "--memeval-progress",
-        default="10",
-        metavar="SECONDS",
-        help="print a progress line (items, texts embedded per second, ETA) at most this often while "
-        "contexts are filled; 0 turns it off (default: 10)",
-    )
-
-
-def _add_campaign_options(group: pytest.OptionGroup) -> None:
-    group.addoption(
-        "--memeval-resume",
-        action="store_true",
-        help="continue the run whose journal (REPORT.journal.jsonl) is beside --memeval-report: items it "
-        "holds are reported from it, the rest run",
-    )
-    group.addoption(
-        "--memeval-shard",
-        metavar="I/N",
-        help="run the I-th of N disjoint parts of the contexts (for N CI jobs; merge the reports with "
-        "python -m pytest_memeval merge)",
-    )
-    group.addoption(
-        "--memeval-shard-durations",
-        metavar="PATH",
-        help="an earlier --memeval-report whose recorded durations balance the shards (default: item counts)",
-    )
-    group.addoption(
-        "--memeval-prices",
-        metavar="PATH",
-        help="TOML price table, one [MODEL] table per model with input and output prices per million "
-        "tokens: the summary and reports give each run's cost, --collect-only's estimate the run's (no built-in prices)",
-    )
-    group.addoption(
-        "--memeval-max-cost",
-        metavar="AMOUNT",
-        help="stop the run cleanly once its LLM calls (cache misses) cost more than this, in the price "
-        "table's currency; its records are kept and --memeval-resume continues it",
-    )
 
 
 class OptionSource(Protocol):
