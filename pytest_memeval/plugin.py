@@ -12,11 +12,11 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Generator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from .analysis.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
 from .analysis.session_report import SessionReport

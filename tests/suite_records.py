@@ -11,10 +11,11 @@ self-test agents (`bayes_pool`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from pytest_memeval.suites.behavior.conditions import CONDITIONS
 from pytest_memeval.suites.knowme.tasks import TASKS
 from pytest_memeval.suites.longmemeval.released import QUESTION_TYPES

@@ -4,10 +4,10 @@ locked aggregation, per-question shifts, anchor crossings, agreement, overlap, f
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import pytest
 from harness import make_record
+from msgspec.structs import replace
 from pytest_memeval.suites.behavior.aggregate import scored, subject_scores
 from pytest_memeval.suites.behavior.analysis import anchor_crossings, band, jaccard, question_shifts
 from pytest_memeval.suites.behavior.figures import figures

@@ -73,7 +73,7 @@ class _Memory:
 
 
 def test_an_invalid_answers_text_is_kept_to_its_beginning_and_its_length() -> None:
-    from pytest_memeval.results.record_values import RAW_CHARS, kept_text
+    from pytest_memeval.results.records import RAW_CHARS, kept_text
 
     item = Item("i", "c", "c", ItemView("toy", "t", "q?"), gold="x")
     raw = "no schema here " * (4 * MB // 15)
@@ -123,7 +123,7 @@ class _WholeAnswerJudge:
 def test_a_scored_answer_is_judged_whole_and_kept_to_its_beginning_and_its_length() -> None:
     """The audit's case: a 100 MB scored answer was kept whole (105 MB JSON and HTML, 1.35 GB
     of memory) while memory texts and invalid answers were bounded."""
-    from pytest_memeval.results.record_values import ANSWER_CHARS
+    from pytest_memeval.results.records import ANSWER_CHARS
     from pytest_memeval.running.runner import failure_message
     from pytest_memeval.running.snapshots import normalised_verdict
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import make_record
 from llm_server import LLMServer, Reply, Request
+from msgspec.structs import replace
 
 from pytest_memeval.analysis.usage_totals import run_usage
 from pytest_memeval.config.prices import Price, load_prices
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.tokens import count_tokens
-from pytest_memeval.results.record_values import SchemaError
 from pytest_memeval.results.records import Report
+from pytest_memeval.results.schema import SchemaError
 from pytest_memeval.results.usage import FillCost, Latency, Tokens
 from pytest_memeval.running.collector import record_from_wire, record_to_wire
 

@@ -14,13 +14,13 @@ import shutil
 import signal
 import subprocess
 import zlib
-from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from msgspec.structs import replace
 
 from pytest_memeval.framework.figures import (
     BarChart,
@@ -39,8 +39,7 @@ from pytest_memeval.rendering.explorer import DATA_ID, explorer_data, script, sc
 from pytest_memeval.rendering.html import CSP, render_html, write_html
 from pytest_memeval.rendering.report_figures import comparison_figure
 from pytest_memeval.rendering.svg import render_svg
-from pytest_memeval.results.record_values import RecordedMemory
-from pytest_memeval.results.records import Report, RunKey, RunSummary
+from pytest_memeval.results.records import RecordedMemory, Report, RunKey, RunSummary
 
 #: two systems on multisource (3 breakdowns x 4 metrics, a paired comparison and one against a
 #: baseline, gates) and a memfail run by a system with a hostile name

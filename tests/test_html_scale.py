@@ -8,18 +8,26 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from pytest_memeval.analysis.session_report import Headline
 from pytest_memeval.rendering.explorer import DATA_ID, explorer_data, packed_data, page_data, script, unpack
 from pytest_memeval.rendering.html import render_html
-from pytest_memeval.results.record_values import RecordedMemory
-from pytest_memeval.results.records import JudgeSensitivity, Metric, Record, Report, RunKey, RunSummary, SuiteSummary
+from pytest_memeval.results.records import (
+    JudgeSensitivity,
+    Metric,
+    Record,
+    RecordedMemory,
+    Report,
+    RunKey,
+    RunSummary,
+    SuiteSummary,
+)
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")

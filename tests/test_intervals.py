@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 
 import pytest
 from harness import make_record, make_settings, suite_options
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from suite_records import ITEMS, paired_runs, pooled_runs, record
 
 from pytest_memeval.analysis.session_report import SessionReport

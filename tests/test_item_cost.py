@@ -19,8 +19,8 @@ import pytest
 from pytest_memeval.errors import AdapterError
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
-from pytest_memeval.results.record_values import SchemaError
 from pytest_memeval.results.records import Record, RunKey
+from pytest_memeval.results.schema import SchemaError
 from pytest_memeval.running import frozen_heap
 from pytest_memeval.running.adapter_guard import AdapterGuard
 from pytest_memeval.running.collector import RECORD_PROPERTY, RecordCollector, record_from_wire, record_to_wire

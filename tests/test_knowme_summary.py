@@ -4,10 +4,9 @@ names only for the judge's scores, our diagnostics always under their own names.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from harness import make_record
+from msgspec.structs import replace
 from pytest_memeval.suites.knowme.figures import task_figures
 from pytest_memeval.suites.knowme.summary import compare, summarize
 

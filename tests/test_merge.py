@@ -12,12 +12,12 @@ a subprocess.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import make_record, make_settings
+from msgspec.structs import replace
 
 from pytest_memeval.__main__ import main
 from pytest_memeval.analysis.comparability import run_fingerprint

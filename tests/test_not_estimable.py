@@ -97,7 +97,7 @@ def test_a_ci_gate_on_one_cluster_fails_saying_why_and_a_point_gate_carries_the_
 
 
 def _as_baseline(comparison: object) -> object:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     return replace(comparison, source="baseline")  # type: ignore[type-var]
 

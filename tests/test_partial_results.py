@@ -15,8 +15,7 @@ from harness import make_record, suite_options
 from pytest_memeval.analysis.partial import SessionEnd, incomplete_run, selected_count, session_incomplete, subset_of
 from pytest_memeval.rendering.html import render_html
 from pytest_memeval.rendering.terminal import Headline, headline_text, overview_lines
-from pytest_memeval.results.record_values import Incomplete, Subset
-from pytest_memeval.results.records import Metric, Report, RunKey, RunSummary, SuiteSummary
+from pytest_memeval.results.records import Incomplete, Metric, Report, RunKey, RunSummary, Subset, SuiteSummary
 from pytest_memeval.running.registry import available_suites, load_suite
 
 KEY = RunKey("locomo", "chroma")

@@ -20,8 +20,7 @@ import pytest
 from pytest_memeval.rendering import html as html_module
 from pytest_memeval.rendering.explorer import data_element, script
 from pytest_memeval.rendering.html import write_html
-from pytest_memeval.results.record_values import RecordedMemory
-from pytest_memeval.results.records import Record, Report, RunKey
+from pytest_memeval.results.records import Record, RecordedMemory, Report, RunKey
 
 TIMEOUT_S = 300
 NODE = shutil.which("node")

@@ -8,12 +8,12 @@ refusal of one line that names the journal's line and changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import make_record, make_settings
+from msgspec.structs import replace
 
 from pytest_memeval.campaigns.campaign import Campaign
 from pytest_memeval.config.outputs import journal_path

@@ -11,12 +11,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from itertools import combinations
 
+from msgspec.structs import replace
+
 from ..results.clusters import count_clusters, estimable
-from ..results.record_values import FlippedItem
-from ..results.records import Comparison, PairedMetric, Record, RunKey, Source, Unpaired, p_value_cells, with_holm
+from ..results.records import (
+    Comparison,
+    FlippedItem,
+    PairedMetric,
+    Record,
+    RunKey,
+    Source,
+    Unpaired,
+    p_value_cells,
+    with_holm,
+)
 
 CompareFn = Callable[[Sequence[Record], Sequence[Record]], Mapping[str, PairedMetric]]
 #: how many unpaired item ids a comparison names

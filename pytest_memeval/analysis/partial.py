@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..results.record_values import Incomplete, Subset
-from ..results.records import Record
+from ..results.records import Incomplete, Record, Subset
 
 #: what a run's items are collected under: suite (as the test names it), memory system, k
 RunItems = tuple[str, str, int]

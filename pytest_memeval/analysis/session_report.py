@@ -7,13 +7,13 @@ exit status all read this one object.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from ..config.settings import Settings
 from ..framework.suite import Suite
@@ -21,8 +21,7 @@ from ..framework.unreadable import count_unreadable, unreadable_note
 from ..results.baseline import baseline_for
 from ..results.clusters import count_clusters
 from ..results.fingerprint import Fingerprint
-from ..results.record_values import Subset
-from ..results.records import Comparison, Record, Report, RunKey, RunSummary
+from ..results.records import Comparison, Record, Report, RunKey, RunSummary, Subset
 from ..running.adapter_guard import describe
 from .comparisons import apply_holm, compare_runs, pairs_within_session
 from .flakiness import flakiness
@@ -229,10 +228,6 @@ class SessionReport:
         counted = [f"{items} items ended in an error or an invalid answer"] if items else []
         counted += [f"{session} session error{'s' if session != 1 else ''}"] if session else []
         return " and ".join(counted)
-
-    def json_text(self) -> str:
-        """The JSON report: strict JSON (a NaN or an infinity anywhere raises ValueError)."""
-        return json.dumps(self.report.to_json(), indent=1, sort_keys=True, allow_nan=False) + "\n"
 
     def closing_lines(self) -> list[str]:
         """The last lines of a run, after pytest's own count: the exit status and why (once

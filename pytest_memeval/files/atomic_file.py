@@ -10,11 +10,13 @@ the last thing a run does; SIGKILL during it used to leave the previous good rep
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Replace `path` with `text` (UTF-8) in one step; raises OSError as `open` would."""
+def write_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
+    """Replace `path` with `text` (UTF-8; or its pieces, written as they come) in one step;
+    raises OSError as `open` would, and what making a piece raises (the target untouched)."""
     # a link is followed: the file it names is replaced, the link stays
     target = Path(os.path.realpath(path))
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
@@ -22,7 +24,7 @@ def write_atomic(path: str | os.PathLike[str], text: str) -> None:
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         with open(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.writelines([text] if isinstance(text, str) else text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)

@@ -12,9 +12,9 @@ from urllib.parse import quote
 from ..analysis.session_report import Headline
 from ..framework.figures import format_number, run_labels
 from ..results.clusters import cluster_note
-from ..results.record_values import FlippedItem
 from ..results.records import (
     Comparison,
+    FlippedItem,
     GateVerdict,
     Metric,
     PairedMetric,

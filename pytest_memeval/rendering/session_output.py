@@ -10,6 +10,7 @@ import pytest
 
 from ..analysis.session_report import SessionReport, SuiteLookup
 from ..files.atomic_file import write_atomic
+from ..results.records import report_chunks
 from ..running.adapter_guard import describe
 from .html import write_html
 from .terminal import write_line, write_overview, write_summary
@@ -20,7 +21,7 @@ def write_files(session: SessionReport, suite: SuiteLookup) -> None:
     `session.write_errors`, and fails the run."""
     settings, report = session.settings, session.report
     if settings.report is not None:
-        _write(session, settings.report, "--memeval-report", lambda path: write_atomic(path, session.json_text()))
+        _write(session, settings.report, "--memeval-report", lambda path: write_atomic(path, report_chunks(report)))
     if settings.html is not None:
         refs = {r.key.suite: r.suite_ref for r in report.records}
         figures = {name: suite(refs[name]).figures(report) for name in report.suites() if name in refs}

@@ -7,16 +7,19 @@ Every problem is one line naming the file and the field.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from msgspec import UNSET, UnsetType
+
 from ..errors import ConfigError
+from ..files import json_input
 from .fingerprint import Fingerprint
-from .reading import read_json
-from .record_values import check_types
-from .records import DETERMINISTIC, SCHEMA, Record, Report, RunKey, SchemaError
+from .reading import parse_report, read_report_text, report_schema
+from .records import DETERMINISTIC, SCHEMA, Record, RunKey
+from .schema import SchemaError, Value, convert
 
 OLD_SCHEMA = "memeval-report/1"
 
@@ -33,39 +36,50 @@ class Baseline:
 
 def load_baseline(path: Path) -> Baseline:
     """The per-item records of a saved report, and its fingerprint."""
-    data = read_json(path, "--memeval-baseline")
-    schema = data.get("schema") if isinstance(data, dict) else None
+    option = "--memeval-baseline"
+    text = read_report_text(path, option)
+    schema = report_schema(text, path, option)
     fingerprint = None
-    try:
-        if schema == SCHEMA:
-            report = Report.from_json(data)
-            records, fingerprint = list(report.records), report.fingerprint
-        elif schema == OLD_SCHEMA:
-            records = [_from_schema_1(r, i) for i, r in enumerate(data.get("records") or [])]
-        else:
-            found = schema if isinstance(data, dict) else type(data).__name__
-            raise ConfigError(f"--memeval-baseline: {path} is not a {SCHEMA} report (schema: {found!r})")
-    except SchemaError as exc:
-        raise ConfigError(f"--memeval-baseline: {path}: {exc}") from None
+    if schema == SCHEMA:
+        report = parse_report(text, path, option)
+        records, fingerprint = list(report.records), report.fingerprint
+    elif schema == OLD_SCHEMA:
+        try:
+            records = [_from_schema_1(r, i) for i, r in enumerate(json_input.loads(text).get("records") or [])]
+        except SchemaError as exc:
+            raise ConfigError(f"{option}: {path}: {exc}") from None
+    else:
+        raise ConfigError(f"{option}: {path} is not a {SCHEMA} report (schema: {schema!r})")
     if not records:
-        raise ConfigError(f"--memeval-baseline: {path} has no per-item records to pair with")
+        raise ConfigError(f"{option}: {path} has no per-item records to pair with")
     return Baseline(path, tuple(records), fingerprint)
 
 
-#: the JSON kind of each field of a memeval-report/1 record (record_values.check_types)
-SCHEMA_1_KINDS = {
-    **dict.fromkeys(("id", "suite", "memsystem", "responder", "cluster", "task", "suite_ref", "context"), "string"),
-    "correct": "boolean|null",
-    "abstained": "boolean",
-    "valid": "boolean",
-    "error": "string|null",
-    "k": "integer|null",
-    "answer": "string|null",
-    "score": "number|null",
-    "n_memories": "integer|null",
-    "retrieved_tokens": "integer|null",
-    **dict.fromkeys(("strata", "detail", "answer_detail"), "object|null"),
-}
+class _RecordV1(Value, frozen=True, forbid_unknown_fields=False):
+    """A record of a memeval-report/1 report: what pairing needs (fields it does not name are
+    left out, as they always were)."""
+
+    id: str
+    suite: str
+    memsystem: str
+    responder: str
+    correct: bool | None
+    abstained: bool
+    cluster: str
+    task: str
+    suite_ref: str | UnsetType = UNSET
+    context: str = ""
+    valid: bool = True
+    error: str | None = None
+    k: int | None = None
+    answer: str | None = None
+    score: float | None = None
+    gold: Any = None
+    n_memories: int | None = None
+    retrieved_tokens: int | None = None
+    strata: Mapping[str, str] | None = None
+    detail: Mapping[str, Any] | None = None
+    answer_detail: Mapping[str, Any] | None = None
 
 
 def _from_schema_1(data: Any, index: int) -> Record:
@@ -75,35 +89,33 @@ def _from_schema_1(data: Any, index: int) -> Record:
     for name in ("id", "suite", "memsystem", "responder", "correct", "abstained", "cluster", "task"):
         if name not in data:
             raise SchemaError(f"{where} lacks {name!r}")
-    check_types(data, SCHEMA_1_KINDS, where)
-    if not all(isinstance(v, str) for v in (data.get("strata") or {}).values()):
-        raise SchemaError(f"{where}: strata must map names to strings")
-    if data.get("error"):
-        status, reason = "error", str(data["error"])
-    elif not data.get("valid", True):
+    old = convert(data, _RecordV1, where)
+    if old.error:
+        status, reason = "error", old.error
+    elif not old.valid:
         status, reason = "invalid", "invalid answer"
     else:
         status, reason = "scored", ""
     scored = status == "scored"
     return Record(
-        id=str(data["id"]),
-        key=RunKey(data["suite"], data["memsystem"], data["responder"], DETERMINISTIC, int(data.get("k") or 10)),
-        suite_ref=str(data.get("suite_ref", data["suite"])),
-        context=str(data.get("context", "")),
-        cluster=str(data["cluster"]),
-        task=str(data["task"]),
+        id=old.id,
+        key=RunKey(old.suite, old.memsystem, old.responder, DETERMINISTIC, old.k or 10),
+        suite_ref=old.suite if isinstance(old.suite_ref, UnsetType) else old.suite_ref,
+        context=old.context,
+        cluster=old.cluster,
+        task=old.task,
         status=status,  # type: ignore[arg-type]
-        strata=dict(data.get("strata") or {}),
+        strata=dict(old.strata or {}),
         reason=reason,
-        answer=data.get("answer"),
-        abstained=bool(data["abstained"]),
-        correct=data["correct"] if scored else None,
-        score=data.get("score") if scored else None,
-        gold=data.get("gold"),
-        n_memories=int(data.get("n_memories") or 0),
-        retrieved_tokens=int(data.get("retrieved_tokens") or 0),
-        detail=dict(data.get("detail") or {}),
-        answer_detail=dict(data.get("answer_detail") or {}),
+        answer=old.answer,
+        abstained=old.abstained,
+        correct=old.correct if scored else None,
+        score=old.score if scored else None,
+        gold=old.gold,
+        n_memories=old.n_memories or 0,
+        retrieved_tokens=old.retrieved_tokens or 0,
+        detail=dict(old.detail or {}),
+        answer_detail=dict(old.answer_detail or {}),
     )
 
 

@@ -21,7 +21,8 @@ Every value is written in one form per meaning (analysis/comparability.py and ea
 (settings, seeds and judges as spelled) is read, and compared once a run has read its
 suites' part in its own terms (`comparability.in_terms_of`).
 
-Plain values only: this module imports nothing of the plugin, so records.py can hold it.
+Plain values only: this module imports nothing of the plugin but the schema's reader
+(schema.py), so records.py can hold it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
+
+import msgspec
+
+from .schema import SchemaError, convert
 
 FORMAT = "memeval-fingerprint/2"
 #: format 1 kept the settings as spelled and the judges once for all suites
@@ -83,22 +88,18 @@ class SuiteProtocol:
         }
 
     @classmethod
-    def from_json(cls, suite: str, data: Any, judges: tuple[str, ...] = ()) -> SuiteProtocol:
+    def of(cls, suite: str, data: SuiteJSON, judges: tuple[str, ...] = ()) -> SuiteProtocol:
         """`judges`: the run's, for a format-1 fingerprint, which named them once for all suites."""
-        where = f"fingerprint: suite {suite}"
-        data = _mapping(data, where)
-        files = data.get("data", "generated")
-        seeds = data.get("seeds")
         return cls(
             suite,
-            str(data.get("version", "")),
-            str(data.get("size", "")),
-            data.get("split"),
-            tuple(int(s) for s in seeds) if isinstance(seeds, list) else None,
-            _strings(data.get("params", {}), f"{where}: params"),
-            {} if files == "generated" else _strings(files, f"{where}: data"),
-            _strings(data.get("prompts", {}), f"{where}: prompts"),
-            tuple(str(j) for j in data.get("judges", judges)),
+            data.version,
+            data.size,
+            data.split,
+            tuple(data.seeds) if data.seeds is not None else None,
+            data.params,
+            {} if data.data == "generated" else data.data,
+            data.prompts,
+            tuple(data.judges) if data.judges is not None else judges,
         )
 
 
@@ -144,26 +145,24 @@ class Fingerprint:
 
     @classmethod
     def from_json(cls, data: Any) -> Fingerprint:
-        data = _mapping(data, "fingerprint")
-        if data.get("format") not in (FORMAT, OLD_FORMAT):
-            raise FingerprintError(f"fingerprint: format {data.get('format')!r} is not {FORMAT!r}")
-        protocol = _mapping(data.get("protocol"), "fingerprint: protocol")
-        systems = _mapping(data.get("systems"), "fingerprint: systems")
-        suites = _mapping(protocol.get("suites", {}), "fingerprint: suites")
-        judges = tuple(str(j) for j in protocol.get("judges", ()))  # format 1: the run's, for every suite
+        try:
+            written = convert(data, FingerprintJSON, "fingerprint")
+        except SchemaError as exc:
+            raise FingerprintError(str(exc)) from None
+        if written.format not in (FORMAT, OLD_FORMAT):
+            raise FingerprintError(f"fingerprint: format {written.format!r} is not {FORMAT!r}")
+        protocol, systems = written.protocol, written.systems
+        judges = tuple(protocol.judges)  # format 1: the run's, for every suite
         fingerprint = cls(
-            suites=tuple(SuiteProtocol.from_json(name, value, judges) for name, value in suites.items()),
-            responder=str(protocol.get("responder", "")),
-            llm=_mapping(protocol.get("llm", {}), "fingerprint: llm"),
-            ks=tuple(int(k) for k in protocol.get("k", ())),
-            systems={
-                name: _mapping(v, f"fingerprint: memsystem {name}")
-                for name, v in _mapping(systems.get("memsystems", {}), "fingerprint: memsystems").items()
-            },
-            embedder=str(systems.get("embedder", "")),
+            suites=tuple(SuiteProtocol.of(name, value, judges) for name, value in protocol.suites.items()),
+            responder=protocol.responder,
+            llm=protocol.llm,
+            ks=tuple(protocol.k),
+            systems=systems.memsystems,
+            embedder=systems.embedder,
         )
         # the digest of the protocol as written (a format-1 protocol is read into today's form)
-        if data.get("digest") not in (None, _digest(protocol)):
+        if written.digest not in (None, _digest(data["protocol"])):
             raise FingerprintError("fingerprint: its digest does not match its protocol (edited by hand?)")
         return fingerprint
 
@@ -258,11 +257,39 @@ def _digest(data: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _mapping(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise FingerprintError(f"{where}: expected an object, got {type(value).__name__}")
-    return dict(value)
+# --- the fingerprint's JSON form, declared (read by `Fingerprint.from_json`) -----------------
 
 
-def _strings(value: Any, where: str) -> dict[str, str]:
-    return {str(k): str(v) for k, v in _mapping(value, where).items()}
+class SuiteJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    version: str = ""
+    #: sha256 by path, or "generated"
+    data: dict[str, str] | Literal["generated"] = "generated"
+    size: str = ""
+    split: str | None = None
+    seeds: list[int] | None = None
+    params: dict[str, str] = {}
+    #: absent in format 1, which named the judges once for all suites
+    judges: list[str] | None = None
+    prompts: dict[str, str] = {}
+
+
+class ProtocolJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    suites: dict[str, SuiteJSON] = {}
+    responder: str = ""
+    llm: dict[str, Any] = {}
+    k: list[int] = []
+    #: format 1: the run's judges, for every suite
+    judges: list[str] = []
+
+
+class SystemsJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    memsystems: dict[str, dict[str, Any]] = {}
+    embedder: str = ""
+
+
+class FingerprintJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    format: str
+    protocol: ProtocolJSON
+    systems: SystemsJSON
+    digest: str | None = None
+    systems_digest: str | None = None

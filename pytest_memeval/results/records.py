@@ -1,48 +1,39 @@
-"""The typed values that cross from worker to controller to reports, and their one JSON form.
+"""The typed values that cross from worker to controller to reports; their fields are the
+report schema (schema.py reads and writes them).
 
-    Record        one item of one run: scored, invalid (answered outside the schema) or
-                  error (one line saying why); nothing else
-    RunKey        what makes a run: suite, memory system, responder, judge, k; its `label`
-    Metric        a value with its confidence interval, n and minimum detectable effect
-    SuiteSummary  what a suite's `summarize` returns for one run's scored records
-    RunSummary    a run's counts plus its suite summary (and, where they apply, the subset
-                  of the suite it covered and the flakiness of its repeats)
-    PairedMetric  one metric of a paired comparison
-    Comparison    two runs of a suite (or a run and its baseline), item by item, with
-                  the items whose verdict flipped
-    GateVerdict   one CI gate on one run
-    Report        all of the above, with the run's protocol fingerprint (fingerprint.py): the JSON report, schema memeval-report/2
+    Record          one item of one run: scored, invalid (answered outside the schema) or
+                    error (one line saying why); nothing else
+    RecordedMemory  what a memory system returned for an item, as the record keeps it
+    RunKey          what makes a run: suite, memory system, responder, judge, k; its `label`
+    Metric          a value with its confidence interval, n and minimum detectable effect
+    SuiteSummary    what a suite's `summarize` returns for one run's scored records
+    RunSummary      a run's counts plus its suite summary (and, where they apply, the subset
+                    of the suite it covered and the flakiness of its repeats)
+    PairedMetric    one metric of a paired comparison
+    Comparison      two runs of a suite (or a run and its baseline), item by item, with
+                    the items whose verdict flipped
+    GateVerdict     one CI gate on one run
+    Report          all of the above, with the run's protocol fingerprint (fingerprint.py);
+                    `ReportDocument` is its JSON form, schema memeval-report/2
 
-Every value is frozen; `to_json` and `from_json` round-trip exactly (floats unrounded, so
-that gates compare what was measured). `from_json` raises `SchemaError` with one line
-naming the field when data do not fit.
+Every value is frozen and round-trips exactly through JSON (floats unrounded, so that gates
+compare what was measured); reading raises `SchemaError` with one line naming the field
+when data do not fit, and refuses a field the schema does not have.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, TypeVar
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal
+
+from msgspec.structs import force_setattr, replace
 
 from ..printable import printable
 from .fingerprint import Fingerprint, FingerprintError
-from .record_values import (
-    FlippedItem,
-    Incomplete,
-    RecordedMemory,
-    SchemaError,
-    Subset,
-    check_types,
-    finite_tree,
-    flipped_from_json,
-    memories_from_json,
-)
-from .record_values import integer as _int
-from .record_values import mapping as _mapping
-from .record_values import number as _number
-from .record_values import string as _str
-from .usage import FillCost, PhaseTokens, RunUsage, tokens_from_json, tokens_to_json
+from .schema import Number, SchemaError, Value, convert, to_builtins
+from .usage import FillCost, PhaseTokens, RunUsage
 
 SCHEMA = "memeval-report/2"
 Status = Literal["scored", "invalid", "error"]
@@ -52,11 +43,39 @@ DETERMINISTIC = "deterministic"
 #: suite as the test names it, memory system, k, item id, repeat
 ItemKey = tuple[str, str, int, str, int]
 
-T = TypeVar("T")
+#: characters of a memory's text kept in a record (the full length is kept beside it)
+MEMORY_TEXT_CHARS = 1000
+#: characters of an invalid answer's text kept in a record (a server may send megabytes)
+RAW_CHARS = 4000
+#: characters of a scored answer, and of the judge's reason, kept in a record and shown in a
+#: failure's message: well above what a model writes at the default max_tokens (1,024),
+#: far below the megabytes a server may send; the judge scores the whole answer
+ANSWER_CHARS = 16_000
 
 
-@dataclass(frozen=True, order=True)
-class RunKey:
+def finite(value: Any) -> float | None:
+    """A float, or None for a missing, NaN or infinite value."""
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def finite_tree(value: Any) -> Any:
+    """`value` with every NaN or infinite float inside its dicts, lists and tuples made None
+    (a suite's diagnostics: the reports are strict JSON)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {key: finite_tree(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [finite_tree(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(finite_tree(item) for item in value)
+    return value
+
+
+class RunKey(Value, frozen=True, order=True):
     """Everything that makes one run of a suite different from another in the same session."""
 
     suite: str
@@ -87,49 +106,33 @@ class RunKey:
                 parts.append(text)
         return " | ".join(parts)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "suite": self.suite,
-            "memsystem": self.memsystem,
-            "responder": self.responder,
-            "judge": self.judge,
-            "k": self.k,
-        }
+
+class RecordedMemory(Value, frozen=True):
+    """One memory the system returned for an item, as the record keeps it: the text (its
+    first MEMORY_TEXT_CHARS characters), the adapter's id and score, and the full length."""
+
+    text: str
+    id: str | None = None
+    score: Number | None = None
+    #: characters of the whole text (longer than `text` when it was shortened)
+    length: int = 0
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "key") -> RunKey:
-        data = _mapping(data, where)
-        return cls(
-            suite=_str(data, "suite", where),
-            memsystem=_str(data, "memsystem", where),
-            responder=_str(data, "responder", where),
-            judge=_str(data, "judge", where),
-            k=_int(data, "k", where),
-        )
+    def of(cls, text: str, id: Any = None, score: Any = None) -> RecordedMemory:
+        kept = text if len(text) <= MEMORY_TEXT_CHARS else text[:MEMORY_TEXT_CHARS]
+        number = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        number = number if number is not None and math.isfinite(number) else None
+        return cls(kept, None if id is None else str(id), number, len(text))
 
 
-#: the JSON kind of each plain field of a record (record_values.check_types), checked on read:
-#: a baseline whose "correct" is "false" must not count as correct
-RECORD_FIELD_KINDS = {
-    **dict.fromkeys(("id", "suite_ref", "context", "cluster", "task", "status", "reason"), "string"),
-    **dict.fromkeys(("raw", "question", "judge_reason", "stage"), "string"),
-    **dict.fromkeys(("strata", "detail", "answer_detail", "ingest"), "object"),
-    "answer": "string|null",
-    "abstained": "boolean",
-    "memory_unreadable": "boolean",
-    "correct": "boolean|null",
-    "score": "number|null",
-    "n_memories": "integer",
-    "retrieved_tokens": "integer",
-    "retrieve_ms": "number|null",
-    "answer_ms": "number|null",
-    "memories": "list",
-    "repeat": "integer",
-}
+def kept_text(text: str, limit: int) -> str:
+    """`text` whole when it has at most `limit` characters, else its beginning and its length."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} \u2026 [{len(text):,} characters in all]"
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(Value, frozen=True):
     """One item of one run. `status` says which of the three ways it ended:
 
     - scored: the judge decided (`correct`, `score`, `detail`);
@@ -149,21 +152,21 @@ class Record:
     cluster: str
     task: str
     status: Status
-    strata: Mapping[str, str] = field(default_factory=dict)
+    strata: Mapping[str, str] = {}
     reason: str = ""
     answer: str | None = None
     abstained: bool = False
     correct: bool | None = None
-    score: float | None = None
+    score: Number | None = None
     gold: Any = None
     n_memories: int = 0
     retrieved_tokens: int = 0
-    retrieve_ms: float | None = None
-    answer_ms: float | None = None
+    retrieve_ms: Number | None = None
+    answer_ms: Number | None = None
     #: the judge's detail (rubric scores, trajectory metrics)
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: Mapping[str, Any] = {}
     #: the response model's detail (posterior margin, atoms, token counts)
-    answer_detail: Mapping[str, Any] = field(default_factory=dict)
+    answer_detail: Mapping[str, Any] = {}
     #: where the judge attributes the outcome (Verdict.stage; memfail's failure stages)
     stage: str = ""
     #: the offline reader recognised nothing in the memories (Answer.memory_unreadable)
@@ -179,12 +182,12 @@ class Record:
     #: which repeat of the item this is (0 without --memeval-repeat)
     repeat: int = 0
     #: what ingestion did to the item's namespace, from adapters that say (mem0: memories added)
-    ingest: Mapping[str, Any] = field(default_factory=dict)
+    ingest: Mapping[str, Any] = {}
     #: LLM tokens the item cost, per phase ("ingest", "answer", "judge") and model (usage.py)
-    llm_tokens: PhaseTokens = field(default_factory=dict)
+    llm_tokens: PhaseTokens = {}
     #: milliseconds of each session stored when this item filled its context (none when filled before)
     ingest_ms: tuple[float, ...] = ()
-    judge_ms: float | None = None
+    judge_ms: Number | None = None
     #: what filling the item's context cost the memory system's own LLM (metered by the
     #: gateway), on every record of the context; for reading, totals sum `llm_tokens` (usage.py)
     context_fill: FillCost | None = None
@@ -198,7 +201,22 @@ class Record:
             raise SchemaError(f"record {self.id}: an error record needs a reason")
         reason = " ".join(printable(self.reason).split())  # one line, safe to print
         if reason != self.reason:
-            object.__setattr__(self, "reason", reason)
+            force_setattr(self, "reason", reason)
+        self._read_moved_fields()
+
+    def _read_moved_fields(self) -> None:
+        """A record written before `stage` and `memory_unreadable` were fields kept them in
+        `detail["stage"]` and `answer_detail["memory_unreadable"]`: read them from there."""
+        old_stage = self.detail.get("stage")
+        if not self.stage and isinstance(old_stage, str):
+            force_setattr(self, "stage", old_stage)
+            force_setattr(self, "detail", {k: v for k, v in self.detail.items() if k != "stage"})
+        old_unreadable = self.answer_detail.get("memory_unreadable")
+        if not self.memory_unreadable and isinstance(old_unreadable, bool):
+            force_setattr(self, "memory_unreadable", old_unreadable)
+            force_setattr(
+                self, "answer_detail", {k: v for k, v in self.answer_detail.items() if k != "memory_unreadable"}
+            )
 
     @property
     def is_scored(self) -> bool:
@@ -209,63 +227,8 @@ class Record:
         """What names this record's item within one protocol (journal, shards, merge)."""
         return (self.suite_ref, self.key.memsystem, self.key.k, self.id, self.repeat)
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"id": self.id, "key": self.key.to_json()}
-        for f in fields(self)[2:]:
-            value = getattr(self, f.name)
-            data[f.name] = dict(value) if isinstance(value, Mapping) else value
-        data["memories"] = [m.to_json() for m in self.memories]
-        data["llm_tokens"] = tokens_to_json(self.llm_tokens)
-        data["ingest_ms"] = list(self.ingest_ms)
-        data["context_fill"] = None if self.context_fill is None else self.context_fill.to_json()
-        return data
 
-    @classmethod
-    def from_json(cls, data: Any, where: str = "record") -> Record:
-        data = _mapping(data, where)
-        where = f"{where} (id {data.get('id', '?')})"
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise SchemaError(f"{where}: unknown field {unknown[0]!r}")
-        for name in ("id", "key", "suite_ref", "context", "cluster", "task", "status"):
-            if name not in data:
-                raise SchemaError(f"{where}: lacks {name!r}")
-        check_types(data, RECORD_FIELD_KINDS, where)
-        if not all(isinstance(v, str) for v in data.get("strata", {}).values()):
-            raise SchemaError(f"{where}: strata must map names to strings")
-        values = dict(data, key=RunKey.from_json(data["key"], f"{where}: key"))
-        for name in ("strata", "detail", "answer_detail", "ingest"):
-            values[name] = _mapping(values.get(name, {}), f"{where}: {name}")
-        values["memories"] = memories_from_json(values.get("memories", []), where)
-        values["llm_tokens"] = tokens_from_json(values.get("llm_tokens"), f"{where}: llm_tokens")
-        values["ingest_ms"] = _milliseconds(values.get("ingest_ms", []), f"{where}: ingest_ms")
-        if values.get("context_fill") is not None:
-            values["context_fill"] = FillCost.from_json(values["context_fill"], f"{where}: context_fill")
-        values.update(_moved_fields(values))
-        try:
-            return cls(**values)
-        except TypeError as exc:
-            raise SchemaError(f"{where}: {exc}") from None
-
-
-def _moved_fields(values: Mapping[str, Any]) -> dict[str, Any]:
-    """A record written before `stage` and `memory_unreadable` were fields kept them in
-    `detail["stage"]` and `answer_detail["memory_unreadable"]`: read them from there."""
-    moved: dict[str, Any] = {}
-    old_stage = values["detail"].get("stage")
-    if "stage" not in values and isinstance(old_stage, str):
-        moved["stage"] = old_stage
-        moved["detail"] = {k: v for k, v in values["detail"].items() if k != "stage"}
-    old_unreadable = values["answer_detail"].get("memory_unreadable")
-    if "memory_unreadable" not in values and isinstance(old_unreadable, bool):
-        moved["memory_unreadable"] = old_unreadable
-        moved["answer_detail"] = {k: v for k, v in values["answer_detail"].items() if k != "memory_unreadable"}
-    return moved
-
-
-@dataclass(frozen=True)
-class Metric:
+class Metric(Value, frozen=True):
     """A metric's value with its confidence interval; None where undefined on the data."""
 
     value: float | None
@@ -283,63 +246,26 @@ class Metric:
 
     def __post_init__(self) -> None:
         low, high = self.ci
-        object.__setattr__(self, "ci", (finite(low), finite(high)))
+        force_setattr(self, "ci", (finite(low), finite(high)))
         for name in ("value", "mde", "sem"):
-            object.__setattr__(self, name, finite(getattr(self, name)))
+            force_setattr(self, name, finite(getattr(self, name)))
 
     @property
     def has_ci(self) -> bool:
         return None not in self.ci
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "ci": list(self.ci),
-            "n": self.n,
-            "mde": self.mde,
-            "sem": self.sem,
-            "no_interval": self.no_interval,
-            "n_clusters": self.n_clusters,
-        }
 
-    @classmethod
-    def from_json(cls, data: Any, where: str = "metric") -> Metric:
-        data = _mapping(data, where)
-        ci = data.get("ci") or [None, None]
-        if not isinstance(ci, (list, tuple)) or len(ci) != 2:
-            raise SchemaError(f"{where}: ci must be [low, high]")
-        return cls(
-            _number(data, "value", where),
-            (ci[0], ci[1]),
-            data.get("n"),
-            _number(data, "mde", where),
-            _number(data, "sem", where),
-            str(data.get("no_interval") or ""),
-            _int(data, "n_clusters", where) if data.get("n_clusters") is not None else None,
-        )
-
-
-@dataclass(frozen=True)
-class Cell:
+class Cell(Value, frozen=True):
     """One cell of a breakdown (e.g. reasoning type A): its item count and metrics."""
 
     n: int
     metrics: Mapping[str, Metric]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"n": self.n, "metrics": {name: m.to_json() for name, m in self.metrics.items()}}
-
-    @classmethod
-    def from_json(cls, data: Any, where: str = "cell") -> Cell:
-        data = _mapping(data, where)
-        return cls(_int(data, "n", where), _metrics(data.get("metrics", {}), where))
-
 
 Breakdown = Mapping[str, Mapping[str, Cell]]
 
 
-@dataclass(frozen=True)
-class SuiteSummary:
+class SuiteSummary(Value, frozen=True):
     """What a suite's `summarize` returns for the scored records of one run.
 
     `metrics` are what gates and comparisons name; `breakdown` maps a dimension (type,
@@ -350,20 +276,47 @@ class SuiteSummary:
     """
 
     metrics: Mapping[str, Metric]
-    breakdown: Breakdown = field(default_factory=dict)
+    breakdown: Breakdown = {}
     note: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = {}
     gate_blocker: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "extra", finite_tree(self.extra))
+        force_setattr(self, "extra", finite_tree(self.extra))
 
 
 EMPTY_SUMMARY = SuiteSummary(metrics={})
 
 
-@dataclass(frozen=True)
-class Flakiness:
+class Subset(Value, frozen=True):
+    """A run that covered part of its suite: `n` distinct items of the suite's `of`
+    (its size, split and seeds), because -k, -m, --lf or --deselect left the rest out."""
+
+    n: int
+    of: int
+
+    def text(self) -> str:
+        return f"subset: {self.n} of {self.of} items"
+
+
+class Incomplete(Value, frozen=True):
+    """A session that ended before every item it selected had a score: `reason` says why
+    (interrupted, --memeval-max-cost, errors beyond --memeval-max-errors), `ran` counts the
+    records it holds of the `selected` items (None where that count is not known), and
+    `resume` is the command that continues it ("" where no journal was kept)."""
+
+    reason: str
+    ran: int
+    selected: int | None = None
+    resume: str = ""
+
+    def text(self) -> str:
+        """How many items ran, of how many, and why the rest did not."""
+        of = f" of {self.selected:,}" if self.selected is not None else ""
+        return f"{self.ran:,}{of} selected items ran ({self.reason})"
+
+
+class Flakiness(Value, frozen=True):
     """How the repeats of a run's items agreed (--memeval-repeat N, N > 1).
 
     Over the `n_items` items scored in more than one repeat: `flaky` changed verdict
@@ -381,41 +334,38 @@ class Flakiness:
     pass_any: Metric
     flaky_ids: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "repeats": self.repeats,
-            "n_items": self.n_items,
-            "flaky": self.flaky,
-            "agreement": self.agreement.to_json(),
-            "pass_all": self.pass_all.to_json(),
-            "pass_any": self.pass_any.to_json(),
-            "flaky_ids": list(self.flaky_ids),
-        }
 
-    @classmethod
-    def from_json(cls, data: Any, where: str) -> Flakiness | None:
-        if data is None:
-            return None
-        data = _mapping(data, where)
-        ids = data.get("flaky_ids", [])
-        if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-            raise SchemaError(f"{where}: flaky_ids must be a list of strings")
-        agreement, pass_all, pass_any = (
-            Metric.from_json(data.get(name), f"{where}: {name}") for name in ("agreement", "pass_all", "pass_any")
-        )
-        return cls(
-            _int(data, "repeats", where),
-            _int(data, "n_items", where),
-            _int(data, "flaky", where),
-            agreement,
-            pass_all,
-            pass_any,
-            tuple(ids),
-        )
+class PairedMetric(Value, frozen=True):
+    """One metric of a paired comparison a - b; `p_holm` is set over the session's family."""
+
+    estimate_a: float | None
+    estimate_b: float | None
+    difference: float | None
+    ci: tuple[float | None, float | None]
+    p_value: float | None
+    test: str
+    mde: float | None = None
+    better: Literal["higher", "lower"] = "higher"
+    p_holm: float | None = None
+    #: the suite's own JSON-ready diagnostics of this comparison (e.g. top-k overlap)
+    extra: Mapping[str, Any] = {}
+    #: why the difference has no interval (stats.estimability); empty when it has one
+    no_interval: str = ""
+    #: the independent clusters the interval and test rest on, where the statistic says
+    n_clusters: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("estimate_a", "estimate_b", "difference", "p_value", "mde", "p_holm"):
+            force_setattr(self, name, finite(getattr(self, name)))
+        force_setattr(self, "ci", (finite(self.ci[0]), finite(self.ci[1])))
+        force_setattr(self, "extra", finite_tree(self.extra))
+
+    @property
+    def has_ci(self) -> bool:
+        return None not in self.ci
 
 
-@dataclass(frozen=True)
-class JudgePair:
+class JudgePair(Value, frozen=True):
     """Two judges of a panel on the same records: how far apart their accuracies are (a - b,
     paired, with its interval and test) and how well they agree beyond chance (Cohen's kappa)."""
 
@@ -427,31 +377,12 @@ class JudgePair:
     kappa: Metric
     difference: PairedMetric
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "a": self.a,
-            "b": self.b,
-            "n": self.n,
-            "agree": self.agree,
-            "kappa": self.kappa.to_json(),
-            "difference": self.difference.to_json(),
-        }
 
-    @classmethod
-    def from_json(cls, data: Any, where: str) -> JudgePair:
-        data = _mapping(data, where)
-        return cls(
-            _str(data, "a", where),
-            _str(data, "b", where),
-            _int(data, "n", where),
-            _int(data, "agree", where),
-            Metric.from_json(data.get("kappa"), f"{where}: kappa"),
-            PairedMetric.from_json(data.get("difference"), f"{where}: difference"),
-        )
+#: an item id, its repeat, and each judge's verdict on it
+Disagreement = tuple[str, int, Mapping[str, bool]]
 
 
-@dataclass(frozen=True)
-class JudgeSensitivity:
+class JudgeSensitivity(Value, frozen=True):
     """How much the judge moves the number: a run graded by a panel whose judges give yes/no
     verdicts (e.g. Mem0's J beside LongMemEval's strict prompt), over the `n` records every
     judge of the panel judged. `disagreements`: (item id, repeat, each judge's verdict) of
@@ -461,48 +392,10 @@ class JudgeSensitivity:
     n: int
     accuracy: Mapping[str, Metric]
     pairs: tuple[JudgePair, ...]
-    disagreements: tuple[tuple[str, int, Mapping[str, bool]], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "judges": list(self.judges),
-            "n": self.n,
-            "accuracy": {name: m.to_json() for name, m in self.accuracy.items()},
-            "pairs": [pair.to_json() for pair in self.pairs],
-            "disagreements": [{"id": i, "repeat": r, "verdicts": dict(v)} for i, r, v in self.disagreements],
-        }
-
-    @classmethod
-    def from_json(cls, data: Any, where: str) -> JudgeSensitivity | None:
-        if data is None:
-            return None
-        data = _mapping(data, where)
-        judges, pairs, rows = (data.get(name, []) for name in ("judges", "pairs", "disagreements"))
-        if not isinstance(judges, list) or not all(isinstance(j, str) for j in judges):
-            raise SchemaError(f"{where}: judges must be a list of strings")
-        if not isinstance(pairs, list) or not isinstance(rows, list):
-            raise SchemaError(f"{where}: pairs and disagreements must be lists")
-        disagreements = []
-        for i, row in enumerate(rows):
-            row = _mapping(row, f"{where}: disagreements[{i}]")
-            verdicts = _mapping(row.get("verdicts", {}), f"{where}: disagreements[{i}]")
-            if not all(isinstance(v, bool) for v in verdicts.values()):
-                raise SchemaError(f"{where}: disagreements[{i}]: verdicts must be true or false")
-            disagreements.append((_str(row, "id", where), _int(row, "repeat", where), dict(verdicts)))
-        return cls(
-            tuple(judges),
-            _int(data, "n", where),
-            {
-                name: Metric.from_json(m, f"{where}: {name}")
-                for name, m in _mapping(data.get("accuracy"), where).items()
-            },
-            tuple(JudgePair.from_json(p, f"{where}: pairs[{i}]") for i, p in enumerate(pairs)),
-            tuple(disagreements),
-        )
+    disagreements: tuple[Disagreement, ...] = ()
 
 
-@dataclass(frozen=True)
-class RunSummary:
+class RunSummary(Value, frozen=True):
     """One run: how its items ended, and its suite's summary of the scored ones.
 
     With --memeval-repeat each item ran `repeats` times: `n_items` counts records (items
@@ -586,119 +479,34 @@ class RunSummary:
         return cls(key, *n, summary, repeats, subset, flakiness, n_clusters, judge_sensitivity)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key.to_json(),
-            "label": self.key.label(),
-            "n_items": self.n_items,
-            "n_scored": self.n_scored,
-            "n_invalid": self.n_invalid,
-            "n_errors": self.n_errors,
-            "metrics": {name: m.to_json() for name, m in self.metrics.items()},
-            "breakdown": {
-                dim: {name: c.to_json() for name, c in cells.items()} for dim, cells in self.breakdown.items()
-            },
-            "note": self.note,
-            "extra": dict(self.extra),
-            "gate_blocker": self.gate_blocker,
-            "repeats": self.repeats,
-            "subset": self.subset.to_json() if self.subset is not None else None,
-            "flakiness": self.flakiness.to_json() if self.flakiness is not None else None,
-            "n_clusters": self.n_clusters,
-            "judge_sensitivity": self.judge_sensitivity.to_json() if self.judge_sensitivity is not None else None,
-            "sample": self.sample,
-            "incomplete": self.incomplete,
-            "labels": self.labels,  # derived from sample, subset and incomplete; not read back
-        }
+        return RunDocument.of(self).to_json()
 
     @classmethod
     def from_json(cls, data: Any, where: str = "run") -> RunSummary:
-        data = _mapping(data, where)
-        key = RunKey.from_json(data.get("key"), f"{where}: key")
-        where = f"run {key.label()}"
-        breakdown = {
-            dim: {name: Cell.from_json(c, f"{where}: {dim}/{name}") for name, c in _mapping(cells, where).items()}
-            for dim, cells in _mapping(data.get("breakdown", {}), where).items()
-        }
-        summary = SuiteSummary(
-            _metrics(data.get("metrics", {}), where),
-            breakdown,
-            str(data.get("note", "")),
-            _mapping(data.get("extra", {}), where),
-            str(data.get("gate_blocker", "")),
-        )
-        return cls(
-            key,
-            _int(data, "n_items", where),
-            _int(data, "n_scored", where),
-            _int(data, "n_invalid", where),
-            _int(data, "n_errors", where),
-            summary,
-            repeats=_int(data, "repeats", where) if "repeats" in data else 1,
-            subset=Subset.from_json(data.get("subset"), f"{where}: subset"),
-            flakiness=Flakiness.from_json(data.get("flakiness"), f"{where}: flakiness"),
-            n_clusters=_int(data, "n_clusters", where) if data.get("n_clusters") is not None else None,
-            judge_sensitivity=JudgeSensitivity.from_json(data.get("judge_sensitivity"), f"{where}: judge_sensitivity"),
-            sample=str(data.get("sample") or ""),
-            incomplete=str(data.get("incomplete") or ""),
-        )
+        return convert(data, RunDocument, where).run()
 
 
-@dataclass(frozen=True)
-class PairedMetric:
-    """One metric of a paired comparison a - b; `p_holm` is set over the session's family."""
+class FlippedItem(Value, frozen=True):
+    """An item whose verdict differs between the two sides of a comparison: the share of
+    its repeats judged correct on each side (1.0 or 0.0 without repeats)."""
 
-    estimate_a: float | None
-    estimate_b: float | None
-    difference: float | None
-    ci: tuple[float | None, float | None]
-    p_value: float | None
-    test: str
-    mde: float | None = None
-    better: Literal["higher", "lower"] = "higher"
-    p_holm: float | None = None
-    #: the suite's own JSON-ready diagnostics of this comparison (e.g. top-k overlap)
-    extra: Mapping[str, Any] = field(default_factory=dict)
-    #: why the difference has no interval (stats.estimability); empty when it has one
-    no_interval: str = ""
-    #: the independent clusters the interval and test rest on, where the statistic says
-    n_clusters: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("estimate_a", "estimate_b", "difference", "p_value", "mde", "p_holm"):
-            object.__setattr__(self, name, finite(getattr(self, name)))
-        object.__setattr__(self, "ci", (finite(self.ci[0]), finite(self.ci[1])))
-        object.__setattr__(self, "extra", finite_tree(self.extra))
+    id: str
+    a: Number
+    b: Number
 
     @property
-    def has_ci(self) -> bool:
-        return None not in self.ci
-
-    def to_json(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["ci"] = list(self.ci)
-        data["extra"] = dict(self.extra)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Any, where: str = "paired metric") -> PairedMetric:
-        data = _mapping(data, where)
-        ci = data.get("ci") or [None, None]
-        try:
-            return cls(**dict(data, ci=(ci[0], ci[1])))
-        except TypeError as exc:
-            raise SchemaError(f"{where}: {exc}") from None
+    def worse_in_a(self) -> bool:
+        return self.a < self.b
 
 
-@dataclass(frozen=True)
-class Unpaired:
+class Unpaired(Value, frozen=True):
     """Items scored on one side of a comparison only: counted, and the first few named."""
 
     count: int = 0
     ids: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(Value, frozen=True):
     """Two runs of one suite paired item by item (`source` run), or a run and its baseline."""
 
     suite: str
@@ -720,73 +528,15 @@ class Comparison:
         label_b = self.b.label(keys)
         return self.a.label(keys), f"baseline {label_b}" if self.source == "baseline" else label_b
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "suite": self.suite,
-            "a": self.a.to_json(),
-            "b": self.b.to_json(),
-            "source": self.source,
-            "n_paired": self.n_paired,
-            "only_a": {"count": self.only_a.count, "ids": list(self.only_a.ids)},
-            "only_b": {"count": self.only_b.count, "ids": list(self.only_b.ids)},
-            "metrics": {name: m.to_json() for name, m in self.metrics.items()},
-            "flipped": [f.to_json() for f in self.flipped],
-            "n_clusters": self.n_clusters,
-        }
 
-    @classmethod
-    def from_json(cls, data: Any, where: str = "comparison") -> Comparison:
-        data = _mapping(data, where)
-        source = data.get("source")
-        if source not in ("run", "baseline"):
-            raise SchemaError(f"{where}: source {source!r} is not run or baseline")
-        unpaired = {
-            side: Unpaired(
-                _int(_mapping(data.get(side, {}), where), "count", where),
-                tuple(_mapping(data.get(side, {}), where).get("ids", ())),
-            )
-            for side in ("only_a", "only_b")
-        }
-        return cls(
-            _str(data, "suite", where),
-            RunKey.from_json(data.get("a"), f"{where}: a"),
-            RunKey.from_json(data.get("b"), f"{where}: b"),
-            source,
-            _int(data, "n_paired", where),
-            {
-                name: PairedMetric.from_json(m, f"{where}: {name}")
-                for name, m in _mapping(data.get("metrics", {}), where).items()
-            },
-            unpaired["only_a"],
-            unpaired["only_b"],
-            flipped_from_json(data.get("flipped", []), where),
-            _int(data, "n_clusters", where) if data.get("n_clusters") is not None else None,
-        )
-
-
-@dataclass(frozen=True)
-class GateVerdict:
+class GateVerdict(Value, frozen=True):
     expression: str
     passed: bool
     detail: str
-    mde: float | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"expression": self.expression, "passed": self.passed, "detail": self.detail, "mde": self.mde}
-
-    @classmethod
-    def from_json(cls, data: Any, where: str = "gate") -> GateVerdict:
-        data = _mapping(data, where)
-        return cls(
-            _str(data, "expression", where),
-            bool(data.get("passed")),
-            _str(data, "detail", where),
-            _number(data, "mde", where),
-        )
+    mde: Number | None = None
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Value, frozen=True):
     """A whole session: the JSON report, the terminal summary and the HTML page read this."""
 
     settings: Mapping[str, Any]
@@ -802,7 +552,7 @@ class Report:
     #: comparisons made across protocols (--memeval-any-protocol), one line each
     protocol_notes: tuple[str, ...] = ()
     #: each run's tokens, latency and cost (apart from `runs`: timings differ between runs)
-    usage: Mapping[RunKey, RunUsage] = field(default_factory=dict)
+    usage: Mapping[RunKey, RunUsage] = {}
     #: set when the session ended before every selected item had a score
     incomplete: Incomplete | None = None
 
@@ -820,43 +570,201 @@ class Report:
         return [r.key for r in self.runs_of(suite)]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA,
-            "plugin_version": self.plugin_version,
-            "settings": dict(self.settings),
-            "runs": [r.to_json() for r in self.runs],
-            "comparisons": [c.to_json() for c in self.comparisons],
-            "gates": [g.to_json() for g in self.gates],
-            "session_errors": list(self.session_errors),
-            "fingerprint": self.fingerprint.to_json() if self.fingerprint is not None else None,
-            "protocol_notes": list(self.protocol_notes),
-            "usage": [
-                {"key": key.to_json(), "label": key.label(), **usage.to_json()} for key, usage in self.usage.items()
-            ],
-            "incomplete": self.incomplete.to_json() if self.incomplete is not None else None,
-            "records": [r.to_json() for r in self.records],
-        }
+        return ReportDocument.of(self).to_json()
 
     @classmethod
-    def from_json(cls, data: Any) -> Report:
-        data = _mapping(data, "report")
-        if data.get("schema") != SCHEMA:
-            raise SchemaError(f"schema {data.get('schema')!r} is not {SCHEMA!r}")
+    def from_json(cls, data: Any, where: str = "") -> Report:
+        return convert(data, ReportDocument, where).report()
+
+
+# --- the JSON form of the values whose fields are not their JSON fields ------------------------
+
+
+class DisagreementDocument(Value, frozen=True):
+    id: str
+    repeat: int
+    verdicts: Mapping[str, bool] = {}
+
+
+class SensitivityDocument(Value, frozen=True):
+    """`JudgeSensitivity` as the report writes it: each disagreement an object."""
+
+    n: int
+    accuracy: Mapping[str, Metric]
+    judges: tuple[str, ...] = ()
+    pairs: tuple[JudgePair, ...] = ()
+    disagreements: tuple[DisagreementDocument, ...] = ()
+
+    @classmethod
+    def of(cls, value: JudgeSensitivity) -> SensitivityDocument:
+        rows = tuple(DisagreementDocument(i, r, v) for i, r, v in value.disagreements)
+        return cls(value.n, value.accuracy, value.judges, value.pairs, rows)
+
+    def sensitivity(self) -> JudgeSensitivity:
+        rows = tuple((d.id, d.repeat, d.verdicts) for d in self.disagreements)
+        return JudgeSensitivity(self.judges, self.n, self.accuracy, self.pairs, rows)
+
+
+class RunDocument(Value, frozen=True):
+    """`RunSummary` as the report writes it: the suite's summary in the run's own fields, and
+    the run's `label` and `labels` (derived, not read back)."""
+
+    key: RunKey
+    n_items: int
+    n_scored: int
+    n_invalid: int
+    n_errors: int
+    metrics: Mapping[str, Metric] = {}
+    breakdown: Breakdown = {}
+    note: str = ""
+    extra: Mapping[str, Any] = {}
+    gate_blocker: str = ""
+    repeats: int = 1
+    subset: Subset | None = None
+    flakiness: Flakiness | None = None
+    n_clusters: int | None = None
+    judge_sensitivity: SensitivityDocument | None = None
+    sample: str = ""
+    incomplete: str = ""
+    label: str = ""
+    labels: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, run: RunSummary) -> RunDocument:
+        summary, sensitivity = run.summary, run.judge_sensitivity
         return cls(
-            settings=_mapping(data.get("settings", {}), "settings"),
-            runs=tuple(RunSummary.from_json(r, f"runs[{i}]") for i, r in enumerate(_list(data, "runs"))),
-            records=tuple(Record.from_json(r, f"records[{i}]") for i, r in enumerate(_list(data, "records"))),
-            comparisons=tuple(
-                Comparison.from_json(c, f"comparisons[{i}]") for i, c in enumerate(_list(data, "comparisons"))
-            ),
-            gates=tuple(GateVerdict.from_json(g, f"gates[{i}]") for i, g in enumerate(_list(data, "gates"))),
-            session_errors=tuple(str(e) for e in _list(data, "session_errors")),
-            plugin_version=str(data.get("plugin_version", "unknown")),
-            fingerprint=_fingerprint(data.get("fingerprint")),
-            protocol_notes=tuple(str(n) for n in _list(data, "protocol_notes")),
-            usage=_usage(_list(data, "usage")),
-            incomplete=Incomplete.from_json(data.get("incomplete"), "incomplete"),
+            run.key,
+            run.n_items,
+            run.n_scored,
+            run.n_invalid,
+            run.n_errors,
+            summary.metrics,
+            summary.breakdown,
+            summary.note,
+            summary.extra,
+            summary.gate_blocker,
+            run.repeats,
+            run.subset,
+            run.flakiness,
+            run.n_clusters,
+            SensitivityDocument.of(sensitivity) if sensitivity is not None else None,
+            run.sample,
+            run.incomplete,
+            run.key.label(),
+            tuple(run.labels),
         )
+
+    def run(self) -> RunSummary:
+        summary = SuiteSummary(self.metrics, self.breakdown, self.note, self.extra, self.gate_blocker)
+        sensitivity = self.judge_sensitivity.sensitivity() if self.judge_sensitivity is not None else None
+        counts = (self.n_items, self.n_scored, self.n_invalid, self.n_errors)
+        return RunSummary(
+            self.key,
+            *counts,
+            summary,
+            self.repeats,
+            self.subset,
+            self.flakiness,
+            self.n_clusters,
+            sensitivity,
+            self.sample,
+            self.incomplete,
+        )
+
+
+class UsageDocument(RunUsage, frozen=True, kw_only=True):
+    """A run's usage as the report writes it: with the run's key and `label` (not read back)."""
+
+    key: RunKey
+    label: str = ""
+
+    def usage(self) -> RunUsage:
+        return RunUsage(**{name: getattr(self, name) for name in RunUsage.__struct_fields__})
+
+
+class ReportDocument(Value, frozen=True):
+    """The JSON report, memeval-report/2: a `Report` as written, and as read."""
+
+    schema: str
+    plugin_version: str = "unknown"
+    settings: Mapping[str, Any] = {}
+    runs: tuple[RunDocument, ...] = ()
+    comparisons: tuple[Comparison, ...] = ()
+    gates: tuple[GateVerdict, ...] = ()
+    session_errors: tuple[str, ...] = ()
+    #: read by `Fingerprint.from_json`, which checks its digest against the protocol as written
+    fingerprint: Mapping[str, Any] | None = None
+    protocol_notes: tuple[str, ...] = ()
+    usage: tuple[UsageDocument, ...] = ()
+    incomplete: Incomplete | None = None
+    records: tuple[Record, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.schema != SCHEMA:
+            raise SchemaError(f"schema {self.schema!r} is not {SCHEMA!r}")
+
+    @classmethod
+    def of(cls, report: Report) -> ReportDocument:
+        usage = tuple(
+            UsageDocument(**{name: getattr(u, name) for name in u.__struct_fields__}, key=key, label=key.label())
+            for key, u in report.usage.items()
+        )
+        return cls(
+            SCHEMA,
+            report.plugin_version,
+            report.settings,
+            tuple(RunDocument.of(run) for run in report.runs),
+            report.comparisons,
+            report.gates,
+            report.session_errors,
+            report.fingerprint.to_json() if report.fingerprint is not None else None,
+            report.protocol_notes,
+            usage,
+            report.incomplete,
+            report.records,
+        )
+
+    def report(self) -> Report:
+        try:
+            fingerprint = Fingerprint.from_json(self.fingerprint) if self.fingerprint is not None else None
+        except FingerprintError as exc:
+            raise SchemaError(str(exc)) from None
+        return Report(
+            settings=self.settings,
+            runs=tuple(run.run() for run in self.runs),
+            records=self.records,
+            comparisons=self.comparisons,
+            gates=self.gates,
+            session_errors=self.session_errors,
+            plugin_version=self.plugin_version,
+            fingerprint=fingerprint,
+            protocol_notes=self.protocol_notes,
+            usage={entry.key: entry.usage() for entry in self.usage},
+            incomplete=self.incomplete,
+        )
+
+
+def report_chunks(report: Report) -> Iterator[str]:
+    """The JSON report in pieces: strict JSON, keys sorted, indented by one space, exactly as
+    `json.dumps(..., indent=1, sort_keys=True)` writes the whole; the records one at a time,
+    so that no more than one of them is ever held as dicts. Raises ValueError for a NaN or an
+    infinity, TypeError for a value JSON cannot hold."""
+    rest = _dumps(to_builtins(replace(ReportDocument.of(report), records=())))
+    head, tail = rest.split(_NO_RECORDS, 1)  # the top level's key, one space in: met once
+    if not report.records:
+        yield rest + "\n"
+        return
+    yield head + _NO_RECORDS[:-1]
+    for index, record in enumerate(report.records):
+        yield ("\n  " if index == 0 else ",\n  ") + _dumps(to_builtins(record)).replace("\n", "\n  ")
+    yield "\n ]" + tail + "\n"
+
+
+_NO_RECORDS = '\n "records": []'
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, indent=1, sort_keys=True, allow_nan=False)
 
 
 def with_holm(comparisons: Sequence[Comparison], adjusted: Sequence[float]) -> list[Comparison]:
@@ -874,46 +782,3 @@ def with_holm(comparisons: Sequence[Comparison], adjusted: Sequence[float]) -> l
 
 def p_value_cells(comparisons: Sequence[Comparison]) -> list[PairedMetric]:
     return [m for c in comparisons for m in c.metrics.values() if m.p_value is not None]
-
-
-def finite(value: Any) -> float | None:
-    """A float, or None for a missing, NaN or infinite value."""
-    if value is None:
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
-
-
-def _usage(entries: list[Any]) -> dict[RunKey, RunUsage]:
-    usage = {}
-    for index, entry in enumerate(entries):
-        where = f"usage[{index}]"
-        key = RunKey.from_json(_mapping(entry, where).get("key"), f"{where}: key")
-        parsed = RunUsage.from_json(entry, where)
-        if parsed is not None:
-            usage[key] = parsed
-    return usage
-
-
-def _milliseconds(value: Any, where: str) -> tuple[float, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-        raise SchemaError(f"{where}: must be a list of numbers")
-    return tuple(float(v) for v in value)
-
-
-def _fingerprint(data: Any) -> Fingerprint | None:
-    try:
-        return Fingerprint.from_json(data) if data is not None else None
-    except FingerprintError as exc:
-        raise SchemaError(str(exc)) from None
-
-
-def _list(data: Mapping[str, Any], name: str) -> list[Any]:
-    value = data.get(name, [])
-    if not isinstance(value, list):
-        raise SchemaError(f"report: {name} must be a list")
-    return value
-
-
-def _metrics(data: Any, where: str) -> dict[str, Metric]:
-    return {name: Metric.from_json(m, f"{where}: {name}") for name, m in _mapping(data, where).items()}

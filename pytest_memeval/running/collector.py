@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import MISSING, fields
 from functools import lru_cache
 from typing import Any
 
 import pytest
+from msgspec import NODEFAULT
+from msgspec.structs import fields
 
 from ..results.records import Record, RunKey
+from ..results.schema import decode, to_builtins
 from .crashes import crash_message, is_crash
 
 RECORD_PROPERTY = "memeval"
@@ -103,21 +105,23 @@ def group_by_run(records: Iterable[Record]) -> dict[RunKey, list[Record]]:
 
 
 def record_to_wire(record: Record) -> str:
-    """The record as the teardown report carries it: `Record.to_json()` without the fields
-    that hold their default value, as compact strict JSON (whatever fields Record gains
-    travel too). Raises TypeError or ValueError for a value JSON cannot hold (NaN included)."""
+    """The record as the teardown report carries it: its JSON form without the fields that
+    hold their default value, as compact strict JSON (whatever fields Record gains travel
+    too). Raises TypeError or ValueError for a value JSON cannot hold (NaN included)."""
     defaults = _record_defaults()
-    data = {name: value for name, value in record.to_json().items() if name not in defaults or value != defaults[name]}
+    data = {
+        name: value for name, value in to_builtins(record).items() if name not in defaults or value != defaults[name]
+    }
     return json.dumps(data, separators=(",", ":"), allow_nan=False)
 
 
 def record_from_wire(text: str) -> Record:
-    return Record.from_json(json.loads(text))
+    return decode(text, Record, "record")
 
 
 @lru_cache(maxsize=1)
 def _record_defaults() -> dict[str, Any]:
-    """Each optional field of Record and its default, as `to_json` writes it."""
-    bare = Record("", RunKey("", ""), "", "", "", "", "scored").to_json()
-    optional = (f.name for f in fields(Record) if f.default is not MISSING or f.default_factory is not MISSING)
+    """Each optional field of Record and its default, as `to_builtins` writes it."""
+    bare = to_builtins(Record("", RunKey("", ""), "", "", "", "", "scored"))
+    optional = (f.name for f in fields(Record) if f.default is not NODEFAULT or f.default_factory is not NODEFAULT)
     return {name: bare[name] for name in optional}

@@ -8,13 +8,14 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from msgspec import structs
+
 from ..errors import MemevalError
 from ..framework.suite import Suite
 from ..llm.repetition import repeat_scope
 from ..llm.tally import tallying
 from ..protocols import Judge, MemorySystem, ResponseModel
-from ..results.record_values import RecordedMemory
-from ..results.records import Record, RunKey
+from ..results.records import Record, RecordedMemory, RunKey
 from ..types import Item, Memory
 from .adapter_guard import AdapterGuard, describe
 from .collector import record_to_wire
@@ -192,8 +193,8 @@ def evaluate_wired(
         except Exception as exc:  # every failure on the item's way is its error, in one line
             message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
             failed = error_record(key, suite_ref, item_id, message, item)
-            return _wired(replace(failed, repeat=repeat, llm_tokens=tally.tokens()), None)
-    record = replace(
+            return _wired(structs.replace(failed, repeat=repeat, llm_tokens=tally.tokens()), None)
+    record = structs.replace(
         outcome.record,
         repeat=repeat,
         memories=recorded(outcome.memories, parts.record_memories),
@@ -204,7 +205,7 @@ def evaluate_wired(
     except (TypeError, ValueError) as exc:
         message = f"{item_id}: its record cannot be written as JSON: {describe(exc)}"
         failed = error_record(key, suite_ref, item_id, message, item)
-        return _wired(replace(failed, repeat=repeat, llm_tokens=record.llm_tokens), None)
+        return _wired(structs.replace(failed, repeat=repeat, llm_tokens=record.llm_tokens), None)
     return Evaluated(record, wire, replace(outcome, record=record))
 
 

@@ -22,8 +22,7 @@ from ..llm.metering import Meter
 from ..llm.tally import count_tokens
 from ..memory.tokens import process_counter
 from ..protocols import Judge, MemorySystem, ResponseModel, honours_k, keeps_sources, names_items, reports_ingest
-from ..results.record_values import ANSWER_CHARS, RAW_CHARS, kept_text
-from ..results.records import Record, RunKey
+from ..results.records import ANSWER_CHARS, RAW_CHARS, Record, RunKey, kept_text
 from ..results.usage import FillCost
 from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
 from .adapter_guard import AdapterGuard, describe

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from ..results.clusters import MIN_CLUSTERS, estimable
 from ..results.records import Flakiness, JudgePair, JudgeSensitivity, Metric, PairedMetric, SuiteSummary

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
+from msgspec.structs import replace
 
 from pytest_memeval.results.records import Cell, Metric, PairedMetric, Record, SuiteSummary
 from pytest_memeval.stats import bootstrap_mean, minimum_detectable_effect, paired_bootstrap_mean, wilcoxon_clusters

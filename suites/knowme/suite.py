@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.framework.canonical import canonical_params, canonical_seeds

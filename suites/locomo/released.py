@@ -31,17 +31,21 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import msgspec
 
 from pytest_memeval.errors import DataError
 from pytest_memeval.files import json_input
 from pytest_memeval.files.user_files import read_bytes
+from pytest_memeval.results.schema import SchemaError, convert
 
 FILE_NAME = "locomo10.json"
 CATEGORIES = (1, 2, 3, 4, 5)
 _SESSION = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D:?(\d+):(\d+)")
 _CANONICAL = re.compile(r"D[1-9]\d*:[1-9]\d*")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -130,21 +134,57 @@ def parse_release(raw: bytes, path: Path) -> Release:
     return Release(path, hashlib.sha256(raw).hexdigest(), conversations, tuple(notes))
 
 
+class _TurnJSON(msgspec.Struct, frozen=True):
+    """A turn as released (its other keys, such as img_url and query, are not read)."""
+
+    speaker: str
+    dia_id: str
+    text: str
+    blip_caption: str | None = None
+
+
+class _QAJSON(msgspec.Struct, frozen=True):
+    question: str
+    #: read by `_category`: a float of an integer (1.0) is that integer
+    category: Any = None
+    answer: str | int | None = None
+    adversarial_answer: str | None = None
+    evidence: list[str] = []
+
+
+class _ConversationJSON(msgspec.Struct, frozen=True):
+    """A conversation as released (observation and the summaries are not read); the keys of
+    its `conversation` beside the speakers are its sessions (`_sessions`)."""
+
+    conversation: dict[str, Any]
+    qa: list[_QAJSON]
+
+
+class _SpeakersJSON(msgspec.Struct, frozen=True):
+    speaker_a: str
+    speaker_b: str
+
+
+def _read(data: Any, kind: type[T], where: str) -> T:
+    try:
+        return convert(data, kind, where)
+    except SchemaError as exc:
+        raise DataError(str(exc)) from None
+
+
 def read_conversation(entry: Any, where: str, notes: list[str]) -> Conversation:
-    entry = _mapping(entry, where)
-    sample_id = _text(entry, "sample_id", where)
+    sample_id = entry.get("sample_id") if isinstance(entry, dict) else None
+    if not isinstance(sample_id, str):
+        raise DataError(f"{where}: 'sample_id' must be a string")
     where = f"{where} ({sample_id})"
-    conversation = _mapping(entry.get("conversation"), f"{where}: conversation")
-    speakers = (_text(conversation, "speaker_a", where), _text(conversation, "speaker_b", where))
-    sessions = _sessions(conversation, where)
+    released = _read(entry, _ConversationJSON, where)
+    speakers = _read(released.conversation, _SpeakersJSON, f"{where}: conversation")
+    sessions = _sessions(released.conversation, where)
     known = {turn.dia_id for session in sessions for turn in session.turns}
     if len(known) != sum(len(s.turns) for s in sessions):
         raise DataError(f"{where}: dia_id values repeat")
-    qa_list = entry.get("qa")
-    if not isinstance(qa_list, list):
-        raise DataError(f"{where}: 'qa' must be a list")
-    qa = tuple(_qa(q, i, f"{where}: qa[{i}]", known, notes) for i, q in enumerate(qa_list))
-    return Conversation(sample_id, speakers[0], speakers[1], sessions, qa)
+    qa = tuple(_qa(q, i, f"{where}: qa[{i}]", known, notes) for i, q in enumerate(released.qa))
+    return Conversation(sample_id, speakers.speaker_a, speakers.speaker_b, sessions, qa)
 
 
 def _sessions(conversation: Mapping[str, Any], where: str) -> tuple[Session, ...]:
@@ -154,53 +194,30 @@ def _sessions(conversation: Mapping[str, Any], where: str) -> tuple[Session, ...
     sessions = []
     for number in numbers:
         key = f"session_{number}"
-        turns = conversation[key]
-        if not isinstance(turns, list):
-            raise DataError(f"{where}: {key} must be a list of turns")
-        date_time = _text(conversation, f"{key}_date_time", where)
+        turns = _read(conversation[key], list[_TurnJSON], f"{where}: {key}")
+        date_time = _read(conversation.get(f"{key}_date_time"), str, f"{where}: {key}_date_time")
         sessions.append(
-            Session(number, date_time, tuple(_turn(t, f"{where}: {key}[{i}]") for i, t in enumerate(turns)))
+            Session(number, date_time, tuple(Turn(t.speaker, t.dia_id, t.text, t.blip_caption) for t in turns))
         )
     return tuple(sessions)
 
 
-def _turn(entry: Any, where: str) -> Turn:
-    entry = _mapping(entry, where)
-    caption = entry.get("blip_caption")
-    if caption is not None and not isinstance(caption, str):
-        raise DataError(f"{where}: blip_caption must be a string")
-    text = entry.get("text")
-    if not isinstance(text, str):
-        raise DataError(f"{where}: text must be a string")
-    return Turn(_text(entry, "speaker", where), _text(entry, "dia_id", where), text, caption)
-
-
-def _qa(entry: Any, index: int, where: str, known: set[str], notes: list[str]) -> QA:
-    entry = _mapping(entry, where)
-    category = _category(entry.get("category"))
+def _qa(entry: _QAJSON, index: int, where: str, known: set[str], notes: list[str]) -> QA:
+    category = _category(entry.category)
     if category not in CATEGORIES:
-        raise DataError(f"{where}: category {entry.get('category')!r} is not one of 1-5")
-    answer = entry.get("answer")
-    if answer is not None and (isinstance(answer, bool) or not isinstance(answer, (str, int))):
-        raise DataError(f"{where}: answer must be a string or an integer")
-    adversarial = entry.get("adversarial_answer")
-    if adversarial is not None and not isinstance(adversarial, str):
-        raise DataError(f"{where}: adversarial_answer must be a string")
-    if category == 5 and adversarial is None:
+        raise DataError(f"{where}: category {entry.category!r} is not one of 1-5")
+    if category == 5 and entry.adversarial_answer is None:
         raise DataError(f"{where}: a category-5 question without adversarial_answer")
-    if category != 5 and answer is None:
+    if category != 5 and entry.answer is None:
         raise DataError(f"{where}: no answer")
-    raw = entry.get("evidence", [])
-    if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
-        raise DataError(f"{where}: evidence must be a list of strings")
     return QA(
         index=index,
-        question=_text(entry, "question", where),
+        question=entry.question,
         category=category,
-        answer=answer,
-        adversarial_answer=adversarial,
-        evidence=read_evidence(raw, known, where, notes),
-        raw_evidence=tuple(raw),
+        answer=entry.answer,
+        adversarial_answer=entry.adversarial_answer,
+        evidence=read_evidence(entry.evidence, known, where, notes),
+        raw_evidence=tuple(entry.evidence),
     )
 
 
@@ -225,16 +242,3 @@ def _category(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _mapping(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, dict):
-        raise DataError(f"{where}: expected an object")
-    return value
-
-
-def _text(entry: Mapping[str, Any], key: str, where: str) -> str:
-    value = entry.get(key)
-    if not isinstance(value, str):
-        raise DataError(f"{where}: {key!r} must be a string")
-    return value

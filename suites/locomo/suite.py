@@ -11,8 +11,9 @@ summary names as such. Scores: the official F1, Mem0's BLEU-1 and F1, Mem0's J w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from pytest_memeval.config.judge_specs import off_protocol
 from pytest_memeval.errors import ConfigError

@@ -11,8 +11,9 @@ without, an offline containment check that is not the official metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from pytest_memeval.config.judge_specs import off_protocol
 from pytest_memeval.framework.canonical import canonical_params

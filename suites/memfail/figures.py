@@ -4,8 +4,9 @@ bars, one chart per k), and success against k per dataset when k was swept."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from pytest_memeval.framework.figures import LineChart, LineSeries, StackedBarChart
 from pytest_memeval.results.records import Report, RunSummary
