@@ -34,7 +34,6 @@ from .rendering.session_output import write_files, write_terminal
 from .rendering.terminal import write_line
 from .running import collection, crashes, frozen_heap, scheduling, shards
 from .running.adapter_guard import describe
-from .running.collector import SESSION_ERRORS, RecordCollector
 from .running.context_sizes import group_sizes
 from .running.exit_watch import thread_idents, watch_exit
 from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest through this module)
@@ -54,6 +53,7 @@ from .running.fixtures import (  # noqa: F401  (fixtures are found by pytest thr
 )
 from .running.prefetch import STAGES_AHEAD, pending_limit
 from .running.progress_tracking import PROGRESS_DIR, ProgressTracker
+from .running.record_collector import SESSION_ERRORS, RecordCollector
 from .running.registry import load_suite
 from .running.run_setup import prepare_run
 from .running.runner import error_record

@@ -20,7 +20,7 @@ from pytest_memeval.memory.tokens import count_tokens
 from pytest_memeval.results.records import Report
 from pytest_memeval.results.schema import SchemaError
 from pytest_memeval.results.usage import FillCost, Latency, Tokens
-from pytest_memeval.running.collector import record_from_wire, record_to_wire
+from pytest_memeval.running.record_collector import record_from_wire, record_to_wire
 
 PRICES = '[answerer]\ninput = 1.0\noutput = 2.0\n\n["gpt-4o-mini"]\ninput = 0.5\noutput = 1.5\n'
 

@@ -19,4 +19,3 @@ def test_evidence_without_messages_or_ids_is_refused() -> None:
         Evidence(())
     with pytest.raises(ValueError, match="needs its id"):
         Evidence((Message("user", "no id"),))
-

@@ -23,8 +23,8 @@ from pytest_memeval.results.records import Record, RunKey
 from pytest_memeval.results.schema import SchemaError
 from pytest_memeval.running import frozen_heap
 from pytest_memeval.running.adapter_guard import AdapterGuard
-from pytest_memeval.running.collector import RECORD_PROPERTY, RecordCollector, record_from_wire, record_to_wire
 from pytest_memeval.running.fixtures import attach, teardown_properties
+from pytest_memeval.running.record_collector import RECORD_PROPERTY, RecordCollector, record_from_wire, record_to_wire
 from pytest_memeval.running.wrong_answers import WrongAnswer, trim_wrong_answer
 
 

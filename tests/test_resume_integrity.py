@@ -20,7 +20,7 @@ from pytest_memeval.config.outputs import journal_path
 from pytest_memeval.config.shard_syntax import Shard
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.results.records import Record
-from pytest_memeval.running.collector import record_to_wire
+from pytest_memeval.running.record_collector import record_to_wire
 from pytest_memeval.running.state import RunState
 
 SUITE = "toysuite:ToySuite"

@@ -13,7 +13,7 @@ import pytest
 from _pytest.terminal import TerminalReporter
 
 from pytest_memeval.framework.suite import SuiteOptions
-from pytest_memeval.running.collector import RECORD_PROPERTY, record_from_wire
+from pytest_memeval.running.record_collector import RECORD_PROPERTY, record_from_wire
 
 WORKERS = ("-n", "2")
 

@@ -40,7 +40,7 @@ from ..files import json_input
 from ..files.user_files import open_regular, read_bytes
 from ..results.fingerprint import Fingerprint, FingerprintError
 from ..results.records import ItemKey, Record, SchemaError
-from ..running.collector import record_to_wire
+from ..running.record_collector import record_to_wire
 
 FORMAT = "memeval-journal/1"
 RESUME = "--memeval-resume"

@@ -34,7 +34,7 @@ from ..results.baseline import load_baseline
 from ..results.fingerprint import Fingerprint
 from ..results.reading import read_report
 from ..results.records import ItemKey, Record, Report
-from ..running.collector import group_by_run
+from ..running.record_collector import group_by_run
 from ..running.settings_checks import check_gates
 from ..running.state import RunState, suite_target
 

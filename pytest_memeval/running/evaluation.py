@@ -18,8 +18,8 @@ from ..protocols import Judge, MemorySystem, ResponseModel
 from ..results.records import Record, RecordedMemory, RunKey
 from ..types import Item, Memory
 from .adapter_guard import AdapterGuard, describe
-from .collector import record_to_wire
 from .prefetch import Fill, Prefetcher, Stage
+from .record_collector import record_to_wire
 from .runner import (
     ContextFiller,
     Outcome,

@@ -15,9 +15,9 @@ import pytest
 from ..config.settings import Settings
 from ..printable import printable
 from ..results.records import Record
-from .collector import RECORD_PROPERTY, RecordCollector, record_to_wire
 from .evaluation import Components, evaluate_wired
 from .prefetch import Prefetcher, Stage, items_by_context, stage_of, upcoming_in_order, upcoming_in_queue
+from .record_collector import RECORD_PROPERTY, RecordCollector, record_to_wire
 from .runner import Outcome, failure_message
 from .snapshots import VerdictSnapshot, extension_for
 from .state import RunState

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from syrupy.extensions.json import JSONSnapshotExtension
 from syrupy.terminal import disable_color
 
-from .collector import SNAPSHOT_CHANGED
+from .record_collector import SNAPSHOT_CHANGED
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
