@@ -59,6 +59,9 @@ class LLMSettings:
     run_slots: Path | None = None
     cache_mode: CacheMode = "off"
     cache_path: Path | None = None
+    #: the directory where each process logs the cache keys it uses (llm/call_log.py), for
+    #: a run bundle; None: not logged
+    call_log: Path | None = None
     logprobs: bool = False
     top_logprobs: int | None = None
     #: extra request fields sent as-is (e.g. {"reasoning_effort": "high"}); part of the key

@@ -19,11 +19,13 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ..config.llm_settings import LLMSettings
 from ..errors import ConfigError
 from ..files.sqlite_wal import switch_to_wal
+from .call_log import CallLog
 from .calls import KEY_FORMAT, ChatRequest, Completion
 
 _SCHEMA = (
@@ -39,12 +41,19 @@ _SCHEMA = (
 _BUSY_TIMEOUT_S = 60.0
 
 
-class CallCache:
-    """Thread-safe within a process (one connection behind a lock), process-safe through SQLite."""
+#: one row of the cache: key, model, template (or a gateway exchange's label), request, completion
+CallRow = tuple[str, str, str, str, str]
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+
+class CallCache:
+    """Thread-safe within a process (one connection behind a lock), process-safe through SQLite.
+    With a `log`, every key read from the cache or written to it is logged (a run bundle
+    holds those rows alone)."""
+
+    def __init__(self, path: Path, *, readonly: bool = False, log: CallLog | None = None) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self._log = log
         if readonly and not self.path.is_file():
             raise ConfigError(f"LLM cache {self.path} does not exist (replay needs a recorded cache)")
         if not readonly:
@@ -79,13 +88,24 @@ class CallCache:
         self._db.close()
         raise ConfigError(message)
 
+    @classmethod
+    def for_settings(cls, settings: LLMSettings) -> CallCache:
+        """The cache file of `settings` (whose cache mode is not off), read-only in replay,
+        logging the keys it uses when the settings name a call log."""
+        assert settings.cache_path is not None  # LLMSettings checks it
+        log = CallLog(settings.call_log) if settings.call_log is not None else None
+        return cls(settings.cache_path, readonly=settings.cache_mode == "replay", log=log)
+
     def __repr__(self) -> str:
         return f"CallCache({str(self.path)!r}, readonly={self.readonly})"
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
             row = self._db.execute("SELECT completion FROM calls WHERE key = ?", (key,)).fetchone()
-        return None if row is None else Completion.from_json(json.loads(row[0]), cached=True)
+        if row is None:
+            return None
+        self._used(key)
+        return Completion.from_json(json.loads(row[0]), cached=True)
 
     def put(
         self, request: ChatRequest, completion: Completion, key: str | None = None, *, replace: bool = False
@@ -103,12 +123,16 @@ class CallCache:
         )
         with self._lock, self._transaction():
             self._db.execute(f"INSERT OR {'REPLACE' if replace else 'IGNORE'} INTO calls VALUES (?, ?, ?, ?, ?)", row)
+        self._used(row[0])
 
     def get_exchange(self, key: str) -> tuple[str, str] | None:
         """(request, response) of a recorded gateway exchange, both as the JSON text stored."""
         with self._lock:
             row = self._db.execute("SELECT request, completion FROM calls WHERE key = ?", (key,)).fetchone()
-        return None if row is None else (str(row[0]), str(row[1]))
+        if row is None:
+            return None
+        self._used(key)
+        return str(row[0]), str(row[1])
 
     def put_exchange(self, key: str, model: str, label: str, request: str, response: str) -> None:
         """Store one gateway exchange (JSON texts); the first writer of a key wins."""
@@ -118,6 +142,31 @@ class CallCache:
             self._db.execute(
                 "INSERT OR IGNORE INTO calls VALUES (?, ?, ?, ?, ?)", (key, model, label, request, response)
             )
+        self._used(key)
+
+    def rows(self, keys: Iterable[str]) -> list[CallRow]:
+        """The rows of `keys` that the cache holds, by key."""
+        wanted = sorted(set(keys))
+        found: list[CallRow] = []
+        with self._lock:
+            for start in range(0, len(wanted), 500):
+                batch = wanted[start : start + 500]
+                found += self._db.execute(
+                    f"SELECT key, model, template, request, completion FROM calls WHERE key IN ({','.join('?' * len(batch))})",
+                    batch,
+                ).fetchall()
+        return sorted(found)
+
+    def put_rows(self, rows: Iterable[CallRow]) -> None:
+        """Store rows as another cache holds them (a run bundle's recording), in one transaction."""
+        if self.readonly:
+            raise RuntimeError("this LLM cache was opened read-only (replay)")
+        with self._lock, self._transaction():
+            self._db.executemany("INSERT OR REPLACE INTO calls VALUES (?, ?, ?, ?, ?)", list(rows))
+
+    def _used(self, key: str) -> None:
+        if self._log is not None:
+            self._log.llm(key)
 
     def __contains__(self, key: object) -> bool:
         with self._lock:

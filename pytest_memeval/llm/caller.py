@@ -40,8 +40,7 @@ class ModelCaller:
         self.settings = settings
         self._client = client
         if cache is None and settings.cache_mode != "off":
-            assert settings.cache_path is not None  # LLMSettings checks it
-            cache = CallCache(settings.cache_path, readonly=settings.cache_mode == "replay")
+            cache = CallCache.for_settings(settings)
         self.cache = cache
         self._stats = CallStats()
         self._lock = threading.Lock()

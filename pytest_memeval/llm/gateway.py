@@ -126,8 +126,7 @@ class LLMGateway:
     def __init__(self, settings: LLMSettings, *, cache: CallCache | None = None) -> None:
         self.settings = settings
         if cache is None and settings.cache_mode != "off":
-            assert settings.cache_path is not None  # LLMSettings checks it
-            cache = CallCache(settings.cache_path, readonly=settings.cache_mode == "replay")
+            cache = CallCache.for_settings(settings)
         self.cache = cache
         self._routes: dict[int, Route] = {}
         self._meters: dict[str, Meter] = {}

@@ -201,7 +201,7 @@ class JudgePanel:
         sharing one cache file connection."""
         cache = None
         if settings.cache_mode != "off" and settings.cache_path is not None:
-            cache = CallCache(settings.cache_path, readonly=settings.cache_mode == "replay")
+            cache = CallCache.for_settings(settings)
         judges = []
         for member, prompt, call in members:
             member_settings = replace(settings, model=member.model, **call)
