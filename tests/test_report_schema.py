@@ -21,7 +21,7 @@ from pytest_memeval.results.records import (
     report_chunks,
 )
 from pytest_memeval.results.schema import SchemaError, decode, to_builtins
-from pytest_memeval.running.collector import record_from_wire, record_to_wire
+from pytest_memeval.running.record_collector import record_from_wire, record_to_wire
 
 KEY = RunKey("toy", "context")
 
