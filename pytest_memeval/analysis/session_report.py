@@ -257,6 +257,7 @@ def _summarize(
     suite whose summary fails keeps its counts, and the failure is a session error. Every
     interval goes through `intervals` (none where it is not estimable, with the reason)."""
     from ..stats.estimability import checked_flakiness, checked_judges, checked_summary  # numpy and the stats
+    from .retrieval_metrics import BOUNDS, with_retrieval
 
     scored = [r for r in records if r.is_scored]
     n_clusters = count_clusters(scored) if scored else None
@@ -271,7 +272,9 @@ def _summarize(
         return RunSummary.of(
             key, records, subset=subset, flakiness=flaky, n_clusters=n_clusters, judge_sensitivity=judges
         )
-    summary = checked_summary(summary, n_clusters, suite.metric_bounds)
+    summary = checked_summary(
+        with_retrieval(summary, scored, n_resamples), n_clusters, {**suite.metric_bounds, **BOUNDS}
+    )
     unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
     if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates
         note = "; ".join(filter(None, [summary.note, unreadable]))

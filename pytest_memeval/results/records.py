@@ -32,6 +32,7 @@ from msgspec.structs import force_setattr, replace
 
 from ..printable import printable
 from .fingerprint import Fingerprint, FingerprintError
+from .retrieval import RetrievalScore
 from .schema import Number, SchemaError, Value, convert, to_builtins
 from .usage import FillCost, PhaseTokens, RunUsage
 
@@ -191,6 +192,8 @@ class Record(Value, frozen=True):
     #: what filling the item's context cost the memory system's own LLM (metered by the
     #: gateway), on every record of the context; for reading, totals sum `llm_tokens` (usage.py)
     context_fill: FillCost | None = None
+    #: what the retrieval found of the item's gold evidence (None: the suite declares none)
+    retrieval: RetrievalScore | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:

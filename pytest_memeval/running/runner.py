@@ -23,11 +23,13 @@ from ..llm.tally import count_tokens
 from ..memory.tokens import process_counter
 from ..protocols import Judge, MemorySystem, ResponseModel, honours_k, keeps_sources, names_items, reports_ingest
 from ..results.records import ANSWER_CHARS, RAW_CHARS, Record, RunKey, kept_text
+from ..results.retrieval import RetrievalScore
 from ..results.usage import FillCost
 from ..types import Answer, Context, Item, Memory, Message, Trace, Verdict
 from .adapter_guard import AdapterGuard, describe
 from .adapter_values import checked_memories, checked_stats
 from .progress_tracking import ProgressTracker
+from .retrieval_scoring import score_retrieval
 
 if TYPE_CHECKING:
     from .snapshots import VerdictSnapshot
@@ -54,6 +56,8 @@ class Retrieval:
     seconds: float
     count: int = 0
     tokens: int = 0
+    #: a total over an interactive suite's probes (`BoundMemory.totals`), not one ranking
+    probes: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,7 @@ class BoundMemory:
 
     def totals(self) -> Retrieval:
         """Everything this namespace returned so far, as one retrieval (for interactive suites)."""
-        return Retrieval([], self.retrieve_seconds, self.memories_returned, self.tokens_returned)
+        return Retrieval([], self.retrieve_seconds, self.memories_returned, self.tokens_returned, probes=True)
 
     def ingest_stats(self) -> dict[str, Any] | None:
         """What ingestion did to this namespace, from adapters that say (mem0: memories extracted)."""
@@ -348,8 +352,18 @@ def conclude(
         ingest_ms=tuple(memory.ingest_ms),
         judge_ms=judge_ms,
         context_fill=memory.fill_cost(),
+        retrieval=scored_retrieval(item, retrieval, memory, key.k),
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
+
+
+def scored_retrieval(item: Item, retrieval: Retrieval, memory: BoundMemory, k: int) -> RetrievalScore | None:
+    """The item's retrieval against its gold evidence, where the suite declares it and the
+    item was answered from a retrieval (not an interactive suite's probes, nor a condition
+    that retrieves nothing)."""
+    if item.evidence is None or not item.view.retrieve or retrieval.probes:
+        return None
+    return score_retrieval(item.evidence, retrieval.memories, k, memory.keeps_sources)
 
 
 def error_record(key: RunKey, suite_ref: str, item_id: str, message: str, item: Item | None = None) -> Record:

@@ -27,7 +27,7 @@ from typing import Any
 
 from pytest_memeval.errors import DataError
 from pytest_memeval.framework.suite import SuiteOptions
-from pytest_memeval.types import Context, Item, ItemView, Message
+from pytest_memeval.types import Context, Evidence, Item, ItemView, Message
 
 from .categories import label
 from .released import QA, Conversation, Release, Turn, find_file, load_release, parse_release
@@ -85,6 +85,7 @@ class Catalog:
             raise DataError("sample_id values repeat across the run's data")
         limit = RELEASED_PER_CONVERSATION[options.size] if self.source.kind == "release" else None
         self.questions: dict[str, tuple[Conversation, QA]] = {}
+        self._messages: dict[str, dict[str | None, Message]] = {}
         for conversation in self.conversations.values():
             selected = [q for q in conversation.qa if q.category in categories][:limit]
             for qa in selected:
@@ -94,22 +95,14 @@ class Catalog:
         conversation = self.conversations.get(context_id)
         if conversation is None:
             raise DataError(f"no LoCoMo conversation {context_id!r} in this run")
-        roles = {conversation.speaker_a: "user", conversation.speaker_b: "assistant"}
-        return Context(
-            context_id,
-            tuple(
-                tuple(
-                    Message(
-                        role=roles.get(turn.speaker, "user"),
-                        content=turn_text(turn, session.date_time),
-                        timestamp=session.date_time,
-                        id=turn.dia_id,
-                    )
-                    for turn in session.turns
-                )
-                for session in conversation.sessions
-            ),
-        )
+        return Context(context_id, messages(conversation))
+
+    def _turns(self, conversation: Conversation) -> dict[str | None, Message]:
+        """The conversation's messages by dia_id (kept: every item of it reads them)."""
+        if conversation.sample_id not in self._messages:
+            turns = {m.id: m for session in messages(conversation) for m in session}
+            self._messages[conversation.sample_id] = turns
+        return self._messages[conversation.sample_id]
 
     def item(self, value: str) -> Item:
         found = self.questions.get(value)
@@ -129,9 +122,12 @@ class Catalog:
             extra["options"] = list(options)
             gold = NOT_MENTIONED
             private.update(adversarial_answer=distractor, released_answer=qa.answer)
+        turns = self._turns(conversation)
+        evidence = Evidence(tuple(turns[d] for d in qa.evidence)) if qa.evidence else None
         return Item(
             id=value,
             context_id=conversation.sample_id,
+            evidence=evidence,
             cluster=conversation.sample_id,
             view=ItemView(
                 suite="locomo", task="options" if qa.category == 5 else "open", question=question, extra=extra
@@ -144,6 +140,23 @@ class Catalog:
             },
             private=private,
         )
+
+
+def messages(conversation: Conversation) -> tuple[tuple[Message, ...], ...]:
+    """The conversation's sessions as stored: one message per turn, its dia_id its id."""
+    roles = {conversation.speaker_a: "user", conversation.speaker_b: "assistant"}
+    return tuple(
+        tuple(
+            Message(
+                role=roles.get(turn.speaker, "user"),
+                content=turn_text(turn, session.date_time),
+                timestamp=session.date_time,
+                id=turn.dia_id,
+            )
+            for turn in session.turns
+        )
+        for session in conversation.sessions
+    )
 
 
 def item_id(sample_id: str, index: int) -> str:
