@@ -62,6 +62,12 @@ def test_an_unknown_field_is_one_line_naming_the_field_and_the_record(tmp_path: 
     with pytest.raises(ConfigError) as raised:
         read_report(path, "--memeval-baseline")
     assert str(raised.value) == f"--memeval-baseline: {path}: records[1] (id b): unknown field 'colour'"
+    del data["records"][1]["colour"]
+    data["colour"] = "red"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ConfigError) as raised:
+        read_report(path, "--memeval-baseline")
+    assert str(raised.value) == f"--memeval-baseline: {path}: unknown field 'colour'"
 
 
 @pytest.mark.parametrize(

@@ -113,7 +113,8 @@ def explain(exc: msgspec.ValidationError, kind: type, data: Callable[[], Any], w
     field = _FIELD.match(message)
     if field:
         said = "lacks" if field["what"] == "missing required" else "unknown field"
-        return f"{_place(where, steps, document)}: {said} {field['name']!r}"
+        place = _place(where, steps, document)
+        return f"{place}: {said} {field['name']!r}" if place else f"{said} {field['name']!r}"
     leaf = steps.pop() if steps and isinstance(steps[-1], str) else None
     place = _place(where, steps, document)
     subject = f"{place}: {leaf}" if leaf else place
