@@ -85,7 +85,9 @@ def test_errors_within_the_allowance_leave_the_gates_to_decide(toy_pytester: pyt
 def test_close_failing_is_a_session_error_not_a_traceback_on_the_last_item(toy_pytester: pytest.Pytester) -> None:
     result, data = _run(toy_pytester, "--memsystem=faulty_adapters:CloseRaises", GATE)
     output = result.stdout.str()
-    assert "Traceback" not in output and " error" not in output.splitlines()[-1]
+    # pytest counts no error on the last item's teardown; the verdict after its count says why the run fails
+    assert "Traceback" not in output and re.search(r"^=+ 12 passed in [\d.]+s =+$", output, re.M), output
+    assert output.splitlines()[-1] == "memeval: exit status 1: 1 session error, more than --memeval-max-errors=0"
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert data["session_errors"] == [
         "memsystem 'faulty_adapters:CloseRaises' failed in close: OSError: socket already closed"
@@ -182,8 +184,10 @@ def test_a_two_depth_run_labels_every_table_series_and_figure_with_k(suite_pytes
         f"--memeval-html={html}",
     )
     output = result.stdout.str()
-    # side by side, each column named by what differs between the runs: the depth
-    assert re.search(r"^ +chroma \| k=10 +chroma \| k=60$", output, re.M), output
+    # each column named by what differs between the runs, the depth: side by side, or (where the
+    # n/a reasons of the intervals are too wide for 80 columns) one table after the other
+    assert re.search(r"^ +chroma \| k=10( +chroma \| k=60)?$", output, re.M), output
+    assert re.search(r"^ +(chroma \| k=10 +)?chroma \| k=60$", output, re.M), output
     assert "multisource: chroma | k=10  minus  chroma | k=60" in output
     assert {run["label"] for run in data["runs"]} == {"chroma | reader | k=10", "chroma | reader | k=60"}
     page = html.read_text()

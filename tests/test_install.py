@@ -1,4 +1,5 @@
-"""The core install needs neither torch nor chromadb: loading the plugin imports neither,
+"""The core install needs neither torch nor chromadb: loading the plugin imports neither (nor
+openai, seconds to import in every pytest process and xdist worker, most calling no LLM),
 and a run that needs an extra which is missing is one usage error naming the extra."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pytest_memeval.config import extras
 from pytest_memeval.config.settings import Settings
 from pytest_memeval.errors import ConfigError
 
-HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "mem0")
+HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "mem0", "openai")
 
 
 def settings(*systems: str, embedder: str = "minilm") -> Settings:

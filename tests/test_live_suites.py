@@ -131,6 +131,9 @@ def test_behavior_responder_and_a_panel_of_both_models(local_models, suite_pytes
         "--memeval-max-tokens=96",
         f"--memeval-responder=openai:{SMOLLM}",
         f"--memeval-judge=openai:{SMOLLM},openai:{GEMMA}",
+        # the authors' bare judge call (8 tokens of free text) gets no digit from either small
+        # model, so every item would be a judge error; the schema makes them answer one
+        "--memeval-suite-option=behavior.judge_call=schema",
         "--memeval-max-errors=4",
         "-k",
         "s2026-p01-q01-C5 or s2026-p01-q02-C5 or s2026-p01-q03-C5 or s2026-p01-q04-C5",

@@ -83,8 +83,12 @@ def test_a_repository_without_tests_runs_the_bundled_suites(their_repo: tuple[Pa
         *their_repo, "--memsystem=chroma", "-n", "2", "--memeval-embedder=hashing", "--memeval-suite=multisource", "-q"
     )
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr[-3000:]
-    assert re.search(r"^multisource\n.*chroma\n  items +216$", run.stdout, re.MULTILINE), run.stdout[-3000:]
-    assert "216 passed" in run.stdout or " passed" in run.stdout.splitlines()[-1]
+    # the suite's table (its heading labels the generated sample), every item counted by pytest,
+    # then the verdict
+    assert re.search(r"^multisource  \(sample\)\n +chroma\n  items +216$", run.stdout, re.MULTILINE), run.stdout[-3000:]
+    count = re.search(r"^(?:(\d+) failed, )?(\d+) passed in ", run.stdout, re.MULTILINE)
+    assert count and int(count[1] or 0) + int(count[2]) == 216, run.stdout[-3000:]
+    assert run.stdout.splitlines()[-1].startswith(f"memeval: exit status {run.returncode}: ")
 
 
 def test_a_failed_id_printed_there_pastes_back_and_reruns_that_item(their_repo: tuple[Path, dict[str, str]]) -> None:
@@ -97,4 +101,6 @@ def test_a_failed_id_printed_there_pastes_back_and_reruns_that_item(their_repo: 
         again = _pytest(*their_repo, printed, "--memsystem=none", "-v", *extra)
         assert again.returncode == 1, again.stdout[-3000:] + again.stderr[-3000:]
         assert any(printed in line and "FAILED" in line for line in again.stdout.splitlines()), again.stdout[-3000:]
-        assert "1 failed" in again.stdout.splitlines()[-1] and "rootdir: " + str(their_repo[0]) in again.stdout
+        *_, count, verdict = again.stdout.splitlines()  # pytest's count, then the run's verdict
+        assert " 1 failed" in count and verdict.startswith("memeval: exit status 1: 1 wrong answer:")
+        assert "rootdir: " + str(their_repo[0]) in again.stdout

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-import openai
-
 from ..config.llm_settings import LLMSettings
 from ..errors import ConfigError
 from .secret import api_key_from_env
@@ -24,6 +22,10 @@ PROBE_TIMEOUT_S = 10.0
 def check_endpoint(settings: LLMSettings, option: str) -> None:
     """Raise a one-line ConfigError, naming `option` (what asked for the LLM), when the
     endpoint cannot be called: no key, unreachable, or the key refused."""
+    # imported here, not with the module: openai takes seconds to import, and every pytest
+    # process (each xdist worker too) imports the plugin, most of them never calling an LLM
+    import openai
+
     base_url = settings.resolved_base_url()
     try:
         secret = api_key_from_env(base_url)
