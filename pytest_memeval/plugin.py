@@ -330,7 +330,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     except MemevalError as exc:
         raise pytest.UsageError(str(exc)) from None
     collection.parametrize(
-        metafunc, suite.name, entries, state.settings.memsystems, state.settings.ks, state.settings.repeats
+        metafunc, suite.name, entries, state.settings.systems, state.settings.ks, state.settings.repeats
     )
 
 
@@ -359,7 +359,7 @@ def _groups_by_params(state: RunState) -> dict[str, str]:
     """Parameter id of each item of the selected suites -> its (suite, context, system[, k]) group."""
     settings = state.settings
     indexes = {name: state.index(name) for name in settings.suites}
-    return scheduling.groups_by_params(indexes, settings.memsystems, settings.ks, _splits_by_k(state))
+    return scheduling.groups_by_params(indexes, settings.systems, settings.ks, _splits_by_k(state))
 
 
 @pytest.hookimpl(optionalhook=True)

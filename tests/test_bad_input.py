@@ -34,6 +34,11 @@ SUBPROCESS_TIMEOUT_S = 300
 
 #: (arguments, expected text); "{name}" in an argument is the path of a file made by `inputs`
 BAD_INPUT: list[tuple[list[str], str]] = [
+    (
+        ["--memsystem=context", "--memeval-oracle", "--memeval-suite=locomo,bayes"],
+        "--memeval-oracle: suite 'bayes' declares no gold evidence to store; select suites that do with "
+        "--memeval-suite (locomo",
+    ),
     # memory systems
     (["--memsystem=nosuch"], "--memsystem: unknown memory system 'nosuch'"),
     (["--memsystem=not a path:X"], "is not of the form pkg.module:Class"),

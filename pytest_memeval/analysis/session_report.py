@@ -292,7 +292,7 @@ def _comparisons(
     by_suite: dict[str, list[RunKey]] = {}
     for key in grouped:
         by_suite.setdefault(key.suite, []).append(key)
-    order = {name: i for i, name in enumerate(settings.memsystems)}
+    order = {name: i for i, name in enumerate(settings.systems)}
     comparisons = []
     for keys in by_suite.values():
         definition = suite(refs[keys[0]])
@@ -320,6 +320,7 @@ def _comparisons(
 def settings_json(settings: Settings) -> dict[str, Any]:
     return {
         "memsystems": list(settings.memsystems),
+        "oracle": settings.oracle,
         "suites": list(settings.suites),
         "size": settings.size,
         "split": settings.split,

@@ -137,7 +137,7 @@ class Campaign:
         settings, ref = self.state.settings, record.suite_ref
         if self.bundled and ref not in settings.suites:
             return f"suite {ref!r} is not selected (--memeval-suite: {', '.join(settings.suites)})"
-        if record.key.memsystem not in settings.memsystems:
+        if record.key.memsystem not in settings.systems:
             return f"memory system {record.key.memsystem!r} is not in --memsystem ({', '.join(settings.memsystems)})"
         if record.key.k not in settings.ks:
             return f"k={record.key.k} is not in --memeval-k ({', '.join(map(str, settings.ks))})"

@@ -34,7 +34,7 @@ import pytest
 
 from ..config.judge_specs import fitting, panel_members
 from ..config.prices import Prices
-from ..config.settings import responder_model
+from ..config.settings import oracle_base, responder_model
 from ..framework.suite import Suite
 from ..memory.tokens import count_tokens
 from ..protocols import honours_k as declares_honours_k
@@ -85,7 +85,8 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
         model = responder_model(settings.responder)
         # never the responder's storage turns: they would be spent here
         source = state.offline_suite(suite_ref) if suite.responder_stores_replies else suite
-        honours_k = declares_honours_k(state.memsystems[system].load())
+        # an oracle run (--memeval-oracle) is counted as its system's whole fill: an upper bound
+        honours_k = declares_honours_k(state.memsystems[oracle_base(system)[0]].load())
         context = (suite_ref, item.context_id, honours_k, k)
         if context not in memories:
             memories[context] = _memories(source, item.context_id, k if honours_k else None)

@@ -92,6 +92,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         local_models=local_models,
         local_n_ctx=local_n_ctx,
         repeats=_repeats(opt("memeval_repeat"), bool(opt("memeval_snapshot"))),
+        oracle=bool(opt("memeval_oracle")),
         record_memories=integer("--memeval-record-memories", opt("memeval_record_memories"), 0),
         gate_subset=choice("--memeval-gate-subset", opt("memeval_gate_subset"), GATE_SUBSET),
         progress_s=_seconds_or_off("--memeval-progress", opt("memeval_progress")),

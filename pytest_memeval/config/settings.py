@@ -26,6 +26,17 @@ DEFAULT_ADAPTER_TIMEOUT = 600.0
 DEFAULT_EMBEDDING_BATCH = 64
 
 
+#: what names a memory system's oracle run (--memeval-oracle): "chroma+oracle"
+ORACLE_SUFFIX = "+oracle"
+
+
+def oracle_base(system: str) -> tuple[str, bool]:
+    """(the memory system a run's system name stands for, whether it is its oracle run)."""
+    if system.endswith(ORACLE_SUFFIX):
+        return system.removesuffix(ORACLE_SUFFIX), True
+    return system, False
+
+
 def responder_model(responder: str) -> str | None:
     """The model of `--memeval-responder openai:MODEL`; None for the offline reader."""
     return None if responder == "reader" else responder.removeprefix("openai:")
@@ -92,6 +103,8 @@ class Settings:
     prices: Mapping[str, Price] = field(default_factory=dict)
     #: --memeval-max-cost: the run stops once what its LLM calls cost passes this
     max_cost: float | None = None
+    #: --memeval-oracle: each system also runs every item on a store of its evidence sessions
+    oracle: bool = False
 
     @property
     def uses_llm(self) -> bool:
@@ -100,6 +113,13 @@ class Settings:
     @property
     def k(self) -> int:
         return self.ks[0]
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """The runs' system names: each memory system, then with --memeval-oracle each one's
+        oracle run ("chroma+oracle"), a run of its own paired with the system's."""
+        oracles = tuple(system + ORACLE_SUFFIX for system in self.memsystems) if self.oracle else ()
+        return self.memsystems + oracles
 
     @property
     def active(self) -> bool:

@@ -120,6 +120,9 @@ class ItemSource(ABC):
     #: is built (memfail's storage turns: one call each, phase ingest); the estimate then
     #: counts those calls and reads the context's messages from a suite built without it
     responder_stores_replies: ClassVar[bool] = False
+    #: whether the suite gives its items their gold evidence (`Item.evidence`, on every item
+    #: that has some): the retrieval metrics need it on the items, --memeval-oracle here
+    declares_evidence: ClassVar[bool] = False
     options: SuiteOptions
 
     @abstractmethod

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from msgspec import structs
 
+from ..config.settings import oracle_base
 from ..errors import MemevalError
 from ..framework.suite import Suite
 from ..llm.repetition import repeat_scope
@@ -18,6 +19,7 @@ from ..protocols import Judge, MemorySystem, ResponseModel
 from ..results.records import Record, RecordedMemory, RunKey
 from ..types import Item, Memory
 from .adapter_guard import AdapterGuard, describe
+from .oracle import oracle_context, oracle_namespace
 from .prefetch import Fill, Prefetcher, Stage
 from .record_collector import record_to_wire
 from .runner import (
@@ -54,10 +56,13 @@ class Components:
     keep_stored: bool = False
     #: the components of another stage's items, for filling it ahead (`fill_ahead`)
     ahead: Callable[[Stage], Components] | None = None
+    #: the system's oracle run (--memeval-oracle): each item on a store of its evidence sessions
+    oracle: bool = False
 
     @classmethod
     def of_state(cls, state: RunState, prefetcher: Prefetcher, suite_ref: str, system_name: str) -> Components:
         suite = state.suite(suite_ref)
+        system, oracle = oracle_base(system_name)
         return cls(
             suite,
             suite_ref,
@@ -67,8 +72,9 @@ class Components:
             prefetcher,
             state.settings.record_memories,
             # the memories a system's own LLM wrote go into the snapshot beside the verdict
-            keep_stored=state.settings.snapshot and state.meter(system_name) is not None,
+            keep_stored=state.settings.snapshot and state.meter(system) is not None,
             ahead=lambda stage: cls.of_state(state, prefetcher, stage.suite_ref, stage.system),
+            oracle=oracle,
         )
 
     @classmethod
@@ -105,6 +111,8 @@ def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Out
             outcome = replace(outcome, stored=stored_texts(memory))
         memory.reset()
         return outcome
+    if parts.oracle:
+        return evaluate_oracle(parts, item, key, repeat)
     memory = filler.bind(namespace_for(suite.name, item.context_id))
     stage = Stage(parts.suite_ref, item.context_id, key.memsystem, key.k)
     prefetcher = parts.prefetcher
@@ -114,6 +122,19 @@ def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Out
     fill_ahead(parts, stage)
     with repeat_scope(repeat):
         retrieval = parts.prefetcher.take(key.memsystem, key.k, item.id, repeat) or retrieve(item, memory, key.k)
+        outcome = run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
+    return replace(outcome, stored=stored_texts(memory)) if parts.keep_stored else outcome
+
+
+def evaluate_oracle(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Outcome:
+    """The item answered from a store of the sessions that hold its gold evidence (oracle.py);
+    nothing is prefetched or filled ahead: the next item's store is another."""
+    suite, filler = parts.suite, parts.filler
+    memory = filler.bind(oracle_namespace(suite.name, item))
+    label = f"{suite.name} {item.context_id} (oracle)"
+    filler.ensure(memory, lambda: oracle_context(suite.context(item.context_id), item.evidence), label)
+    with repeat_scope(repeat):
+        retrieval = retrieve(item, memory, key.k)
         outcome = run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
     return replace(outcome, stored=stored_texts(memory)) if parts.keep_stored else outcome
 
@@ -140,7 +161,7 @@ def _fill_and_start(
     try:
         ahead = components_of(stage)
         suite = ahead.suite
-        if suite.interactive:
+        if suite.interactive or ahead.oracle:  # an oracle item's store is its own (evaluate_oracle)
             return ""
         memory = ahead.filler.bind(namespace_for(suite.name, stage.context_id))
         memory.ingest_ms = ingest_ms

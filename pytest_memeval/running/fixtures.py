@@ -122,7 +122,7 @@ def memeval_result(request: pytest.FixtureRequest, memeval_state: RunState, meme
 
 def compares_runs(settings: Settings) -> bool:
     """Whether the run parametrizes its tests by memory system, depth or repeat."""
-    return len(settings.memsystems) > 1 or len(settings.ks) > 1 or settings.repeats > 1
+    return len(settings.systems) > 1 or len(settings.ks) > 1 or settings.repeats > 1
 
 
 class ComparedRuns:

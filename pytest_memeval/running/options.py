@@ -58,6 +58,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="load a released benchmark layout from DIR instead of generating items",
     )
     group.addoption(
+        "--memeval-oracle",
+        action="store_true",
+        help="also run every item of a suite that declares gold evidence on a store of only the sessions "
+        "holding that evidence (the run SYSTEM+oracle, paired with SYSTEM's): the ceiling that separates "
+        "retrieval from reading",
+    )
+    group.addoption(
         "--memeval-repeat",
         default="1",
         metavar="N",

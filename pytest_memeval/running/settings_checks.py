@@ -28,6 +28,7 @@ def check_against_suites(settings: Settings, suites: dict[str, str], bundled_onl
     _check_suite_params(settings, suites)
     _check_data_options(settings, suites)
     _check_llm_support(settings, suites)
+    _check_oracle(settings, suites)
 
 
 def _check_llm_support(settings: Settings, suites: dict[str, str]) -> None:
@@ -97,6 +98,19 @@ def _check_data_options(settings: Settings, suites: dict[str, str]) -> None:
         if settings.split is not None and settings.split not in cls.splits:
             raise ConfigError(
                 f"--memeval-split: suite {name!r} has no {settings.split!r} split (splits: {', '.join(cls.splits)})"
+            )
+
+
+def _check_oracle(settings: Settings, suites: dict[str, str]) -> None:
+    """--memeval-oracle needs suites whose items declare their gold evidence."""
+    if not settings.oracle:
+        return
+    for name in settings.suites:
+        if not load_suite(suites[name]).declares_evidence:
+            with_evidence = ", ".join(n for n in suites if load_suite(suites[n]).declares_evidence)
+            raise ConfigError(
+                f"--memeval-oracle: suite {name!r} declares no gold evidence to store; select suites that "
+                f"do with --memeval-suite ({with_evidence or 'none available'})"
             )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config.judge_specs import fitting, panel_members
 from ..config.llm_settings import LLMSettings
-from ..config.settings import Settings, responder_model
+from ..config.settings import Settings, oracle_base, responder_model
 from ..errors import ConfigError
 from ..framework.suite import IndexEntry, Suite, SuiteOptions
 from ..llm.metering import Meter
@@ -183,7 +183,10 @@ class RunState:
 
     def filler(self, system_name: str) -> ContextFiller:
         """The memory system's filler, its adapter built on first use (on the adapter's own
-        thread); a failed construction fails every item of the system with its one line."""
+        thread); a failed construction fails every item of the system with its one line. A
+        system's oracle run ("chroma+oracle") fills the system's own adapter, in namespaces
+        of its own."""
+        system_name = oracle_base(system_name)[0]
         if system_name not in self._fillers:
             if self.workdir is None or self.embedder is None:
                 raise RuntimeError("RunState.use_workdir must be called before memory systems are built")

@@ -41,6 +41,7 @@ class LocomoSuite(Suite):
     metric_bounds = {name: (0.0, 100.0) for name in METRICS}  # every score on 0-100
     headline_metric = "f1"
     reads_data_dir = True  # locomo10.json as released
+    declares_evidence = True  # each question's evidence dia_ids (Item.evidence)
     parameters = {
         "categories": "the categories to run, e.g. 1,2,3,4,5 (default: 1,2,3,4; 5 is adversarial)",
         "category_names": "how the report names categories: scorer (1 multi-hop, 2 temporal, 3 open-domain, "
