@@ -21,6 +21,7 @@ from pytest_memeval.suites.knowme.tasks import TASKS
 from pytest_memeval.suites.longmemeval.released import QUESTION_TYPES
 from pytest_memeval.suites.memfail.attribution import STAGES
 from pytest_memeval.suites.memfail.datasets import DATASETS
+from pytest_memeval.suites.personamem.catalog import QUESTION_TYPES as PERSONAMEM_TYPES
 
 from pytest_memeval.results.records import Record, RunKey
 
@@ -110,6 +111,17 @@ def longmemeval_items(draw: Draw) -> list[Item]:
     return items
 
 
+TYPES = sorted(PERSONAMEM_TYPES)[:3]
+
+
+@st.composite
+def personamem_items(draw: Draw) -> list[Item]:
+    return [
+        Item(f"q{n}", persona, "choice", {"question_type": draw(st.sampled_from(TYPES)), "context_length": "32k"})
+        for n, persona in enumerate(draw(layout()))
+    ]
+
+
 @st.composite
 def knowme_items(draw: Draw) -> list[Item]:
     items = []
@@ -176,6 +188,10 @@ def longmemeval_verdict(draw: Draw, item: Item) -> Verdict:
     return {"correct": draw(st.booleans()), "detail": detail}
 
 
+def personamem_verdict(draw: Draw, item: Item) -> Verdict:
+    return {"correct": draw(st.booleans())}
+
+
 def knowme_verdict(draw: Draw, item: Item) -> Verdict:
     score = draw(st.sampled_from((0.0, 25.0, 50.0, 100.0)))
     recall = draw(st.one_of(st.none(), SCORES))
@@ -193,6 +209,7 @@ ITEMS: dict[str, Callable[[], st.SearchStrategy[list[Item]]]] = {
     "memfail": memfail_items,
     "locomo": locomo_items,
     "longmemeval": longmemeval_items,
+    "personamem": personamem_items,
     "knowme": knowme_items,
     "behavior": behavior_items,
 }
@@ -201,6 +218,7 @@ VERDICTS: dict[str, Callable[[Draw, Item], Verdict]] = {
     "memfail": memfail_verdict,
     "locomo": locomo_verdict,
     "longmemeval": longmemeval_verdict,
+    "personamem": personamem_verdict,
     "knowme": knowme_verdict,
     "behavior": behavior_verdict,
 }

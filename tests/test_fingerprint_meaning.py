@@ -121,6 +121,14 @@ SAME: list[tuple[str, list[str], list[str]]] = [
     # longmemeval
     ("file: the default spelled out", suite("longmemeval"), suite("longmemeval", option("longmemeval.file=s"))),
     ("dates: the default spelled out", suite("longmemeval"), suite("longmemeval", option("longmemeval.dates=text"))),
+    # personamem
+    ("file: the default spelled out", suite("personamem"), suite("personamem", option("personamem.file=32k"))),
+    (
+        "file: a set, spaced and repeated",
+        suite("personamem", option("personamem.file=32k,1M")),
+        suite("personamem", option("personamem.file=1M, 32k,1M")),
+    ),
+    ("fill: the default spelled out", suite("personamem"), suite("personamem", option("personamem.fill=session"))),
     # memfail
     (
         "prompt: the default spelled out",
@@ -229,6 +237,8 @@ DIFFERENT: list[tuple[str, list[str], list[str], str]] = [
     ("file", suite("longmemeval"), suite("longmemeval", option("longmemeval.file=oracle")), "params.file"),
     ("dates", suite("longmemeval"), suite("longmemeval", option("longmemeval.dates=timestamp")), "params.dates"),
     ("prompt", suite("memfail"), suite("memfail", option(f"memfail.prompt={OTHER_PROMPT}")), "params.prompt"),
+    ("file: another length", suite("personamem"), suite("personamem", option("personamem.file=128k")), "params.file"),
+    ("fill", suite("personamem"), suite("personamem", option("personamem.fill=prefix")), "params.fill"),
     (
         "reader",
         suite("multisource"),

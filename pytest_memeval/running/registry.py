@@ -30,6 +30,7 @@ BUNDLED_SUITES: Mapping[str, str] = {
     "bayes": "pytest_memeval.suites.bayes.suite:BayesSuite",
     "locomo": "pytest_memeval.suites.locomo.suite:LocomoSuite",
     "longmemeval": "pytest_memeval.suites.longmemeval.suite:LongMemEvalSuite",
+    "personamem": "pytest_memeval.suites.personamem.suite:PersonaMemSuite",
 }
 
 BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
