@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import dataclasses
 import hashlib
 import io
 import json
@@ -16,6 +15,7 @@ from typing import Any
 
 import pytest
 from llm_server import LLMServer, Request
+from msgspec.structs import replace
 from pytest_memeval.suites.personamem.catalog import canonical_type
 from pytest_memeval.suites.personamem.llm import PersonaMemPrompt, merge_system_messages
 from pytest_memeval.suites.personamem.released import cut, read_questions
@@ -346,7 +346,7 @@ def test_the_summary_breaks_accuracy_down_by_type_and_context_length(tmp_path: P
     assert set(summary.breakdown["context_length"]) == {"32k", "128k"}
     assert sum(c.n for c in summary.breakdown["question_type"].values()) == len(records)
     assert "generated sample" in summary.note and "a floor for retrieval" in summary.note
-    llm = [dataclasses.replace(r, key=RunKey("personamem", "context", "openai:m")) for r in records]
+    llm = [replace(r, key=RunKey("personamem", "context", "openai:m")) for r in records]
     assert "offline reader" not in suite.summarize(llm).note
     assert suite.sample() and not _suite(tmp_path, _release(tmp_path)).sample()
 

@@ -11,8 +11,9 @@ LLM's, is scored by the official extract_answer rule (scoring.py).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
 from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
