@@ -341,7 +341,7 @@ def test_the_summary_breaks_accuracy_down_by_type_and_context_length(tmp_path: P
         )
     summary = suite.summarize(records)
     accuracy = summary.metrics["accuracy"]
-    assert accuracy.value == pytest.approx(sum(r.correct for r in records) / len(records))
+    assert accuracy.value == pytest.approx(sum(bool(r.correct) for r in records) / len(records))
     assert accuracy.ci[0] <= accuracy.value <= accuracy.ci[1]
     assert set(summary.breakdown["context_length"]) == {"32k", "128k"}
     assert sum(c.n for c in summary.breakdown["question_type"].values()) == len(records)
