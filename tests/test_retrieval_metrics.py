@@ -14,7 +14,7 @@ from msgspec.structs import replace
 
 from pytest_memeval.analysis.retrieval_metrics import DIMENSION, retrieval_metrics, with_retrieval
 from pytest_memeval.analysis.session_report import SessionReport
-from pytest_memeval.framework.suite import ExactLabelJudge
+from pytest_memeval.framework.suite import ExactLabelJudge, Suite
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
 from pytest_memeval.protocols import MemorySystem
@@ -87,12 +87,15 @@ def test_a_score_round_trips_and_refuses_impossible_counts() -> None:
 
 
 def records_of(system: MemorySystem, name: str, cache: Path) -> list[Record]:
-    suite = load_suite(available_suites()["locomo"])(suite_options(cache, bootstrap=50))
+    return records_of_suite(load_suite(available_suites()["locomo"])(suite_options(cache, bootstrap=50)), system, name)
+
+
+def records_of_suite(suite: Suite, system: MemorySystem, name: str) -> list[Record]:
     # the exact-label judge: retrieval is scored before judging, and LoCoMo's F1 imports nltk (seconds)
     offline = Components.offline(suite, system, name, suite.reader())
     parts = dataclasses.replace(offline, judge=ExactLabelJudge())
     ids = [entry.id for entry in suite.index()]
-    return list(evaluate_items(parts, ids, RunKey("locomo", name, k=10)))
+    return list(evaluate_items(parts, ids, RunKey(suite.name, name, k=10)))
 
 
 @pytest.fixture(scope="module")
@@ -151,10 +154,26 @@ def test_the_three_reports_hold_the_metrics_with_their_intervals(
     (run,) = report.runs
     assert run.metrics["recall_at_k"].value == 1.0
     assert run.metrics["recall_at_k"].no_interval.startswith("no variation")  # 1.0 everywhere
-    assert run.metrics["mrr"].ci[0] is not None and run.metrics["mrr"].ci[0] <= run.metrics["mrr"].value
+    low, mrr = run.metrics["mrr"].ci[0], run.metrics["mrr"].value
+    assert low is not None and mrr is not None and low <= mrr
     terminal = "\n".join(suite_lines(report, "locomo", width=200))
     assert "recall_at_k" in terminal and "ndcg_at_k" in terminal and "memories_mapped" in terminal
     assert "retrieval by category" in terminal
     assert Report.from_json(json.loads(json.dumps(report.to_json()))).runs == report.runs
     page = render_html(report)
     assert "recall_at_k" in page and "retrieval by category" in page
+
+
+def test_on_longmemeval_the_evidence_is_the_users_answer_turns(tmp_path: Path) -> None:
+    suite = load_suite(available_suites()["longmemeval"])(suite_options(tmp_path, bootstrap=50))
+    records = records_of_suite(suite, ContextMemory(token_budget=10**9), "context")
+    items = {r.id: suite.item(r.id) for r in records}
+    with_evidence = [r for r in records if items[r.id].evidence is not None]
+    assert with_evidence and all(r.retrieval is not None for r in with_evidence)
+    for record in with_evidence:
+        evidence = items[record.id].evidence
+        assert evidence is not None and evidence.ids == set(items[record.id].private["evidence_turns"])
+        assert all(m.role == "user" for m in evidence.messages)
+    abstentions = [r for r in records if items[r.id].private["abstention"]]
+    assert abstentions and all(r.retrieval is None for r in abstentions)  # as the official recall
+    assert retrieval_metrics(records, 50)["recall_at_k"].value == 1.0

@@ -33,7 +33,7 @@ from typing import Any
 
 from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.framework.suite import SuiteOptions
-from pytest_memeval.types import Context, Item, ItemView, Message
+from pytest_memeval.types import Context, Evidence, Item, ItemView, Message
 
 from .released import QUESTION_TYPES, Question, ReleasedFile, scan, stream_sessions, turns_of
 from .sample import DATE_FORMAT, FILES, VERSION, write_sample
@@ -171,7 +171,19 @@ class Catalog:
                 "evidence_sessions": sessions if recall else (),
                 "evidence_turns": turns if recall else (),
             },
+            evidence=self._evidence(q, turns) if recall else None,
         )
+
+    def _evidence(self, q: Question, turns: Sequence[str]) -> Evidence | None:
+        """The evidence turns as the context stores them, read from the haystack up to the
+        last session that holds one."""
+        wanted, found = set(turns), dict[str | None, Message]()
+        for session in _Haystack(self.path, q, self.dates):
+            found.update((m.id, m) for m in session if m.id in wanted)
+            if len(found) == len(wanted):
+                break
+        held = tuple(found[t] for t in turns if t in found)
+        return Evidence(held) if held else None
 
     def describe(self) -> dict[str, Any]:
         """What the report says about the data."""

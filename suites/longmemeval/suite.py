@@ -46,6 +46,7 @@ class LongMemEvalSuite(Suite):
     metric_bounds = {name: (0.0, 1.0) for name in (*METRIC_NAMES, "accuracy")}  # shares (and each type's accuracy)
     headline_metric = "overall_accuracy"
     reads_data_dir = True  # the release: longmemeval_{s_cleaned,m_cleaned,oracle}.json (or _s, _m)
+    declares_evidence = True  # the user's has_answer turns of the answer sessions (Item.evidence)
     parameters = {
         "file": "which released file: "
         + ", ".join(f"{k} ({' or '.join(names)})" for k, names in RELEASED_NAMES.items())
