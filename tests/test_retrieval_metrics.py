@@ -90,11 +90,11 @@ def records_of(system: MemorySystem, name: str, cache: Path) -> list[Record]:
     return records_of_suite(load_suite(available_suites()["locomo"])(suite_options(cache, bootstrap=50)), system, name)
 
 
-def records_of_suite(suite: Suite, system: MemorySystem, name: str) -> list[Record]:
+def records_of_suite(suite: Suite, system: MemorySystem, name: str, most: int | None = None) -> list[Record]:
     # the exact-label judge: retrieval is scored before judging, and LoCoMo's F1 imports nltk (seconds)
     offline = Components.offline(suite, system, name, suite.reader())
     parts = dataclasses.replace(offline, judge=ExactLabelJudge())
-    ids = [entry.id for entry in suite.index()]
+    ids = [entry.id for entry in suite.index()][:most]
     return list(evaluate_items(parts, ids, RunKey(suite.name, name, k=10)))
 
 
@@ -177,3 +177,13 @@ def test_on_longmemeval_the_evidence_is_the_users_answer_turns(tmp_path: Path) -
     abstentions = [r for r in records if items[r.id].private["abstention"]]
     assert abstentions and all(r.retrieval is None for r in abstentions)  # as the official recall
     assert retrieval_metrics(records, 50)["recall_at_k"].value == 1.0
+
+
+def test_on_knowme_the_evidence_is_the_questions_units(tmp_path: Path) -> None:
+    suite = load_suite(available_suites()["knowme"])(suite_options(tmp_path, bootstrap=50))
+    records = records_of_suite(suite, ContextMemory(token_budget=10**9), "context", most=20)
+    scored = [r for r in records if r.retrieval is not None]
+    assert scored and retrieval_metrics(records, 50)["recall_at_k"].value == 1.0
+    item = suite.item(scored[0].id)
+    assert item.evidence is not None
+    assert [m.content for m in item.evidence.messages] == item.private["evidence_texts"]

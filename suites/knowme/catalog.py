@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.framework.suite import SuiteOptions
-from pytest_memeval.types import Context, Item, ItemView, Message
+from pytest_memeval.types import Context, Evidence, Item, ItemView, Message
 
 from .life import Life, context_id, generate_life
 from .questions import Question, life_questions
@@ -120,13 +120,7 @@ class Catalog:
 
     def context(self, context: str) -> Context:
         source = self.source(context)
-        sessions = tuple(
-            tuple(
-                Message(role="user", content=render(unit), timestamp=unit.timestamp) for unit in map(source.unit, ids)
-            )
-            for ids in source.sessions
-        )
-        return Context(context, sessions)
+        return Context(context, tuple(tuple(_message(source, i) for i in ids) for ids in source.sessions))
 
     def item(self, value: str) -> Item:
         source, q = self.question(value)
@@ -166,6 +160,7 @@ class Catalog:
             gold=q.gold,
             strata=strata,
             private=private,
+            evidence=Evidence(tuple(_message(source, i) for i in q.evidence)) if q.evidence else None,
         )
 
 
@@ -186,6 +181,12 @@ def selected_datasets(root: Path, names: str | None) -> list[Path]:
             f"(found: {', '.join(by_name)})"
         )
     return [by_name[n] for n in dict.fromkeys(wanted)]
+
+
+def _message(source: Source, unit_id: int) -> Message:
+    """A unit as stored: its render, its time, and its id ("u<id>", what `Item.evidence` names)."""
+    unit = source.unit(unit_id)
+    return Message(role="user", content=render(unit), timestamp=unit.timestamp, id=f"u{unit_id}")
 
 
 def _number(released_id: str) -> str:

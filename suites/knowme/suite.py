@@ -59,6 +59,7 @@ class KnowmeSuite(Suite):
     #: present whenever T1 and T2 items ran, judged or not
     headline_metric = "t1_t2_balance"
     reads_data_dir = True  # the KnowMe-Bench release
+    declares_evidence = True  # each question's evidence units (Item.evidence)
     parameters = {
         "datasets": "the release's datasets to run, e.g. 1,3 (default: every dataset<N>/ found)",
         "rubric": f"the judge rubric file (default: the release's {RUBRIC_FILE} when --memeval-data holds it, "
