@@ -187,3 +187,14 @@ def test_on_knowme_the_evidence_is_the_questions_units(tmp_path: Path) -> None:
     item = suite.item(scored[0].id)
     assert item.evidence is not None
     assert [m.content for m in item.evidence.messages] == item.private["evidence_texts"]
+
+
+def test_on_memfail_the_evidence_is_the_messages_holding_the_facts(tmp_path: Path) -> None:
+    suite = load_suite(available_suites()["memfail"])(suite_options(tmp_path, bootstrap=50))
+    records = records_of_suite(suite, ContextMemory(token_budget=10**9), "context", most=20)
+    assert all(r.retrieval is not None for r in records)
+    assert retrieval_metrics(records, 50)["recall_at_k"].value == 1.0
+    item = suite.item(records[0].id)
+    pieces = [p["text"] for fact in item.private["facts"] for p in fact["pieces"]]
+    assert item.evidence is not None
+    assert all(any(text in m.content for m in item.evidence.messages) for text in pieces)

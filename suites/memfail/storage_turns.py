@@ -27,8 +27,17 @@ HISTORY_HEADING = "Conversation History:"
 WITH_REPLIES, USER_ONLY = "user+assistant", "user"
 
 
+def message_id(session: int, turn: int) -> str:
+    """The id of a stored user message ("s3.2": session 3, its third message); its reply's
+    is the same with "r" after it."""
+    return f"s{session}.{turn}"
+
+
 def user_sessions(sessions: Sequence[Sequence[str]]) -> tuple[tuple[Message, ...], ...]:
-    return tuple(tuple(Message("user", text) for text in session) for session in sessions)
+    return tuple(
+        tuple(Message("user", text, id=message_id(s, t)) for t, text in enumerate(session))
+        for s, session in enumerate(sessions)
+    )
 
 
 def converse(
@@ -49,6 +58,7 @@ def converse(
                 template,
                 settings,
                 session,
+                i,
                 f"{context_id} storage conversation {i + 1}",
             )
             for i, session in enumerate(sessions)
@@ -67,7 +77,7 @@ def storage_prompt(template: PromptTemplate, history: Sequence[tuple[str, str]],
 
 
 def _session(
-    caller: ModelCaller, template: PromptTemplate, settings: LLMSettings, texts: Sequence[str], label: str
+    caller: ModelCaller, template: PromptTemplate, settings: LLMSettings, texts: Sequence[str], index: int, label: str
 ) -> tuple[Message, ...]:
     turns: list[tuple[str, str]] = []
     for text in texts:
@@ -75,4 +85,11 @@ def _session(
         completion = caller.call(request, label=label)
         count("ingest", settings.model, completion)
         turns.append((text, (completion.content or "").strip()))
-    return tuple(message for user, reply in turns for message in (Message("user", user), Message("assistant", reply)))
+    return tuple(
+        message
+        for t, (user, reply) in enumerate(turns)
+        for message in (
+            Message("user", user, id=message_id(index, t)),
+            Message("assistant", reply, id=message_id(index, t) + "r"),
+        )
+    )

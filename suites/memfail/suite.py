@@ -21,14 +21,14 @@ from pytest_memeval.errors import ConfigError
 from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
 from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
 from pytest_memeval.results.records import PairedMetric, Record, Report, SuiteSummary
-from pytest_memeval.types import Context, Item, ItemView
+from pytest_memeval.types import Context, Evidence, Item, ItemView, Message
 
 from .datasets import BY_NAME, DATASETS, build
 from .figures import memfail_figures
 from .judge import MemfailJudge
 from .llm_prompt import DEFAULT_VARIANT, TEMPLATES, prompt_setting
 from .markers import marker_descriptions
-from .model import DEFAULT_SEED, DatasetBuild, Question
+from .model import DEFAULT_SEED, DatasetBuild, Fact, Question
 from .reader import MemfailReader, ReleaseReader
 from .release_build import RELEASED_DATASETS, build_released
 from .release_rows import Release, load_release
@@ -58,6 +58,7 @@ class MemfailSuite(Suite):
     }
     headline_metric = "success"
     reads_data_dir = True  # the release's datasets/ CSV files
+    declares_evidence = True  # the stored messages that hold the facts a question needs (Item.evidence)
     # a dataset is one store shared by all its questions, filled once per memory system
     # (with an LLM responder, by a conversation that is not replayed): every k reads it
     splits_by_k = False
@@ -128,6 +129,7 @@ class MemfailSuite(Suite):
                 "grading": dict(question.grading),
                 "stored_turns": USER_ONLY if self.options.responder_llm is None else WITH_REPLIES,
             },
+            evidence=_evidence(user_sessions(self._build(seed, dataset).sessions), question.facts),
         )
 
     def reader(self) -> MemfailReader | ReleaseReader:
@@ -171,6 +173,14 @@ class MemfailSuite(Suite):
         ):
             raise ConfigError(f"memfail: malformed context id {context!r} (expected {source}s<seed>-<dataset>)")
         return int(prefix[1:]), dataset
+
+
+def _evidence(sessions: Sequence[Sequence[Message]], facts: Sequence[Fact]) -> Evidence | None:
+    """The stored user messages that hold a piece of the question's facts (each piece is one
+    sentence of one message), in storage order."""
+    pieces = [piece.text for fact in facts for piece in fact.pieces]
+    held = tuple(m for session in sessions for m in session if any(text in m.content for text in pieces))
+    return Evidence(held) if held else None
 
 
 def _question(built: DatasetBuild, key: str, item_id: str, size: str) -> Question:
