@@ -1,7 +1,10 @@
 """`python -m pytest_memeval merge SHARD.json... --memeval-report=run.json [--memeval-html=run.html]
 [--memeval-gate=EXPR]... [--memeval-baseline=PATH]`
 
-Exit status: 0 when the merged run passes (its gates, and no more errors than the shards'
+`python -m pytest_memeval rejudge REPORT_OR_BUNDLE --memeval-judge=JUDGE[,...]
+--memeval-report=PATH [--memeval-html=PATH]`: the run's stored answers graded by other judges.
+
+Exit status: 0 when the merged (re-judged) run passes (its gates, and no more errors than the shards'
 --memeval-max-errors allowed), 1 when it does not, 4 for a usage error or shards that cannot
 be merged (one line saying why), as the run's usage errors.
 """
@@ -16,7 +19,7 @@ from typing import NoReturn
 
 import pytest
 
-from .campaigns.merge import add_arguments, merge
+from .campaigns import merge, rejudge
 from .errors import ConfigError, MemevalError
 from .rendering.session_output import write_files, write_terminal
 
@@ -53,12 +56,15 @@ class _Parser(argparse.ArgumentParser):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="python -m pytest_memeval")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Parser)
-    add_arguments(
+    merge.add_arguments(
         commands.add_parser("merge", help="merge the JSON reports of --memeval-shard jobs into one run's report")
+    )
+    rejudge.add_arguments(
+        commands.add_parser("rejudge", help="grade a run's stored answers (its report or bundle) with other judges")
     )
     try:
         args = parser.parse_args(argv)
-        report, suite = merge(args)
+        report, suite = merge.merge(args) if args.command == "merge" else rejudge.rejudge(args)
         write_files(report, suite)
     except MemevalError as exc:
         print(f"memeval: {exc}", file=sys.stderr)

@@ -16,7 +16,7 @@ or its copy's, with --memeval-data).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from ..analysis.comparability import protocol_note
 from ..analysis.session_report import SessionReport, SuiteLookup
 from ..config.gate_syntax import parse_gates
+from ..config.judge_specs import parse_judge
 from ..config.option_values import cache_dir, readable_dir, readable_file, writable_file
 from ..config.outputs import check_outputs, run_outputs
 from ..config.prices import prices_from
@@ -132,8 +133,21 @@ def _shard(path: Path, report: Report) -> ShardReport:
 
 def merged_settings(shards: Sequence[ShardReport], args: argparse.Namespace) -> Settings:
     """The run's settings as the shards recorded them, with the merge's files and gates."""
-    recorded: dict[str, Any] = dict(shards[0].report.settings)
-    data_dir = readable_dir(DATA, args.memeval_data) if args.memeval_data else _recorded_dir(recorded.get("data_dir"))
+    return replace(
+        recorded_settings(shards[0].report.settings, args.memeval_data, WHERE),
+        report=writable_file(REPORT, args.memeval_report),
+        baseline=readable_file(BASELINE, args.memeval_baseline),
+        gates=parse_gates(args.memeval_gate, args.memeval_baseline),
+        html=writable_file(HTML, args.memeval_html),
+        any_protocol=bool(args.memeval_any_protocol),
+    )
+
+
+def recorded_settings(recorded: Mapping[str, Any], data: str | None, where: str) -> Settings:
+    """A run's settings as its report recorded them (`settings_json`), without its output
+    files and gates; `data`: this machine's copy of the run's --memeval-data (default: the
+    directory it recorded, which must be here)."""
+    data_dir = readable_dir(DATA, data) if data else _recorded_dir(recorded.get("data_dir"), where)
     seeds = recorded.get("seeds")
     return Settings(
         memsystems=tuple(recorded.get("memsystems") or ()),
@@ -143,32 +157,28 @@ def merged_settings(shards: Sequence[ShardReport], args: argparse.Namespace) -> 
         seeds=tuple(seeds) if seeds else None,
         ks=tuple(recorded.get("k") or (10,)),
         responder=str(recorded.get("responder", "reader")),
-        report=writable_file(REPORT, args.memeval_report),
+        report=None,
         data_dir=data_dir,
         embedder=str(recorded.get("embedder", "")),
         cache_dir=cache_dir(None),
         bootstrap=int(recorded.get("bootstrap", 2000)),
-        baseline=readable_file(BASELINE, args.memeval_baseline),
-        gates=parse_gates(args.memeval_gate, args.memeval_baseline),
         max_errors=int(recorded.get("max_errors", 0)),
-        html=writable_file(HTML, args.memeval_html),
-        judges=tuple(recorded.get("judges") or ()),
+        judges=tuple(parse_judge(str(judge)) for judge in recorded.get("judges") or ()),
         suite_params=recorded.get("suite_params") or {},
         repeats=int(recorded.get("repeat", 1)),
         record_memories=int(recorded.get("record_memories", 10)),
         gate_subset=str(recorded.get("gate_subset", "allow")),
-        any_protocol=bool(args.memeval_any_protocol),
-        prices=prices_from(recorded["prices"], f"{WHERE}: the shards' prices") if recorded.get("prices") else {},
+        prices=prices_from(recorded["prices"], f"{where}: the report's prices") if recorded.get("prices") else {},
     )
 
 
-def _recorded_dir(raw: Any) -> Path | None:
+def _recorded_dir(raw: Any, where: str) -> Path | None:
     if raw is None:
         return None
     path = Path(str(raw))
     if not path.is_dir():
         raise ConfigError(
-            f"{WHERE}: the shards read --memeval-data {raw}, which is not here: give its copy with {DATA}=DIR"
+            f"{where}: the run read --memeval-data {raw}, which is not here: give its copy with {DATA}=DIR"
         )
     return path
 
@@ -212,7 +222,7 @@ def merge(args: argparse.Namespace) -> Merged:
         baseline_records,
         list(dict.fromkeys(error for shard in shards for error in shard.report.session_errors)),
         (),
-        _suite_sizes(shards),
+        suite_sizes([shard.report for shard in shards]),
         fingerprint,
         notes,
         {key: str(value) for key, value in (shards[0].report.settings.get("selection") or {}).items()},
@@ -220,13 +230,13 @@ def merge(args: argparse.Namespace) -> Merged:
     return Merged(report, state.suite)
 
 
-def _suite_sizes(shards: Sequence[ShardReport]) -> Any:
-    """Items of each suite in the run's selection of data, as the shards recorded it (every
-    shard that covered part of a suite says of how many)."""
-    names = {r.suite_ref: r.key.suite for shard in shards for r in shard.report.records}
+def suite_sizes(reports: Sequence[Report]) -> Any:
+    """Items of each suite in the run's selection of data, as its reports recorded them
+    (every report that covered part of a suite says of how many)."""
+    names = {r.suite_ref: r.key.suite for report in reports for r in report.records}
     sizes: dict[str, int] = {}
-    for shard in shards:
-        for run in shard.report.runs:
+    for report in reports:
+        for run in report.runs:
             if run.subset is not None:
                 sizes[run.key.suite] = max(sizes.get(run.key.suite, 0), run.subset.of)
 

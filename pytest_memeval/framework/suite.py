@@ -223,6 +223,11 @@ class Scoring:
     #: (memfail's staged judge: per fact and stage, up to the first failing stage); the
     #: --collect-only estimate then says that it cannot count the judge's calls
     judge_reads_the_run: ClassVar[bool] = False
+    #: the keys of a verdict's detail that the judges derive from the trace (the memories
+    #: retrieved and their sources), not from the answer: a report holds no trace, so
+    #: `python -m pytest_memeval rejudge` keeps the run's values of these (a suite whose
+    #: judge reads the run, `judge_reads_the_run`, cannot be re-judged at all)
+    trace_detail: ClassVar[frozenset[str]] = frozenset()
 
     def judge(self) -> Judge:
         """The deterministic judge of this suite; by default the exact label match."""

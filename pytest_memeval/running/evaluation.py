@@ -212,8 +212,7 @@ def evaluate_wired(
             item = parts.suite.item(item_id)
             outcome = evaluate(parts, item, key, repeat)
         except Exception as exc:  # every failure on the item's way is its error, in one line
-            message = str(exc) if _is_one_line_error(exc) else f"{item_id}: {describe(exc)}"
-            failed = error_record(key, suite_ref, item_id, message, item)
+            failed = error_record(key, suite_ref, item_id, error_message(item_id, exc), item)
             return _wired(structs.replace(failed, repeat=repeat, llm_tokens=tally.tokens()), None)
     record = structs.replace(
         outcome.record,
@@ -260,5 +259,8 @@ def evaluate_items(parts: Components, item_ids: Iterable[str], key: RunKey) -> I
         yield evaluate_record(lambda: parts, parts.suite_ref, item_id, key)[0]
 
 
-def _is_one_line_error(exc: Exception) -> bool:
-    return isinstance(exc, MemevalError) and "\n" not in str(exc).strip()
+def error_message(item_id: str, exc: Exception) -> str:
+    """The one line an item's error record says: a one-line MemevalError's own words, else
+    the item and the exception's type and first line."""
+    one_line = isinstance(exc, MemevalError) and "\n" not in str(exc).strip()
+    return str(exc) if one_line else f"{item_id}: {describe(exc)}"

@@ -311,15 +311,8 @@ def conclude(
     reason (and their length), as it keeps those of an invalid answer's text."""
     judge_ms = None
     if answer.valid:
-        started = time.perf_counter()
-        try:
-            trace = Trace(tuple(retrieval.memories), memory.dump, keeps_sources=memory.keeps_sources)
-            verdict = judge.score(item, answer, trace)
-        except MemevalError:
-            raise
-        except Exception as exc:
-            raise ResponseError(f"judge failed on {item.id}: {describe(exc)}") from exc
-        judge_ms = (time.perf_counter() - started) * 1000
+        trace = Trace(tuple(retrieval.memories), memory.dump, keeps_sources=memory.keeps_sources)
+        verdict, judge_ms = judged(judge, item, answer, trace)
     else:
         verdict = Verdict(correct=None, reason="invalid answer: not scored")
     record = Record(
@@ -355,6 +348,19 @@ def conclude(
         retrieval=scored_retrieval(item, retrieval, memory, key.k),
     )
     return Outcome(item, tuple(retrieval.memories), answer, verdict, record)
+
+
+def judged(judge: Judge, item: Item, answer: Answer, trace: Trace) -> tuple[Verdict, float]:
+    """The judge's verdict on a valid answer, and the milliseconds it took; whatever fails
+    in the judge is a one-line MemevalError."""
+    started = time.perf_counter()
+    try:
+        verdict = judge.score(item, answer, trace)
+    except MemevalError:
+        raise
+    except Exception as exc:
+        raise ResponseError(f"judge failed on {item.id}: {describe(exc)}") from exc
+    return verdict, (time.perf_counter() - started) * 1000
 
 
 def scored_retrieval(item: Item, retrieval: Retrieval, memory: BoundMemory, k: int) -> RetrievalScore | None:

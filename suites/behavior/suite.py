@@ -49,6 +49,7 @@ _GROUPS = (
 class BehaviorSuite(Suite):
     name = SUITE
     markers = marker_descriptions()
+    trace_detail = frozenset({"retrieved"})  # the ids of the memories the judges saw retrieved
     metric_names = metric_names()
     # the condition that reads the memory system: its top-k retrievals (C3 adds the spec)
     headline_metric = "C1"

@@ -42,6 +42,7 @@ _DIAGNOSTICS = (*(t.diagnostic for t in TASKS.values()), *LEVEL_DIAGNOSTICS.valu
 class KnowmeSuite(Suite):
     name = "knowme"
     markers = marker_descriptions()
+    trace_detail = frozenset({"evidence_recall", "evidence_found", "evidence_total"})  # judge.evidence_recall
     metric_names = (
         # the paper's (Table 2), only with --memeval-judge
         *(t.metric for t in TASKS.values()),

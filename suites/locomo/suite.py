@@ -50,6 +50,7 @@ class LocomoSuite(Suite):
     }
     #: Mem0's J (the published protocol), and LongMemEval's strict judge on the same answers
     judge_prompts = {MEM0_J: MEM0_J_OPTION, LONGMEMEVAL: LONGMEMEVAL_OPTION}
+    trace_detail = frozenset({"evidence_recall", "provenance"})  # judge.scores
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)

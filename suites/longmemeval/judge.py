@@ -30,6 +30,18 @@ from .catalog import session_of
 from .llm import judge_prompt_key
 
 NOT_AVAILABLE = "not available: the memory system keeps no sources"
+#: the detail keys `recall` derives from the trace (what was retrieved), not from the answer
+RECALL_KEYS = (
+    "recall",
+    "turn_recall_all",
+    "turn_recall_any",
+    "session_recall_all",
+    "session_recall_any",
+    "evidence_turns",
+    "evidence_turns_found",
+    "evidence_sessions",
+    "evidence_sessions_found",
+)
 #: phrases of a declined answer, for free-text answers without the LLM judge
 DECLINES = (
     "not enough",

@@ -24,7 +24,7 @@ from pytest_memeval.types import Context, Item
 
 from ..locomo.llm import MEM0_J, MEM0_J_OPTION, j_protocol
 from .catalog import DATE_MODES, DOWNLOAD, RELEASED_NAMES, Catalog, dates_setting, file_setting, marker_of
-from .judge import OfficialJudge, OfflineJudge
+from .judge import RECALL_KEYS, OfficialJudge, OfflineJudge
 from .llm import JUDGE_TEMPLATES, LONGMEMEVAL, LONGMEMEVAL_OPTION, LongMemEvalPrompt, official_protocol
 from .reader import LongMemEvalReader
 from .released import QUESTION_TYPES
@@ -56,6 +56,7 @@ class LongMemEvalSuite(Suite):
     }
     #: the official judge, and Mem0's generous J on the same answers
     judge_prompts = {LONGMEMEVAL: LONGMEMEVAL_OPTION, MEM0_J: MEM0_J_OPTION}
+    trace_detail = frozenset(RECALL_KEYS)  # judge.recall
 
     def __init__(self, options: SuiteOptions) -> None:
         super().__init__(options)
