@@ -84,14 +84,17 @@ lock-memos: $(UV)
 	printf '%s\n' $(foreach r,$(MEMOS_REQUIREMENTS),"$(r)") | $(UV) pip compile - --python-version 3.11 \
 		--custom-compile-command "make lock-memos" -o constraints-memos.txt
 
-# The plugin's own tests, after the linters and the documentation site.
+# The plugin's own tests, after the linters and the documentation site. loadgroup keeps the
+# live models' tests on one worker (one llama.cpp server) and hands the other tests out one at
+# a time, slow ones first (tests/conftest.py), so that both workers finish together.
+TEST_WORKERS = -n 2 --dist loadgroup
 test: setup letta-venv memos-venv lint docs
-	$(BIN)/pytest -n 2
+	$(BIN)/pytest $(TEST_WORKERS)
 
 # The contributors' fast tier: every test not marked slow (no pytest subprocess or pytester
 # run, no server, no real model), on two workers; see docs/contributing.md.
 fast-test: setup-test
-	$(BIN)/pytest -m "not slow" -n 2
+	$(BIN)/pytest -m "not slow" $(TEST_WORKERS)
 
 # The documentation site from docs/ (mkdocs.yml): a broken link or anchor fails the build.
 docs: setup-test

@@ -23,6 +23,32 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("memeval")
 
 
+#: what every pytest run these tests start adds to its options: it loads none of the plugins
+#: installed beside this one that no such run uses (hypothesis's; langsmith's, which langmem
+#: brings). Loading those two was two thirds of the start-up of such a run: 8.5 s of CPU on
+#: this project's loaded 2-core machine for a one-test run, 2.9 s without them.
+CHILD_RUN_OPTIONS = "-p no:hypothesispytest -p no:langsmith_plugin"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def child_runs_without_unused_plugins() -> Iterator[None]:
+    """A pytest run a test starts (`python -m pytest`, `pytest.main`) reads PYTEST_ADDOPTS
+    from this process's environment; pytester's runs get them from the `pytester` fixture."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_ADDOPTS", f"{os.environ.get('PYTEST_ADDOPTS', '')} {CHILD_RUN_OPTIONS}".strip())
+        yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """On an xdist worker, the slow tests (pytest runs, servers, real models: seconds to
+    minutes each) first, then the millisecond ones, each tier in collection order: `make
+    test`'s `--dist loadgroup` hands tests out in this order (the live models' group, the
+    largest, first of all), so that the two workers end together on fast tests instead of
+    one running a long test alone at the end. Both workers sort alike, as xdist requires."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(scope="session")
 def numpy_loaded_once() -> None:
     """pytester's in-process runs restore sys.modules afterwards, and numpy's C extensions
@@ -36,9 +62,9 @@ def pytester(numpy_loaded_once: None, pytester: pytest.Pytester, monkeypatch: py
     """pytester, whose runs write no report (nor journal) unless the test names one: a run
     writes both by default (config/report_files.py), which only the tests of that default
     want (they call `default_reports`); the others stay as fast, and independent of each
-    other's journals, as before."""
+    other's journals, as before. (pytester empties PYTEST_ADDOPTS: CHILD_RUN_OPTIONS again.)"""
     addopts = os.environ.get("PYTEST_ADDOPTS", "")
-    monkeypatch.setenv("PYTEST_ADDOPTS", f"{addopts} --memeval-report=none".strip())
+    monkeypatch.setenv("PYTEST_ADDOPTS", f"{addopts} {CHILD_RUN_OPTIONS} --memeval-report=none".strip())
     return pytester
 
 
