@@ -19,7 +19,7 @@ from msgspec.structs import replace
 from pytest_memeval.suites.personamem.catalog import canonical_type
 from pytest_memeval.suites.personamem.llm import PersonaMemPrompt, merge_system_messages
 from pytest_memeval.suites.personamem.released import cut, read_questions
-from pytest_memeval.suites.personamem.sample import HEADER, sample_files, write_sample
+from pytest_memeval.suites.personamem.sample import HEADER, main, sample_files, write_sample
 from pytest_memeval.suites.personamem.scoring import INSTRUCTIONS
 from pytest_memeval.suites.personamem.suite import PersonaMemSuite
 
@@ -73,6 +73,20 @@ def test_the_sample_is_written_as_the_authors_scripts_write_the_release(length: 
         assert end == len(messages) - 1 or (end > last_session and messages[end]["role"] == "user")
         assert int(row["context_length_in_letters"]) == len("".join(m["content"] for m in messages[:end]))
         assert int(row["distance_to_ref_in_blocks"]) > 0
+
+
+def test_the_sample_written_out_reads_as_a_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 4 and "usage: python -m pytest_memeval.suites.personamem.sample DIR" in capsys.readouterr().err
+    assert main([str(tmp_path / "out")]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
+        f"{kind}_{n}.{ext}"
+        for n in ("32k", "128k", "1M")
+        for kind, ext in (("questions", "csv"), ("shared_contexts", "jsonl"))
+    )
+    release = _suite(tmp_path, tmp_path / "out", size="full", file="32k,128k,1M")
+    generated = _suite(tmp_path, file="32k,128k,1M")
+    assert [e.id for e in release.index()] == [e.id for e in generated.index()]
+    assert not release.sample() and generated.sample()
 
 
 # --- the release reader ------------------------------------------------------------------------

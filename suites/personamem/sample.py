@@ -21,7 +21,9 @@ import io
 import json
 import os
 import random
+import sys
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -328,3 +330,18 @@ def _row(
         "",
         end,
     ]
+
+
+def main(argv: Sequence[str]) -> int:
+    """Write the smoke sample of every context length (seed 0) into DIR, to look at it."""
+    if len(argv) != 1:
+        print("usage: python -m pytest_memeval.suites.personamem.sample DIR", file=sys.stderr)
+        return 4
+    for length in LAYOUT:
+        for path in write_sample(Path(argv[0]), "smoke", length, DEFAULT_SEED):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
