@@ -17,6 +17,8 @@ from typing import Any
 from hypothesis import strategies as st
 from msgspec.structs import replace
 from pytest_memeval.suites.behavior.conditions import CONDITIONS
+from pytest_memeval.suites.halumem.released import MEMORY_TYPES
+from pytest_memeval.suites.halumem.released import QUESTION_TYPES as HALUMEM_TYPES
 from pytest_memeval.suites.knowme.tasks import TASKS
 from pytest_memeval.suites.longmemeval.released import QUESTION_TYPES
 from pytest_memeval.suites.memfail.attribution import STAGES
@@ -123,6 +125,18 @@ def personamem_items(draw: Draw) -> list[Item]:
 
 
 @st.composite
+def halumem_items(draw: Draw) -> list[Item]:
+    items = []
+    for n, user in enumerate(draw(layout())):
+        stage = draw(st.sampled_from(("integrity", "interference", "update", "accuracy", "qa")))
+        strata = {"stage": stage, "memory_type": draw(st.sampled_from(MEMORY_TYPES))}
+        if stage == "qa":
+            strata["question_type"] = draw(st.sampled_from(HALUMEM_TYPES))
+        items.append(Item(f"{user}/s0/{n}", user, stage, strata))
+    return items
+
+
+@st.composite
 def knowme_items(draw: Draw) -> list[Item]:
     items = []
     for n, life in enumerate(draw(layout(most_clusters=3, most_items=8))):
@@ -192,6 +206,21 @@ def personamem_verdict(draw: Draw, item: Item) -> Verdict:
     return {"correct": draw(st.booleans())}
 
 
+def halumem_verdict(draw: Draw, item: Item) -> Verdict:
+    stage = item.task
+    detail: dict[str, Any] = {"scored_as": stage, "memory_type": item.strata["memory_type"], "importance": 0.75}
+    score = st.one_of(st.none(), st.sampled_from((0, 1, 2)))
+    if stage in ("integrity", "interference"):
+        detail["score"] = draw(score)
+    elif stage == "accuracy":
+        memories = draw(st.lists(st.tuples(score, st.booleans()), max_size=3))
+        detail["memories"] = [{"score": s, "target": t and s is not None} for s, t in memories]
+    else:
+        labels = ("Correct", "Hallucination", "Omission", "Other", "Wrong")
+        detail["label"] = draw(st.one_of(st.none(), st.sampled_from(labels)))
+    return {"correct": draw(st.booleans()), "detail": detail}
+
+
 def knowme_verdict(draw: Draw, item: Item) -> Verdict:
     score = draw(st.sampled_from((0.0, 25.0, 50.0, 100.0)))
     recall = draw(st.one_of(st.none(), SCORES))
@@ -210,6 +239,7 @@ ITEMS: dict[str, Callable[[], st.SearchStrategy[list[Item]]]] = {
     "locomo": locomo_items,
     "longmemeval": longmemeval_items,
     "personamem": personamem_items,
+    "halumem": halumem_items,
     "knowme": knowme_items,
     "behavior": behavior_items,
 }
@@ -219,6 +249,7 @@ VERDICTS: dict[str, Callable[[Draw, Item], Verdict]] = {
     "locomo": locomo_verdict,
     "longmemeval": longmemeval_verdict,
     "personamem": personamem_verdict,
+    "halumem": halumem_verdict,
     "knowme": knowme_verdict,
     "behavior": behavior_verdict,
 }

@@ -193,6 +193,14 @@ SAME: list[tuple[str, list[str], list[str]]] = [
         suite("knowme", "--memeval-data={knowme}", "--memeval-seed=7"),
     ),
     ("--memeval-seed: longmemeval's sample is one", suite("longmemeval"), suite("longmemeval", "--memeval-seed=7")),
+    ("--memeval-seed: halumem's default spelled out", suite("halumem"), suite("halumem", "--memeval-seed=2025")),
+    # halumem
+    ("file: the default spelled out", suite("halumem"), suite("halumem", option("halumem.file=medium"))),
+    (
+        "file: another spelling",
+        suite("halumem", option("halumem.file=long")),
+        suite("halumem", option("halumem.file=Long")),
+    ),
     ("--memeval-split: the default spelled out", suite("multisource"), suite("multisource", "--memeval-split=test")),
     (
         "--memeval-split: a suite whose items are all held out",
@@ -236,6 +244,8 @@ DIFFERENT: list[tuple[str, list[str], list[str], str]] = [
     ("pass_f1", suite("locomo"), suite("locomo", option("locomo.pass_f1=0.3")), "params.pass_f1"),
     ("file", suite("longmemeval"), suite("longmemeval", option("longmemeval.file=oracle")), "params.file"),
     ("dates", suite("longmemeval"), suite("longmemeval", option("longmemeval.dates=timestamp")), "params.dates"),
+    ("halumem file", suite("halumem"), suite("halumem", option("halumem.file=long")), "params.file"),
+    ("--memeval-seed: halumem's sample", suite("halumem"), suite("halumem", "--memeval-seed=7"), "seeds"),
     ("prompt", suite("memfail"), suite("memfail", option(f"memfail.prompt={OTHER_PROMPT}")), "params.prompt"),
     ("file: another length", suite("personamem"), suite("personamem", option("personamem.file=128k")), "params.file"),
     ("fill", suite("personamem"), suite("personamem", option("personamem.fill=prefix")), "params.fill"),

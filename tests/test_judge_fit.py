@@ -22,7 +22,7 @@ def defaults(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tm
 def test_default_without_suites_judges_the_suites_whose_protocol_names_a_model(defaults: dict[str, Any]) -> None:
     prepared = prepare_run(CommandLine(defaults, ["--memsystem=context", "--memeval-judge=default"]), True)
     assert prepared.notes == (
-        "--memeval-judge default judges locomo, longmemeval; memfail, knowme, behavior keep their own judges "
+        "--memeval-judge default judges locomo, longmemeval, halumem; memfail, knowme, behavior keep their own judges "
         "(their protocols name no judge model: add openai:MODEL)",
     )
     state = prepared.state

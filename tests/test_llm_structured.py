@@ -126,6 +126,13 @@ def test_every_prompt_that_asks_for_json_declares_its_schema():
     free_text |= {"locomo_answer", "longmemeval_answer"} | {
         f"longmemeval_judge_{kind}" for kind in ("abstention", "knowledge_update", "preference", "standard", "temporal")
     }
+    # HaluMem's answer prompt is free text, and its judges' replies are read from a ```json
+    # fence, which a structured output would drop
+    free_text |= {"halumem_answer"} | {
+        f"halumem_judge_{stage}" for stage in ("integrity", "accuracy", "update", "question")
+    }
+    # PersonaMem's reply is read after its <final_answer> tag, as Evaluation.extract_answer reads it
+    free_text |= {"personamem_answer"}
     log_prob_readout = {"bayes_mcq"}
     assert with_schema == set(available_templates()) - free_text - log_prob_readout
     # memfail: one schema per question type in both variants, the Long-Hop letters filled per item

@@ -15,15 +15,24 @@ from __future__ import annotations
 import json
 import stat
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError
+from ..errors import ConfigError, DataError
 from ..files import json_input
 from ..files.user_files import NotARegularFile, kind, open_text, read_text
 
-__all__ = ["DataFileWarning", "NotARegularFile", "open_text", "read_json", "read_text", "regular_files"]
+__all__ = [
+    "DataFileWarning",
+    "NotARegularFile",
+    "data_note",
+    "open_text",
+    "read_json",
+    "read_text",
+    "regular_files",
+    "released_file",
+]
 
 
 class DataFileWarning(UserWarning):
@@ -57,3 +66,19 @@ def regular_files(paths: Iterable[Path]) -> list[Path]:
         elif not stat.S_ISDIR(mode):
             warnings.warn(DataFileWarning(f"{path}: skipped, not a regular file ({kind(mode)})"), stacklevel=2)
     return kept
+
+
+def released_file(directory: Path, names: Sequence[str], download: str) -> Path:
+    """The first of a released file's `names` present in `directory` (--memeval-data); a
+    ConfigError of one line saying where to download it when none is."""
+    for name in names:
+        if (directory / name).is_file():
+            return directory / name
+    raise ConfigError(f"--memeval-data {directory}: no {' or '.join(names)} (download it from {download})")
+
+
+def data_note(file: str, sha256: str, sample: bool) -> str:
+    """What a summary's note says of the data a run read."""
+    if sample:
+        return f"data: a generated sample in the released format ({file}), not the benchmark"
+    return f"data: {file} (sha256 {sha256[:12]})"

@@ -40,6 +40,12 @@ class ItemMemory(Protocol):
     """What an interactive suite drives for one item (`Answering.interact`): the memory
     system bound to the item's own fresh namespace, every call guarded by the runner."""
 
+    @property
+    def system_name(self) -> str:
+        """The memory system's name in the run (a suite that keeps what a protocol returned,
+        across items, keys it by the system)."""
+        ...
+
     def reset(self) -> None: ...
 
     def ingest(self, session: Sequence[Message]) -> None: ...

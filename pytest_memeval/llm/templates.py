@@ -6,7 +6,9 @@
     system = '''... $question ...'''      # optional
     user = '''... $memories ...'''
 
-or, for several turns, `[[messages]]` tables with `role` and `content`. Placeholders are
+or, for several turns, `[[messages]]` tables with `role` and `content`. A message's leading and
+trailing newlines are dropped, unless the template says `verbatim = true` (a protocol's prompt
+that begins or ends with one, kept byte for byte). Placeholders are
 `string.Template` ones (`$name`; `$$` is a literal dollar), so JSON braces need no
 escaping. Rendering is strict: every placeholder must be given and nothing else, so a
 typo fails loudly instead of leaving `$qustion` in a prompt. `name@version` goes into the
@@ -113,15 +115,15 @@ def _from_table(data: Mapping[str, object], path: Path) -> PromptTemplate:
             raise ConfigError(f"prompt template {path}: {key!r} must be a non-empty string")
         return value
 
+    verbatim = data.get("verbatim", False) is True
     if "messages" in data:
         raw = data["messages"]
         if not isinstance(raw, list) or not raw:
             raise ConfigError(f"prompt template {path}: 'messages' must be a non-empty array of tables")
-        messages = tuple(_message(entry, path) for entry in raw)
+        messages = tuple(_message(entry, path, verbatim) for entry in raw)
     else:
         turns: Sequence[tuple[str, str]] = [("system", text("system", False)), ("user", text("user"))]
-        # TOML keeps the newline before a closing '''; the prompt should not end in one
-        messages = tuple((role, body.strip("\n")) for role, body in turns if body)
+        messages = tuple((role, _body(body, verbatim)) for role, body in turns if body)
     for _, body in messages:
         template = Template(body)
         if not template.is_valid():
@@ -176,9 +178,16 @@ def _placeholders(node: Any) -> set[str]:
     return set()
 
 
-def _message(entry: object, path: Path) -> tuple[str, str]:
+def _body(text: str, verbatim: bool) -> str:
+    """A message's text: TOML keeps the newline before a closing ''', and the prompt should
+    not end in one, nor begin with one; a `verbatim` template keeps its text as written (a
+    protocol's prompt that begins or ends with a newline)."""
+    return text if verbatim else text.strip("\n")
+
+
+def _message(entry: object, path: Path, verbatim: bool) -> tuple[str, str]:
     if not isinstance(entry, dict) or entry.get("role") not in ROLES or not isinstance(entry.get("content"), str):
         raise ConfigError(
             f"prompt template {path}: each message needs a role ({', '.join(ROLES)}) and a content string"
         )
-    return entry["role"], entry["content"].strip("\n")
+    return entry["role"], _body(entry["content"], verbatim)

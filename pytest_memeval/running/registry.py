@@ -31,6 +31,7 @@ BUNDLED_SUITES: Mapping[str, str] = {
     "locomo": "pytest_memeval.suites.locomo.suite:LocomoSuite",
     "longmemeval": "pytest_memeval.suites.longmemeval.suite:LongMemEvalSuite",
     "personamem": "pytest_memeval.suites.personamem.suite:PersonaMemSuite",
+    "halumem": "pytest_memeval.suites.halumem.suite:HaluMemSuite",
 }
 
 BUILTIN_MEMSYSTEMS: Mapping[str, str] = {

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_memeval.errors import ConfigError, DataError
+from pytest_memeval.framework.data_files import released_file
 from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.types import Context, Evidence, Item, ItemView, Message
 
@@ -118,17 +119,12 @@ class Catalog:
         self.variant = file_setting(options.params.get("file"))
         self.dates = dates_setting(options.params.get("dates"))
         self.sample = options.data_dir is None
-        self.path = self._sample_path() if self.sample else self._released_path(options.data_dir)
+        released = options.data_dir
+        self.path = (
+            self._sample_path() if released is None else released_file(released, RELEASED_NAMES[self.variant], DOWNLOAD)
+        )
         self.file = _indexed(self.path, options.cache_dir / "longmemeval")
         self.questions = {q.question_id: q for q in _selected(self.file.questions, options.size)}
-
-    def _released_path(self, directory: Path | None) -> Path:
-        assert directory is not None
-        names = RELEASED_NAMES[self.variant]
-        for name in names:
-            if (directory / name).is_file():
-                return directory / name
-        raise ConfigError(f"--memeval-data {directory}: no {' or '.join(names)} (download it from {DOWNLOAD})")
 
     def _sample_path(self) -> Path:
         directory = self.options.cache_dir / "longmemeval" / f"sample-v{VERSION}"

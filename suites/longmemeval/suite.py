@@ -17,6 +17,7 @@ from msgspec.structs import replace
 
 from pytest_memeval.config.judge_specs import off_protocol
 from pytest_memeval.framework.canonical import canonical_params
+from pytest_memeval.framework.data_files import data_note
 from pytest_memeval.framework.suite import IndexEntry, Suite, SuiteOptions
 from pytest_memeval.llm.judge import PanelFactory
 from pytest_memeval.results.records import PairedMetric, Record, SuiteSummary
@@ -106,10 +107,7 @@ class LongMemEvalSuite(Suite):
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         summary = summarize(records, self.options.bootstrap)
         data = self.catalog.describe()
-        if data["sample"]:
-            what = f"data: a generated sample in the released format ({data['file']}), not the benchmark"
-        else:
-            what = f"data: {data['file']} (sha256 {data['sha256'][:12]})"
+        what = data_note(data["file"], data["sha256"], data["sample"])
         judges = sorted({name for r in records for name in r.detail.get("judges", {})})
         return replace(
             summary,
