@@ -59,6 +59,12 @@ class SaysWhoSaidIt(ReferenceMemory):
         super().ingest(namespace, said)
 
 
+class ClaimsSourcesItLacks(ReferenceMemory):
+    """Declares keeps_sources but names no message on its memories."""
+
+    keeps_sources = True
+
+
 class SharedNamespaces(ReferenceMemory):
     """Ignores the namespace: everything lands in one store."""
 

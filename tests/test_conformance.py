@@ -39,14 +39,14 @@ def test_without_a_memsystem_every_check_is_skipped(kit: pytest.Pytester) -> Non
 def test_a_correct_small_adapter_passes_everything(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:ReferenceMemory")
     assert result.ret == 0, result.stdout.str()
-    # only the floor check does not apply
-    result.assert_outcomes(passed=25, skipped=1)
+    # the floor check and the provenance check (it declares none) do not apply
+    result.assert_outcomes(passed=25, skipped=2)
 
 
 def test_an_adapter_that_cannot_list_skips_only_the_dump_check(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:CannotList")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=24, skipped=2)
+    result.assert_outcomes(passed=24, skipped=3)
     result.stdout.fnmatch_lines(["*cannot list a namespace*"])
 
 
@@ -71,6 +71,7 @@ def test_an_adapter_that_cannot_list_skips_only_the_dump_check(kit: pytest.Pytes
             },
         ),
         ("IgnoresK", {"test_retrieve_honours_k"}),
+        ("ClaimsSourcesItLacks", {"test_declared_provenance_names_the_ingested_messages"}),
         ("ScoresAscending", {"test_results_are_ranked"}),
         ("SwallowsErrors", {"test_malformed_input_raises"}),
         ("AsciiOnly", {"test_unicode_survives"}),
@@ -109,27 +110,28 @@ def test_none_passes_the_checks_that_apply_to_a_floor(kit: pytest.Pytester) -> N
     assert result.ret == 0, result.stdout.str()
     outcomes = result.parseoutcomes()
     # the floor check, the protocol, empty namespace/query/session checks and close run
-    assert outcomes["passed"] == 8 and outcomes["skipped"] == 18, outcomes
+    assert outcomes["passed"] == 8 and outcomes["skipped"] == 19, outcomes
 
 
 def test_context_passes_without_the_k_check(kit: pytest.Pytester) -> None:
     """The ceiling declares honours_k = False: everything else applies to it."""
     result = run_kit(kit, "--memsystem=context")
     assert result.ret == 0, result.stdout.str()
-    # skipped: five k checks, the floor check, the ranking check (context gives no scores)
-    result.assert_outcomes(passed=19, skipped=7)
+    # skipped: five k checks, the floor check, the ranking check (context gives no scores);
+    # it declares keeps_sources, so the provenance check runs
+    result.assert_outcomes(passed=20, skipped=7)
 
 
 def test_an_adapter_that_declares_it_ignores_k_is_not_held_to_k(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=kit_adapters:DeclaresItIgnoresK")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=20, skipped=6)
+    result.assert_outcomes(passed=20, skipped=7)
 
 
 def test_chroma_embedded_passes(kit: pytest.Pytester) -> None:
     result = run_kit(kit, "--memsystem=chroma", "--memeval-embedder=hashing")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=25, skipped=1)
+    result.assert_outcomes(passed=26, skipped=1)  # its chunks name their messages: the provenance check runs
 
 
 def test_several_memsystems_are_checked_side_by_side(kit: pytest.Pytester) -> None:

@@ -9,7 +9,8 @@ Two class attributes tell the kit what an adapter does not claim:
   whatever k is. The k check is skipped and no other check holds it to k.
 
 A third, `rewrites_messages = True` (extracted facts, notes, a graph), skips the check of
-what the suites' offline readers read of its memories.
+what the suites' offline readers read of its memories; a fourth, `keeps_sources = True`,
+adds the check that each memory names the ids of the messages it was made from.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import uuid
 
 import pytest
 
-from ..protocols import MemorySystem, honours_k, rewrites_messages, stores_nothing
+from ..protocols import MemorySystem, honours_k, keeps_sources, rewrites_messages, stores_nothing
 from ..types import Memory, Message
 from .fixtures import (  # noqa: F401  (fixtures and the parametrizing hook, found by name)
     MemsystemFactory,
@@ -106,6 +107,23 @@ def test_retrieve_finds_what_was_ingested(stores: MemorySystem, namespace: Names
     stores.ingest(ns, session(stored))
     hits = _retrieve(stores, ns, stored[4].text, N)
     assert stored[4].code in _codes_in(hits, stored), "a stored fact was not retrieved by its own text"
+
+
+def test_declared_provenance_names_the_ingested_messages(stores: MemorySystem, namespace: NamespaceFactory) -> None:
+    """An adapter that declares `keeps_sources` names, on each memory, the ids of the
+    messages it was made from: the retrieval metrics map memories to gold evidence by them."""
+    if not keeps_sources(stores):
+        pytest.skip("declares no provenance (keeps_sources): memories are mapped by text overlap")
+    ns, stored = namespace("sources"), facts("sources")
+    ids = {fact.code: f"msg-{fact.code}" for fact in stored}
+    stores.ingest(ns, tuple(Message("user", fact.text, id=ids[fact.code]) for fact in stored))
+    hits = _retrieve(stores, ns, stored[4].text, N)
+    assert hits and all(m.sources for m in hits), "a memory names no source message (Memory.sources)"
+    assert all(set(m.sources) <= set(ids.values()) for m in hits), "a memory names a message never ingested"
+    holding = [m for m in hits if stored[4].code in m.text]
+    assert holding and all(ids[stored[4].code] in m.sources for m in holding), (
+        "the memory holding a message does not name that message's id"
+    )
 
 
 def test_namespaces_are_isolated(stores: MemorySystem, namespace: NamespaceFactory) -> None:
