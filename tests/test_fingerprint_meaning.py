@@ -129,6 +129,19 @@ SAME: list[tuple[str, list[str], list[str]]] = [
         suite("personamem", option("personamem.file=1M, 32k,1M")),
     ),
     ("fill: the default spelled out", suite("personamem"), suite("personamem", option("personamem.fill=session"))),
+    # beam
+    ("scoring: the default spelled out", suite("beam"), suite("beam", option("beam.scoring=official"))),
+    (
+        "scoring: in capitals",
+        suite("beam", option("beam.scoring=corrected")),
+        suite("beam", option("beam.scoring=CORRECTED")),
+    ),
+    (
+        "scale: a set, in any case and order",
+        suite("beam", option("beam.scale=100K,10M")),
+        suite("beam", option("beam.scale=10m, 100k,100K")),
+    ),
+    ("--memeval-seed: beam's sample from its default seed", suite("beam"), suite("beam", "--memeval-seed=0")),
     # memfail
     (
         "prompt: the default spelled out",
@@ -249,6 +262,9 @@ DIFFERENT: list[tuple[str, list[str], list[str], str]] = [
     ("prompt", suite("memfail"), suite("memfail", option(f"memfail.prompt={OTHER_PROMPT}")), "params.prompt"),
     ("file: another length", suite("personamem"), suite("personamem", option("personamem.file=128k")), "params.file"),
     ("fill", suite("personamem"), suite("personamem", option("personamem.fill=prefix")), "params.fill"),
+    ("scoring", suite("beam"), suite("beam", option("beam.scoring=corrected")), "params.scoring"),
+    ("scale", suite("beam"), suite("beam", option("beam.scale=100K")), "params.scale"),
+    ("--memeval-seed: beam's sample of another seed", suite("beam"), suite("beam", "--memeval-seed=3"), "seeds"),
     (
         "reader",
         suite("multisource"),

@@ -17,7 +17,7 @@ from pytest_memeval.running.registry import available_suites, load_object, load_
 from pytest_memeval.types import Answer, ItemView, Memory
 
 #: suites whose items answer from a filled namespace (bayes is interactive: tested below)
-SUITES = ("knowme", "multisource", "memfail", "behavior", "locomo", "longmemeval", "personamem")
+SUITES = ("knowme", "multisource", "memfail", "behavior", "locomo", "longmemeval", "personamem", "beam")
 
 
 def timestamped(text: str) -> str:

@@ -9,7 +9,8 @@ is assumed, and the output says so:
   that declares `honours_k = False`, the `context` ceiling), each turn one memory;
 - the answer the judge grades: the item's gold, with the prompt the suite's judge gives
   each of the run's judges (a suite with a prompt per kind of item, knowme's families, is
-  approximated by the first);
+  approximated by the first), once per call the prompt says it makes for the item
+  (`AsksSeveralTimes`: beam's, once per rubric item);
 - the completion: ANSWER_TOKENS per answer call, VERDICT_TOKENS per judge call (the
   suites' answers are a label or a short phrase, their verdicts a small JSON object);
 - the responder's storage turns of a suite that declares them (memfail): one call per
@@ -36,6 +37,7 @@ from ..config.judge_specs import fitting, panel_members
 from ..config.prices import Prices
 from ..config.settings import oracle_base, responder_model
 from ..framework.suite import Suite
+from ..llm.judge import AsksSeveralTimes
 from ..memory.tokens import count_tokens
 from ..protocols import honours_k as declares_honours_k
 from ..results.usage import Tokens
@@ -117,8 +119,14 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
                 if not judge_prompts[suite_ref]:
                     notes[f"{suite.name}: its judge builds its prompts per item: judge calls not estimated"] = None
             for model, judge_prompt in judge_prompts[suite_ref]:
-                rendered = judge_prompt.messages(item, _gold_answer(item))
-                _add(totals, "judge", model, _tokens(rendered), VERDICT_TOKENS)
+                answer = _gold_answer(item)
+                calls = (
+                    judge_prompt.calls(item, answer)
+                    if isinstance(judge_prompt, AsksSeveralTimes)
+                    else [judge_prompt.messages(item, answer)]
+                )
+                for rendered in calls:
+                    _add(totals, "judge", model, _tokens(rendered), VERDICT_TOKENS)
     stored = list(sessions.values())
     if stored:
         count, text = sum(n for n, _ in stored), sum(t for _, t in stored)

@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..config.judge_specs import PanelMember
 from ..config.llm_settings import LLMSettings
@@ -50,6 +50,14 @@ class JudgePrompt(Protocol):
     def parse(self, completion: Completion, item: Item) -> Verdict:
         """A verdict, or InvalidOutput(reason)."""
         ...
+
+
+@runtime_checkable
+class AsksSeveralTimes(Protocol):
+    """A judge prompt that the suite's judge sends several times for one item (BEAM's: once
+    per rubric item): the messages of each call, for the estimate before a run."""
+
+    def calls(self, item: Item, answer: Answer) -> list[list[dict[str, str]]]: ...
 
 
 class TemplateJudgePrompt:

@@ -32,6 +32,7 @@ BUNDLED_SUITES: Mapping[str, str] = {
     "longmemeval": "pytest_memeval.suites.longmemeval.suite:LongMemEvalSuite",
     "personamem": "pytest_memeval.suites.personamem.suite:PersonaMemSuite",
     "halumem": "pytest_memeval.suites.halumem.suite:HaluMemSuite",
+    "beam": "pytest_memeval.suites.beam.suite:BeamSuite",
 }
 
 BUILTIN_MEMSYSTEMS: Mapping[str, str] = {
