@@ -323,7 +323,7 @@ def _item(ability: str, rubric: list[str], scoring: str = OFFICIAL, **private: A
         view=ItemView("beam", ability, "What is my database?"),
         gold=rubric,
         strata={"ability": ability, "scale": "100K"},
-        private={"rubric": rubric, "evidence_ids": [], "scoring": scoring, **private},
+        private={"rubric": rubric, "scoring": scoring, **private},
     )
 
 
@@ -395,12 +395,8 @@ def test_rubric_prefixes() -> None:
     assert rubric_text("bare item") == (False, "bare item")
 
 
-def test_offline_judge_scores_and_recall() -> None:
+def test_offline_judge_scores_each_rubric_item() -> None:
     item = _item("information_extraction", ["LLM response should state: MySQL", "LLM response should state: 7"])
-    item = Item(**{**item.__dict__, "private": {**item.private, "evidence_ids": ["4", "9"]}})
-    memories = (Memory("m", sources=("4", "5")),)
-    verdict = OfflineJudge().score(item, Answer("It is MySQL."), Trace(memories, keeps_sources=True))
-    assert verdict.score == 0.5 and verdict.correct is False
-    assert verdict.detail["evidence_recall"] == 0.5 and verdict.detail["points"] == [1.0, 0.0]
-    unsourced = OfflineJudge().score(item, Answer("MySQL, 7"), Trace(memories))
-    assert unsourced.correct and unsourced.detail["evidence_recall"].startswith("not available")
+    verdict = OfflineJudge().score(item, Answer("It is MySQL."), Trace())
+    assert verdict.score == 0.5 and verdict.correct is False and verdict.detail["points"] == [1.0, 0.0]
+    assert OfflineJudge().score(item, Answer("MySQL, 7"), Trace()).correct

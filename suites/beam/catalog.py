@@ -12,7 +12,8 @@ One context per conversation: its chat streamed from the file batch by batch as 
 memory system ingests it (one session per batch, so the progress line counts batches); a
 message keeps its content as shipped ("->-> 1,2" markers included, as the official
 baselines read it), its id in the file as `Message.id`, and its batch's time anchor as
-`Message.timestamp` (an ISO date). The cluster of an item is its conversation.
+`Message.timestamp` (an ISO date). The cluster of an item is its conversation; its evidence
+(`Item.evidence`) the messages its `source_chat_ids` name.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 
 from pytest_memeval.errors import ConfigError, DataError
 from pytest_memeval.framework.suite import SuiteOptions
-from pytest_memeval.types import Context, Item, ItemView, Message
+from pytest_memeval.types import Context, Evidence, Item, ItemView, Message
 
 from .released import QUESTIONS_FILE, SCALES, Question, batches, chat_file, conversation_dirs, read_questions
 from .sample import VERSION, write_sample
@@ -83,6 +84,7 @@ class Catalog:
         self.root = self._sample_root() if self.sample else _release_root(options.data_dir)
         self.conversations = {c.id: c for c in self._conversations()}
         self.items = {item_id(c, q): (c, q) for c in self.conversations.values() for q in c.questions}
+        self._sources: dict[str, dict[str, Message]] = {}
 
     def _sample_root(self) -> Path:
         root = self.options.cache_dir / "beam" / f"sample-v{VERSION}-{self.options.size}-seed{self.seed}"
@@ -141,13 +143,25 @@ class Catalog:
             view=ItemView(suite="beam", task=q.ability, question=q.question),
             gold=list(q.rubric),
             strata={"ability": q.ability, "scale": conversation.scale, "difficulty": q.difficulty},
-            private={
-                "rubric": list(q.rubric),
-                "reference": q.reference,
-                "evidence_ids": [str(i) for i in q.source_ids],
-                "scoring": self.scoring,
-            },
+            private={"rubric": list(q.rubric), "reference": q.reference, "scoring": self.scoring},
+            evidence=self._evidence(conversation, q),
         )
+
+    def _evidence(self, conversation: Conversation, q: Question) -> Evidence | None:
+        """The question's source messages (`source_chat_ids`) as the context stores them; None
+        for a question without any (abstention questions)."""
+        if conversation.id not in self._sources:
+            # one pass per conversation and process, up to the last message any question names
+            wanted = {str(i) for question in conversation.questions for i in question.source_ids}
+            found: dict[str, Message] = {}
+            for session in Chat(conversation.chat):
+                found.update((m.id, m) for m in session if m.id in wanted)
+                if len(found) == len(wanted):
+                    break
+            self._sources[conversation.id] = found
+        held = self._sources[conversation.id]
+        messages = tuple(held[str(i)] for i in q.source_ids if str(i) in held)
+        return Evidence(messages) if messages else None
 
     def describe(self) -> dict[str, Any]:
         """What the report says about the data."""

@@ -1,4 +1,4 @@
-"""Judges of the beam suite, and the evidence recall every verdict carries.
+"""Judges of the beam suite.
 
 `OfficialJudge` grades as run_evaluation.py and compute_metrics.py do (llm.py: the prompts;
 scoring.py: the rules): one judge call per rubric item, the points averaged; event
@@ -11,10 +11,7 @@ contains.
 
 A question's score is its `llm_judge_score` (event ordering: `tau_norm`, under the
 corrected scoring `tau_norm * F1`); the item counts as correct when it is 1 (full
-compliance). Evidence recall: the share of the question's source messages
-(`source_chat_ids`) among what the retrieved memories name as their sources; not
-available for a memory system that keeps none, and none for abstention questions (they
-have no source).
+compliance). The retrieval metrics come from the plugin, on each item's evidence.
 """
 
 from __future__ import annotations
@@ -33,18 +30,7 @@ from pytest_memeval.types import Answer, Item, Trace, Verdict
 from .llm import PAIR, RUBRIC_ITEM
 from .scoring import EVENT_ORDERING, Ordering, ordering_score, question_score
 
-NOT_AVAILABLE = "not available: the memory system keeps no sources"
 _PREFIX = re.compile(r"^LLM response should (?P<verb>(?:not )?[a-z]+(?: with)?):\s*", re.IGNORECASE)
-
-
-def evidence_recall(item: Item, trace: Trace) -> dict[str, Any]:
-    wanted = set(item.private.get("evidence_ids", ()))
-    if not wanted:
-        return {}
-    if not trace.keeps_sources:
-        return {"evidence_recall": NOT_AVAILABLE}
-    found = wanted & {source for memory in trace.memories for source in memory.sources}
-    return {"evidence_recall": len(found) / len(wanted), "evidence": len(wanted), "evidence_found": len(found)}
 
 
 def normalise(text: str) -> str:
@@ -89,12 +75,10 @@ def _ordering_detail(ordering: Ordering) -> dict[str, Any]:
     }
 
 
-def _verdict(item: Item, score: float, scorer: str, detail: Mapping[str, Any], trace: Trace) -> Verdict:
+def _verdict(item: Item, score: float, scorer: str, detail: Mapping[str, Any]) -> Verdict:
     correct = score >= 1.0
     reason = "" if correct else f"{scorer}: {score:.3g} of the rubric ({len(item.private['rubric'])} items)"
-    return Verdict(
-        correct=correct, score=score, reason=reason, detail={"scorer": scorer, **detail, **evidence_recall(item, trace)}
-    )
+    return Verdict(correct=correct, score=score, reason=reason, detail={"scorer": scorer, **detail})
 
 
 class OfflineJudge:
@@ -104,9 +88,9 @@ class OfflineJudge:
         rubric, response = item.private["rubric"], answer.label or ""
         if item.view.task == EVENT_ORDERING:
             ordering = ordering_score(rubric, response, same_offline)
-            return _verdict(item, _score(item, None, ordering), "offline", _ordering_detail(ordering), trace)
+            return _verdict(item, _score(item, None, ordering), "offline", _ordering_detail(ordering))
         points = [float(met_offline(entry, response)) for entry in rubric]
-        return _verdict(item, _score(item, points, None), "offline", {"points": points}, trace)
+        return _verdict(item, _score(item, points, None), "offline", {"points": points})
 
 
 class OfficialJudge:
@@ -142,7 +126,7 @@ class OfficialJudge:
             for name, given in judges.items()
             if name not in failed
         }
-        return _verdict(item, score, "official", detail, trace)
+        return _verdict(item, score, "official", detail)
 
     def _same(self, item: Item, answer: Answer) -> Callable[[str, str], bool]:
         asked = 0

@@ -13,8 +13,9 @@ corrected: 0.5 kept, the question in the judge prompt, event ordering tau x F1).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from pytest_memeval.config.judge_specs import off_protocol
 from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
@@ -45,6 +46,7 @@ class BeamSuite(Suite):
     metric_bounds = {name: (0.0, 1.0) for name in METRIC_NAMES}
     headline_metric = "score"
     reads_data_dir = True  # a clone of github.com/mohammadtavakoli78/BEAM
+    declares_evidence = True  # each question's source_chat_ids (Item.evidence)
     parameters = {
         "scale": f"the scales to run, joined by commas: {', '.join(SCALES)} (default: every scale the data holds)",
         "scoring": f"{OFFICIAL} (default: compute_metrics.py as shipped: a 0.5 counts 0 in 9 abilities, the judge "

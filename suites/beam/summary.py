@@ -6,13 +6,11 @@
   conversations; with the release's 2 questions per ability and conversation this is the
   same number when every item is scored;
 - `score`: the mean of the ability means (the code computes no overall number; the paper's
-  overall is taken to be this);
-- `evidence_recall`: the share of a question's source messages among the retrieved
-  memories' sources, over the questions that have sources; n/a for memory systems that
-  keep no provenance.
+  overall is taken to be this).
 
-Intervals are percentile bootstraps that resample conversations; paired comparisons use
-the same resamples for both runs.
+The retrieval metrics (recall@k, NDCG@k, MRR on each question's source messages) are the
+plugin's. Intervals are percentile bootstraps that resample conversations; paired
+comparisons use the same resamples for both runs.
 """
 
 from __future__ import annotations
@@ -31,52 +29,27 @@ from pytest_memeval.stats import (
     paired_cell,
     paired_cluster_bootstrap,
 )
-from pytest_memeval.stats.estimators import Estimator, macro_mean, ratio
+from pytest_memeval.stats.estimators import macro_mean
 
 from .released import ABILITIES
 
-METRIC_NAMES = ("score", "evidence_recall")
+METRIC_NAMES = ("score",)
+ESTIMATORS = {"score": macro_mean("score")}
 
 
-def _recall(record: Record) -> float | None:
-    value = record.detail.get("evidence_recall")
-    return float(value) if isinstance(value, (int, float)) else None
+def _columns(records: Sequence[Record]) -> dict[str, list[float]]:
+    return {"score": [float(r.score or 0.0) for r in records]}
 
 
-def columns(records: Sequence[Record]) -> dict[str, list[float]]:
-    recall = [_recall(r) for r in records]
-    return {
-        "score": [float(r.score or 0.0) for r in records],
-        "recall": [0.0 if x is None else x for x in recall],
-        "has_recall": [float(x is not None) for x in recall],
-    }
-
-
-def groups(records: Sequence[Record]) -> list[int]:
+def _groups(records: Sequence[Record]) -> list[int]:
     return [ABILITIES.index(r.strata["ability"]) for r in records]
 
 
-def estimators(with_recall: bool) -> dict[str, Estimator]:
-    metrics: dict[str, Estimator] = {"score": macro_mean("score")}
-    if with_recall:
-        metrics["evidence_recall"] = lambda s: ratio(s["recall"].sum(-1), s["has_recall"].sum(-1))
-    return metrics
-
-
 def _estimates(records: Sequence[Record], n_resamples: int) -> dict[str, MetricValue]:
-    with_recall = sum(_recall(r) is not None for r in records)
     results = cluster_bootstrap(
-        estimators(with_recall > 0),
-        columns(records),
-        [r.cluster for r in records],
-        groups(records),
-        n_resamples=n_resamples,
-        seed=0,
+        ESTIMATORS, _columns(records), [r.cluster for r in records], _groups(records), n_resamples=n_resamples, seed=0
     )
-    return {
-        name: bootstrap_cell(result, with_recall if name == "evidence_recall" else len(records))
-        for name, result in results.items()
-    }
+    return {name: bootstrap_cell(result, len(records)) for name, result in results.items()}
 
 
 def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
@@ -93,37 +66,21 @@ def summarize(records: Sequence[Record], n_resamples: int) -> SuiteSummary:
         "n_conversations": len({r.cluster for r in records}),
         "scorers": scorers,
     }
-    notes = []
-    if "offline" in scorers:
-        notes.append("offline judge: the rubric's texts looked up in the answer, not the official LLM judge")
-    if records and not any(_recall(r) is not None for r in records):
-        notes.append("evidence_recall n/a: the memory system keeps no provenance (keeps_sources)")
+    note = "offline judge: the rubric's texts looked up in the answer, not the official LLM judge"
     return SuiteSummary(
         metrics=_estimates(records, n_resamples) if records else {},
         breakdown={k: v for k, v in breakdown.items() if v},
-        note="; ".join(notes),
+        note=note if "offline" in scorers else "",
         extra=extra,
     )
 
 
 def compare(a: Sequence[Record], b: Sequence[Record], n_resamples: int) -> Mapping[str, PairedMetric]:
-    """Paired cluster bootstrap of a - b, items aligned; evidence recall only where both
-    systems keep provenance."""
-    recall_a, recall_b = [_recall(r) for r in a], [_recall(r) for r in b]
-    both = any(x is not None for x in recall_a) and any(x is not None for x in recall_b)
+    """Paired cluster bootstrap of a - b, items aligned."""
     clusters = [r.cluster for r in a]
-    columns_a, columns_b = columns(a), columns(b)
     results = paired_cluster_bootstrap(
-        estimators(both), columns_a, columns_b, clusters, groups(a), n_resamples=n_resamples, seed=0
+        ESTIMATORS, _columns(a), _columns(b), clusters, _groups(a), n_resamples=n_resamples, seed=0
     )
-    out = {}
-    for name, result in results.items():
-        if name == "evidence_recall":
-            kept = np.array([x is not None and y is not None for x, y in zip(recall_a, recall_b)], dtype=bool)
-            diff = np.array(columns_a["recall"]) - np.array(columns_b["recall"])
-        else:
-            kept = np.ones(len(a), dtype=bool)
-            diff = np.array(columns_a["score"]) - np.array(columns_b["score"])
-        mde = minimum_detectable_effect(diff[kept], np.asarray(clusters)[kept]).mde if kept.sum() >= 2 else None
-        out[name] = paired_cell(result, mde)
-    return out
+    diff = np.array(_columns(a)["score"]) - np.array(_columns(b)["score"])
+    mde = minimum_detectable_effect(diff, np.asarray(clusters)).mde if len(a) >= 2 else None
+    return {name: paired_cell(result, mde) for name, result in results.items()}
