@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
+from .analysis.errata import with_errata
 from .analysis.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
 from .analysis.session_report import SessionReport
 from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
@@ -501,6 +502,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             _selection(config),
             end,
         )
+        if state.settings.errata is not None:
+            report = with_errata(report, state.settings.errata, state.suite, state.judge)
         write_files(report, state.suite)
     except MemevalError as exc:
         config.stash[REPORT_ERROR_KEY] = str(exc)

@@ -22,7 +22,6 @@ from test_locomo_suite import _suite as _locomo
 from pytest_memeval.__main__ import main
 from pytest_memeval.analysis.comparability import run_fingerprint
 from pytest_memeval.analysis.session_report import SessionReport
-from pytest_memeval.campaigns.rejudge import whole_answer
 from pytest_memeval.config.judge_specs import parse_judge
 from pytest_memeval.config.llm_settings import LLMSettings
 from pytest_memeval.rendering.session_output import write_files
@@ -32,6 +31,7 @@ from pytest_memeval.running.evaluation import Components, evaluate_items
 from pytest_memeval.running.prefetch import Prefetcher
 from pytest_memeval.running.record_collector import group_by_run
 from pytest_memeval.running.registry import resolve_memsystem
+from pytest_memeval.running.rejudging import whole_answer
 from pytest_memeval.running.state import RunState
 
 J = "openai:gpt-4o-mini@mem0-j"
@@ -142,7 +142,7 @@ def test_rejudged_records_keep_what_the_trace_decided() -> None:
     """A report holds no trace: locomo's evidence recall (from the memories' sources) is the run's."""
     from harness import make_record
 
-    from pytest_memeval.campaigns.rejudge import rejudged
+    from pytest_memeval.running.rejudging import rejudged
     from pytest_memeval.types import Verdict
 
     suite = _locomo()

@@ -78,6 +78,7 @@ def suite_protocol(suite: Suite, settings: Settings) -> SuiteProtocol:
         data=file_digests(suite.data_files(), options.data_dir, settings.cache_dir),
         prompts={path.stem: sha256_of(path) for path in suite.prompt_files()} if settings.uses_llm else {},
         judges=suite_judges(suite, settings.judges),
+        errata=settings.errata.digest(suite.name) if settings.errata is not None else "",
     )
 
 

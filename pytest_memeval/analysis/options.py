@@ -26,6 +26,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="an earlier --memeval-report JSON: pair its items with this run's and report the differences",
     )
     group.addoption(
+        "--memeval-errata",
+        metavar="PATH",
+        help="corrections to the suites' golds (memeval-errata/1, or locomo-audit's errors.json): each run's "
+        "metrics with the named items excluded or judged against their corrected gold, beside the published ones",
+    )
+    group.addoption(
         "--memeval-any-protocol",
         action="store_true",
         help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "

@@ -244,6 +244,12 @@ class SessionReport:
         return lines
 
 
+def summarize_run(suite: Suite, key: RunKey, records: Sequence[Record], n_resamples: int) -> RunSummary:
+    """The summary of a run of `records`, as the session computes each run's (--memeval-errata's
+    corrected records); a suite whose summary fails keeps its counts."""
+    return _summarize(suite, key, list(records), [], None, n_resamples)
+
+
 def _summarize(
     suite: Suite,
     key: RunKey,

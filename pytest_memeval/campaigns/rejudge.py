@@ -33,28 +33,24 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
-from msgspec.structs import replace
 
 from ..analysis.comparability import suite_protocol
+from ..analysis.errata import with_errata
 from ..analysis.session_report import SessionReport, SuiteLookup
+from ..config.errata import OPTION as ERRATA
+from ..config.errata import read_errata
 from ..config.judge_specs import parse_judge
 from ..config.llm_options import llm_settings
 from ..config.option_values import names, writable_file
 from ..config.outputs import check_outputs, run_outputs
 from ..errors import ConfigError
 from ..files.user_files import read_text
-from ..framework.suite import Suite
-from ..llm.repetition import repeat_scope
-from ..llm.tally import tallying
-from ..protocols import Judge
 from ..results.fingerprint import Fingerprint
 from ..results.reading import read_report
-from ..results.records import ANSWER_CHARS, DETERMINISTIC, Record, Report, kept_text
-from ..running.evaluation import error_message
+from ..results.records import DETERMINISTIC, Record, Report
 from ..running.record_collector import group_by_run
-from ..running.runner import error_record, judged
+from ..running.rejudging import rejudged
 from ..running.state import RunState
-from ..types import Answer, Trace
 from .bundle import FORMAT as BUNDLE_FORMAT
 from .bundle import read_bundle
 from .merge import DATA, HTML, REPORT, recorded_settings, suite_sizes
@@ -87,6 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(REPORT, required=True, metavar="PATH", help="write the re-judged JSON report here")
     parser.add_argument(HTML, metavar="PATH", help="write the re-judged HTML report here")
     parser.add_argument(DATA, metavar="DIR", help="this machine's copy of the run's --memeval-data")
+    parser.add_argument(ERRATA, metavar="PATH", help="corrections to the suites' golds, as the run's option")
     for option, default in LLM_OPTIONS.items():
         parser.add_argument(option, default=default, metavar="VALUE", help="as the run's option of this name")
 
@@ -120,6 +117,7 @@ def rejudge(args: argparse.Namespace) -> Rejudged:
         html=writable_file(HTML, args.memeval_html),
         judges=judges,
         llm=llm_settings(opt, judges[0].model or "default", settings.cache_dir),
+        errata=read_errata(args.memeval_errata),
     )
     check_outputs(
         [("REPORT_OR_BUNDLE", f"the source {source}", source), *run_outputs(settings.report, settings.html, None, None)]
@@ -127,21 +125,23 @@ def rejudge(args: argparse.Namespace) -> Rejudged:
     state = RunState(settings, {})
     try:
         records = rejudge_records(report.records, state)
+        fingerprint = rejudged_fingerprint(report.fingerprint, state, {r.suite_ref for r in records})
+        session = SessionReport.build(
+            settings,
+            state.suite,
+            group_by_run(records),
+            None,
+            report.session_errors,
+            (),
+            suite_sizes([report]),
+            fingerprint,
+            report.protocol_notes,
+            {key: str(value) for key, value in (report.settings.get("selection") or {}).items()},
+        )
+        if settings.errata is not None:
+            session = with_errata(session, settings.errata, state.suite, state.judge)
     finally:
         state.close()
-    fingerprint = rejudged_fingerprint(report.fingerprint, state, {r.suite_ref for r in records})
-    session = SessionReport.build(
-        settings,
-        state.suite,
-        group_by_run(records),
-        None,
-        report.session_errors,
-        (),
-        suite_sizes([report]),
-        fingerprint,
-        report.protocol_notes,
-        {key: str(value) for key, value in (report.settings.get("selection") or {}).items()},
-    )
     return Rejudged(session, state.suite)
 
 
@@ -169,78 +169,6 @@ def rejudge_records(records: Sequence[Record], state: RunState) -> list[Record]:
     return out
 
 
-def rejudged(record: Record, suite: Suite, judge: Judge, judge_name: str) -> Record:
-    """The record as `judge` (named `judge_name`) grades its answer."""
-    key = replace(record.key, judge=judge_name)
-    if not record.is_scored:
-        return replace(record, key=key)
-    answer = whole_answer(record)
-    tokens = {phase: models for phase, models in record.llm_tokens.items() if phase != "judge"}
-    if answer is None:
-        message = (
-            f"{record.id}: the record keeps {ANSWER_CHARS:,} characters of a longer answer, "
-            "which a judge does not grade from its beginning: not re-judged"
-        )
-        return _error(record, key, message, tokens)
-    item = suite.item(record.id)
-    if item.view.question != record.question:
-        raise ConfigError(
-            f"{WHERE}: item {record.id} asks {item.view.question[:80]!r} here, {record.question[:80]!r} in the "
-            f"report: the suite's data differ from the run's (give its copy with {DATA}=DIR)"
-        )
-    with tallying() as tally, repeat_scope(record.repeat):
-        try:
-            verdict, judge_ms = judged(judge, item, answer, Trace())
-        except Exception as exc:
-            return _error(record, key, error_message(record.id, exc), tokens | tally.tokens())
-    detail = dict(verdict.detail)
-    for name in suite.trace_detail:  # what the run's trace decided: a report holds no trace
-        if name in record.detail:
-            detail[name] = record.detail[name]
-        else:
-            detail.pop(name, None)
-    return replace(
-        record,
-        key=key,
-        correct=verdict.correct,
-        score=verdict.score,
-        detail=detail,
-        stage=verdict.stage,
-        judge_reason=kept_text(verdict.reason, ANSWER_CHARS),
-        judge_ms=judge_ms,
-        llm_tokens=tokens | tally.tokens(),
-    )
-
-
-def whole_answer(record: Record) -> Answer | None:
-    """The record's answer as the response model gave it; None when the record keeps only
-    its beginning (`kept_text`)."""
-    label = record.answer
-    if label is not None and len(label) > ANSWER_CHARS and label.endswith(" characters in all]"):
-        return None
-    return Answer(
-        label=label,
-        abstained=record.abstained,
-        detail=dict(record.answer_detail),
-        memory_unreadable=record.memory_unreadable,
-    )
-
-
-def _error(record: Record, key: Any, message: str, tokens: Any) -> Record:
-    failed = error_record(key, record.suite_ref, record.id, message)
-    return replace(
-        failed,
-        context=record.context,
-        cluster=record.cluster,
-        task=record.task,
-        strata=record.strata,
-        gold=record.gold,
-        question=record.question,
-        repeat=record.repeat,
-        llm_tokens=tokens,
-    )
-
-
 def rejudged_fingerprint(fingerprint: Fingerprint | None, state: RunState, suite_refs: set[str]) -> Fingerprint | None:
     """The run's fingerprint with the part of each re-judged suite as a run with these judges
     writes it (its judges, and the prompts an LLM may use); the LLM's output parameters are
@@ -251,7 +179,8 @@ def rejudged_fingerprint(fingerprint: Fingerprint | None, state: RunState, suite
     for ref in sorted(suite_refs):
         suite = state.suite(ref)
         protocol = fingerprint.suite(suite.name)
-        if protocol is not None and protocol.judges != _names(state.judge_name(suite)):
+        errata = settings.errata.digest(suite.name) if settings.errata is not None else ""
+        if protocol is not None and (protocol.judges != _names(state.judge_name(suite)) or protocol.errata != errata):
             fingerprint = fingerprint.with_suite(suite_protocol(suite, settings))
     if not fingerprint.llm and settings.llm is not None:
         llm = dict(settings.llm.output_params(), structured=settings.llm.structured)

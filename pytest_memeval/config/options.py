@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ..errors import ConfigError
 from .adapter_config import read_adapter_config
+from .errata import read_errata
 from .gate_syntax import parse_gates
 from .judge_specs import DEFAULT, parse_judge
 from .llm_options import llm_settings, local_model_specs
@@ -101,6 +102,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         shard=Shard.parse(opt("memeval_shard")) if opt("memeval_shard") is not None else None,
         shard_durations=_shard_durations(opt("memeval_shard_durations"), opt("memeval_shard")),
         prices=prices,
+        errata=read_errata(opt("memeval_errata")),
         max_cost=_max_cost(
             opt("memeval_max_cost"),
             prices,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .errata import Errata
 from .gate_syntax import Gate
 from .judge_specs import JudgeSpec
 from .llm_settings import LLMSettings
@@ -105,6 +106,8 @@ class Settings:
     max_cost: float | None = None
     #: --memeval-oracle: each system also runs every item on a store of its evidence sessions
     oracle: bool = False
+    #: --memeval-errata: corrections to the suites' golds (each run's corrected metrics beside its own)
+    errata: Errata | None = None
 
     @property
     def uses_llm(self) -> bool:

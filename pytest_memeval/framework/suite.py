@@ -153,6 +153,12 @@ class ItemSource(ABC):
             return ""
         return f"generated data, not the {self.name} release (--memeval-data reads it)"
 
+    def erratum_item(self, name: str) -> str:
+        """The id of the item an erratum names (--memeval-errata): the suite's own id by
+        default; a suite whose release others number their own way maps those names too
+        (locomo: locomo-audit's `locomo_0_qa1`)."""
+        return name
+
     def data_files(self) -> Sequence[Path]:
         """The data files this run reads; their sha256 go into the fingerprint. Default: every
         file under --memeval-data (hidden ones aside) for a suite that reads it, none for

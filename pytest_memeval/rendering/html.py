@@ -25,6 +25,7 @@ from .explorer import explorer_section, packed_data, packed_element, script_elem
 from .html_tables import (
     comparisons_table,
     e,
+    errata_tables,
     flipped_tables,
     gates_table,
     headline_tables,
@@ -256,6 +257,9 @@ def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Fi
     judges = judge_tables(report, suite)
     if judges:
         parts.append(f"<h3>Judge sensitivity</h3>{judges}")
+    errata = errata_tables(report, suite)
+    if errata:
+        parts.append(f"<h3>Errata</h3>{errata}")
     comparisons = [c for c in report.comparisons if c.suite == suite]
     if comparisons:
         parts.append(f"<h3>Paired comparisons</h3>{comparisons_table(report, comparisons)}")

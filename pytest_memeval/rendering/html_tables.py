@@ -321,6 +321,44 @@ def judge_tables(report: Report, suite: str) -> str:
     return "".join(parts)
 
 
+def errata_tables(report: Report, suite: str) -> str:
+    """Per run with --memeval-errata: each metric as published and corrected, and every
+    record the errata changed (links into the explorer)."""
+    runs = report.runs_of(suite)
+    parts = []
+    for run, label in zip(runs, run_labels(runs)):
+        errata = run.errata
+        if errata is None:
+            continue
+        head = "<tr><th>metric</th><th>published [95% CI]</th><th>corrected [95% CI]</th></tr>"
+        rows = "".join(
+            f"<tr><td>{e(name)}</td>{_estimate_cell(metric)}{_estimate_cell(errata.metrics.get(name))}</tr>"
+            for name, metric in run.metrics.items()
+            if name in errata.metrics
+        )
+        caption = f"{label}: published over {run.n_scored} scored records, corrected over {errata.n_scored}"
+        changed = "".join(
+            f"<tr><td>{item_link(suite, c.id)}</td><td>{'excluded' if c.excluded else e(repr(c.gold))}</td>"
+            f'<td class="num">{_verdict(c.published)}</td><td class="num">{_verdict(c.corrected)}</td>'
+            f"<td>{e(c.reason)}</td><td>{e(c.source)}</td></tr>"
+            for c in errata.changes
+        )
+        changed_head = (
+            "<tr><th>item</th><th>corrected gold</th><th>published</th><th>corrected</th>"
+            "<th>reason</th><th>source</th></tr>"
+        )
+        summary = f"The errata changed {len(errata.changes)} records"
+        parts.append(
+            table(head + rows, caption)
+            + f'<details class="errata"><summary>{e(summary)}</summary>{table(changed_head + changed)}</details>'
+        )
+    return "".join(parts)
+
+
+def _verdict(correct: bool | None) -> str:
+    return "" if correct is None else _share(float(correct))
+
+
 def headline_tables(report: Report, headlines: Mapping[RunKey, Headline | None]) -> str:
     """The first screen: each suite's headline metric per run with its interval (suites as
     rows, runs as columns), then each paired comparison's difference in that metric."""

@@ -271,7 +271,36 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
     lines += _notes("flaky", flaky, width)
     for run, label in zip(runs, labels):
         lines += judge_lines(run.judge_sensitivity, label, width) if run.judge_sensitivity else []
+        lines += errata_lines(run, label, width) if run.errata is not None else []
     return lines
+
+
+#: changed item ids named per run
+NAMED_CHANGES = 5
+
+
+def errata_lines(run: RunSummary, label: str, width: int = WIDTH) -> list[str]:
+    """Each metric as published and with --memeval-errata applied, and the records changed."""
+    errata = run.errata
+    if errata is None:
+        return []
+    changes = errata.changes
+    excluded = sum(c.excluded for c in changes)
+    flipped = sum(not c.excluded and c.published != c.corrected for c in changes)
+    head = (
+        f"errata ({label}): {len(changes)} records changed ({excluded} excluded, {len(changes) - excluded} "
+        f"judged against a corrected gold, {flipped} of them with another verdict); "
+        f"published over {run.n_scored}, corrected over {errata.n_scored} scored records:"
+    )
+    lines = _wrap(head, "  ", "    ", width)
+    names = [name for name in run.metrics if name in errata.metrics]
+    name_width = min(MAX_LABEL, max((len(name) for name in names), default=0))
+    for name in names:
+        published, corrected = format_estimate(run.metrics[name]), format_estimate(errata.metrics[name])
+        lines.append(f"    {shorten(name, name_width):<{name_width}}  {published} published, {corrected} corrected")
+    ids = list(dict.fromkeys(c.id for c in changes))
+    named = ", ".join(ids[:NAMED_CHANGES]) + (", ..." if len(ids) > NAMED_CHANGES else "")
+    return lines + _wrap(f"changed: {named}", "    ", "      ", width)
 
 
 #: disagreeing item ids named per run

@@ -74,9 +74,11 @@ class SuiteProtocol:
     #: the LLM judges that grade the suite, as its records name them (MODEL@PROMPT, or MODEL
     #: in a suite without named prompts); empty: its deterministic judge
     judges: tuple[str, ...] = ()
+    #: sha256 of the --memeval-errata entries of the suite (empty: none; absent from the JSON)
+    errata: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "version": self.version,
             "data": dict(sorted(self.data.items())) if self.data else "generated",
             "size": self.size,
@@ -86,6 +88,7 @@ class SuiteProtocol:
             "judges": list(self.judges),
             "prompts": dict(sorted(self.prompts.items())),
         }
+        return data | ({"errata": self.errata} if self.errata else {})
 
     @classmethod
     def of(cls, suite: str, data: SuiteJSON, judges: tuple[str, ...] = ()) -> SuiteProtocol:
@@ -100,6 +103,7 @@ class SuiteProtocol:
             {} if data.data == "generated" else data.data,
             data.prompts,
             tuple(data.judges) if data.judges is not None else judges,
+            data.errata,
         )
 
 
@@ -271,6 +275,7 @@ class SuiteJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: absent in format 1, which named the judges once for all suites
     judges: list[str] | None = None
     prompts: dict[str, str] = {}
+    errata: str = ""
 
 
 class ProtocolJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

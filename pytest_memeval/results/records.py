@@ -398,6 +398,30 @@ class JudgeSensitivity(Value, frozen=True):
     disagreements: tuple[Disagreement, ...] = ()
 
 
+class ErratumChange(Value, frozen=True):
+    """One record an erratum changed (--memeval-errata): excluded from the corrected metrics,
+    or judged again against its corrected gold (`correct` as published, and corrected)."""
+
+    id: str
+    repeat: int
+    excluded: bool
+    reason: str = ""
+    source: str = ""
+    gold: Any = None
+    published: bool | None = None
+    corrected: bool | None = None
+
+
+class ErrataSummary(Value, frozen=True):
+    """A run's metrics with the errata applied, beside the published ones: over `n_scored`
+    records (the excluded ones left out, the corrected ones judged against their new gold),
+    and every record the errata changed."""
+
+    metrics: Mapping[str, Metric]
+    n_scored: int
+    changes: tuple[ErratumChange, ...] = ()
+
+
 class RunSummary(Value, frozen=True):
     """One run: how its items ended, and its suite's summary of the scored ones.
 
@@ -424,6 +448,8 @@ class RunSummary(Value, frozen=True):
     judge_sensitivity: JudgeSensitivity | None = None
     sample: str = ""
     incomplete: str = ""
+    #: the metrics with --memeval-errata applied, beside the published ones
+    errata: ErrataSummary | None = None
 
     def __post_init__(self) -> None:
         if self.n_items != self.n_scored + self.n_invalid + self.n_errors:
@@ -629,6 +655,7 @@ class RunDocument(Value, frozen=True):
     judge_sensitivity: SensitivityDocument | None = None
     sample: str = ""
     incomplete: str = ""
+    errata: ErrataSummary | None = None
     label: str = ""
     labels: tuple[str, ...] = ()
 
@@ -653,6 +680,7 @@ class RunDocument(Value, frozen=True):
             SensitivityDocument.of(sensitivity) if sensitivity is not None else None,
             run.sample,
             run.incomplete,
+            run.errata,
             run.key.label(),
             tuple(run.labels),
         )
@@ -672,6 +700,7 @@ class RunDocument(Value, frozen=True):
             sensitivity,
             self.sample,
             self.incomplete,
+            self.errata,
         )
 
 

@@ -10,6 +10,7 @@ summary names as such. Scores: the official F1, Mem0's BLEU-1 and F1, Mem0's J w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from pytest_memeval.results.records import PairedMetric, Record, SuiteSummary
 from pytest_memeval.types import Context, Item
 
 from ..longmemeval.llm import LONGMEMEVAL, LONGMEMEVAL_OPTION, official_protocol
-from .catalog import Catalog
+from .catalog import Catalog, item_id
 from .categories import marker, marker_descriptions, parse_categories, parse_reading
 from .judge import DEFAULT_PASS_F1, LocomoJudge, LocomoLLMJudge
 from .llm import MEM0_J, MEM0_J_OPTION, LocomoPrompt, j_protocol
@@ -32,6 +33,9 @@ from .reader import LocomoReader
 from .released import find_file
 from .sample import DEFAULT_SEED
 from .summary import METRICS, compare, summarize
+
+#: locomo-audit's question ids (dial481/locomo-audit errors.json): locomo_<conversation>_qa<question>
+AUDIT_ID = re.compile(r"locomo_(\d+)_qa(\d+)")
 
 
 class LocomoSuite(Suite):
@@ -83,6 +87,18 @@ class LocomoSuite(Suite):
 
     def item(self, item_id: str) -> Item:
         return self.catalog.item(item_id)
+
+    def erratum_item(self, name: str) -> str:
+        """locomo-audit's `locomo_<c>_qa<n>`: the question at 0-based position n of the qa list
+        (category 5 included) of the conversation at 0-based position c of the release."""
+        found = AUDIT_ID.fullmatch(name)
+        if found is None:
+            return name
+        conversations = list(self.catalog.conversations)
+        position, index = int(found[1]), int(found[2])
+        if position >= len(conversations):
+            return name  # no such conversation in this run: the erratum names no item of it
+        return item_id(conversations[position], index)
 
     def data_files(self) -> Sequence[Path]:
         """locomo10.json alone: the rest of a clone of the repository is not the protocol."""
