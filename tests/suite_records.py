@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from msgspec.structs import replace
+from pytest_memeval.suites.beam.released import ABILITIES
 from pytest_memeval.suites.behavior.conditions import CONDITIONS
 from pytest_memeval.suites.halumem.released import MEMORY_TYPES
 from pytest_memeval.suites.halumem.released import QUESTION_TYPES as HALUMEM_TYPES
@@ -125,6 +126,15 @@ def personamem_items(draw: Draw) -> list[Item]:
 
 
 @st.composite
+def beam_items(draw: Draw) -> list[Item]:
+    return [
+        Item(f"{cluster}-{n}", cluster, ability, {"ability": ability, "scale": draw(st.sampled_from(("100K", "10M")))})
+        for n, cluster in enumerate(draw(layout()))
+        for ability in [draw(st.sampled_from(ABILITIES[:4]))]
+    ]
+
+
+@st.composite
 def halumem_items(draw: Draw) -> list[Item]:
     items = []
     for n, user in enumerate(draw(layout())):
@@ -206,6 +216,11 @@ def personamem_verdict(draw: Draw, item: Item) -> Verdict:
     return {"correct": draw(st.booleans())}
 
 
+def beam_verdict(draw: Draw, item: Item) -> Verdict:
+    score = draw(st.sampled_from((0.0, 0.25, 0.5, 0.75, 1.0)))
+    return {"correct": score == 1.0, "score": score, "detail": {"scorer": "offline"}}
+
+
 def halumem_verdict(draw: Draw, item: Item) -> Verdict:
     stage = item.task
     detail: dict[str, Any] = {"scored_as": stage, "memory_type": item.strata["memory_type"], "importance": 0.75}
@@ -240,6 +255,7 @@ ITEMS: dict[str, Callable[[], st.SearchStrategy[list[Item]]]] = {
     "longmemeval": longmemeval_items,
     "personamem": personamem_items,
     "halumem": halumem_items,
+    "beam": beam_items,
     "knowme": knowme_items,
     "behavior": behavior_items,
 }
@@ -250,6 +266,7 @@ VERDICTS: dict[str, Callable[[Draw, Item], Verdict]] = {
     "longmemeval": longmemeval_verdict,
     "personamem": personamem_verdict,
     "halumem": halumem_verdict,
+    "beam": beam_verdict,
     "knowme": knowme_verdict,
     "behavior": behavior_verdict,
 }
