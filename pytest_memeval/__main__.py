@@ -7,6 +7,9 @@
 Exit status: 0 when the merged (re-judged) run passes (its gates, and no more errors than the shards'
 --memeval-max-errors allowed), 1 when it does not, 4 for a usage error or shards that cannot
 be merged (one line saying why), as the run's usage errors.
+
+`python -m pytest_memeval verify BUNDLE ...` and `python -m pytest_memeval bundle REPORT ...`:
+campaigns/verify_command.py (0 reproduced, 1 not, 4 a usage error).
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from typing import NoReturn
 import pytest
 
 from .campaigns import merge, rejudge
+from .campaigns.bundle import BundleError
+from .campaigns.verify import VerifyError
+from .campaigns.verify_command import add_bundle_arguments, add_verify_arguments, run_bundle, run_verify
 from .errors import ConfigError, MemevalError
 from .rendering.session_output import write_files, write_terminal
 
@@ -62,8 +68,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     rejudge.add_arguments(
         commands.add_parser("rejudge", help="grade a run's stored answers (its report or bundle) with other judges")
     )
+    add_verify_arguments(
+        commands.add_parser("verify", help="check a run bundle and rerun it offline from its recording")
+    )
+    add_bundle_arguments(
+        commands.add_parser("bundle", help="the run bundle of a report: its run replayed from the caches, checked")
+    )
     try:
         args = parser.parse_args(argv)
+    except MemevalError as exc:
+        print(f"memeval: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    if args.command in ("verify", "bundle"):
+        return _checked(args)
+    try:
         report, suite = merge.merge(args) if args.command == "merge" else rejudge.rejudge(args)
         write_files(report, suite)
     except MemevalError as exc:
@@ -74,6 +92,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in report.closing_lines():
         print(line)
     return int(status)
+
+
+def _checked(args: argparse.Namespace) -> int:
+    """verify or bundle: each step one line; the first failure one line and exit status 1."""
+    command = run_verify if args.command == "verify" else run_bundle
+    try:
+        command(args, print)
+    except (BundleError, VerifyError) as exc:
+        print(f"memeval {args.command}: {exc}")
+        return int(pytest.ExitCode.TESTS_FAILED)
+    except MemevalError as exc:
+        print(f"memeval {args.command}: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    return int(pytest.ExitCode.OK)
 
 
 if __name__ == "__main__":

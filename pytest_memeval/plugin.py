@@ -24,8 +24,10 @@ from .analysis.session_report import SessionReport
 from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
 from .campaigns.campaign import Campaign, done_on_worker, stop_on_worker
 from .campaigns.journal import RESUME
+from .campaigns.run_bundle import run_info, write_run_bundle
 from .config import arguments
 from .config.report_files import report_paths
+from .config.settings import Settings
 from .errors import MemevalError
 from .llm.local_session import attach_local_model
 from .llm.run_slots import remove_run_slots
@@ -79,6 +81,9 @@ SESSION_KEY = pytest.StashKey[pytest.Session]()
 COLLECTION_KEY = pytest.StashKey[arguments.Collection]()
 #: the workerinput key carrying the bundled selections of pasted ids to xdist workers
 SELECTIONS = "memeval_bundled_selections"
+#: the directory where a run with --memeval-bundle logs the calls its processes use
+CALL_LOG = "memeval_call_log"
+CALL_LOG_KEY = pytest.StashKey[Path]()
 SHARD_SECONDS_KEY = pytest.StashKey[dict[shards.Unit, float]]()
 ESTIMATE_KEY = pytest.StashKey[list[str]]()
 #: what the run does with its options that a user may not expect (PreparedRun.notes)
@@ -147,6 +152,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[NOTES_KEY] = (*prepared.notes, *([over_cores] if over_cores and settings.active else []))
         if settings.active and controller:
             campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
+        settings = settings.with_args(tuple(str(arg) for arg in config.invocation_params.args))
+        call_log = _call_log(config, settings, controller)
+        if call_log is not None:
+            settings = settings.with_call_log(call_log)
         state.rebind(shared_settings(attach_local_model(config, settings), getattr(config, "workerinput", None)))
         if settings.active and not config.option.collectonly and not (controller and scheduling.is_distributed(config)):
             config.add_cleanup(state.stop_gateway)
@@ -188,6 +197,18 @@ def pytest_configure(config: pytest.Config) -> None:
         if workerinput.get(SELECTIONS):
             selections = tuple(arguments.BundledSelection(*pair) for pair in workerinput[SELECTIONS])
             config.stash[COLLECTION_KEY] = arguments.Collection(tuple(config.args), selections=selections)
+
+
+def _call_log(config: pytest.Config, settings: Settings, controller: bool) -> Path | None:
+    """Where the processes of a run with --memeval-bundle log the calls they use: made by the
+    controller, handed to each xdist worker."""
+    if not controller:
+        directory = config.workerinput.get(CALL_LOG)  # type: ignore[attr-defined]
+        return Path(directory) if directory else None
+    if settings.bundle is None or not settings.active or config.option.collectonly:
+        return None
+    config.stash[CALL_LOG_KEY] = Path(tempfile.mkdtemp(prefix="memeval-calls-"))
+    return config.stash[CALL_LOG_KEY]
 
 
 def _collection(config: pytest.Config) -> arguments.Collection:
@@ -254,6 +275,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         crashes.remove_items_dir(config.stash[ITEMS_DIR_KEY])
     if RUN_SLOTS_KEY in config.stash:
         remove_run_slots(config.stash[RUN_SLOTS_KEY])
+    if CALL_LOG_KEY in config.stash:
+        shutil.rmtree(config.stash[CALL_LOG_KEY], ignore_errors=True)
     if THREADS_KEY in config.stash and SESSION_KEY in config.stash:
         # the last hook of the run: nothing is left to do but wait for what adapters started
         before: frozenset[int] = config.stash[THREADS_KEY]
@@ -376,6 +399,8 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[crashes.ITEMS_DIR] = config.stash[ITEMS_DIR_KEY]
     if RUN_SLOTS_KEY in config.stash:
         node.workerinput[RUN_SLOTS] = str(config.stash[RUN_SLOTS_KEY])
+    if CALL_LOG_KEY in config.stash:
+        node.workerinput[CALL_LOG] = str(config.stash[CALL_LOG_KEY])
     selections = _collection(config).selections
     if selections:
         node.workerinput[SELECTIONS] = [[s.module, s.within] for s in selections]
@@ -505,6 +530,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         if state.settings.errata is not None:
             report = with_errata(report, state.settings.errata, state.suite, state.judge)
         write_files(report, state.suite)
+        if state.settings.bundle is not None and CALL_LOG_KEY in config.stash:
+            written = report.report.to_json()
+            run = run_info(state.settings.args, config.rootpath, written)
+            problem = write_run_bundle(written, state.settings, run, config.stash[CALL_LOG_KEY])
+            report.write_errors.extend([problem] if problem else [])
     except MemevalError as exc:
         config.stash[REPORT_ERROR_KEY] = str(exc)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

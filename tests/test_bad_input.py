@@ -255,6 +255,36 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         "--memeval-llm-cache-file: */calls.sqlite is also the JSON report (--memeval-report)",
     ),
     (
+        ["--memsystem=context", "--memeval-report={dir}/run.json", "--memeval-bundle={dir}/run.json"],
+        "--memeval-bundle: */run.json is also the JSON report (--memeval-report)",
+    ),
+    # run bundles
+    (
+        ["--memsystem=context", "--memeval-sign={text}"],
+        "--memeval-sign: signs the --memeval-bundle, which is not given",
+    ),
+    (
+        ["--memsystem=context", "--memeval-bundle={dir}/b.json", "--memeval-sign={text}"],
+        "--memeval-sign: * is not a private key",
+    ),
+    (
+        ["--memsystem=context", "--memeval-bundle={dir}/b.json", "--memeval-sign=/nonexistent/key.pem"],
+        "--memeval-sign: cannot read /nonexistent/key.pem",
+    ),
+    (
+        ["--memsystem=context", "--memeval-report={dir}/r.json", "--memeval-resume", "--memeval-bundle={dir}/b.json"],
+        "--memeval-bundle: a resumed run's earlier items made calls this run does not see",
+    ),
+    (
+        [
+            "--memsystem=context",
+            "--memeval-responder=openai:m",
+            "--memeval-llm-cache=off",
+            "--memeval-bundle={dir}/b.json",
+        ],
+        "--memeval-bundle: --memeval-llm-cache=off records no LLM call",
+    ),
+    (
         ["--memsystem=context", "--memeval-shard-durations={schema2_empty}"],
         "--memeval-shard-durations: balances --memeval-shard, which is not given",
     ),

@@ -82,8 +82,14 @@ def test_secrets_never_enter_the_fingerprint() -> None:
         "nested": {"auth_token": "t", "size": 3},
         "Password": "p",
         "chunk": 200,
+        "llm_max_tokens": 256,  # a number is no secret, and it changes what a model writes
     }
-    assert public_settings(settings) == {"chunk": 200, "host": "https://db.example/x", "nested": {"size": 3}}
+    assert public_settings(settings) == {
+        "chunk": 200,
+        "host": "https://db.example/x",
+        "llm_max_tokens": 256,
+        "nested": {"size": 3},
+    }
 
 
 def test_data_files_are_hashed_once_per_content(tmp_path: Path) -> None:

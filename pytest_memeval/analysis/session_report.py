@@ -351,6 +351,7 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "suite_params": {suite: dict(params) for suite, params in settings.suite_params.items()},
         "prices": {model: price.to_json() for model, price in settings.prices.items()},
         "max_cost": settings.max_cost,
+        "args": list(settings.args),
     }
 
 

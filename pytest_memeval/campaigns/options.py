@@ -1,11 +1,11 @@
-"""The options of campaigns (resume, shards, cost), in their `pytest --help` group;
+"""The options of campaigns (resume, shards, cost, run bundles), in their `pytest --help` group;
 config/options.py reads them into `Settings`."""
 
 from __future__ import annotations
 
 import pytest
 
-GROUP, TITLE = "memeval-campaigns", "memeval: campaigns: resume, shards, cost"
+GROUP, TITLE = "memeval-campaigns", "memeval: campaigns: resume, shards, cost, bundles"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -38,4 +38,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="AMOUNT",
         help="stop the run cleanly once its LLM calls (cache misses) cost more than this, in the price "
         "table's currency; its records are kept and --memeval-resume continues it",
+    )
+    group.addoption(
+        "--memeval-bundle",
+        metavar="PATH",
+        help="also write a run bundle here: the report with every LLM call and embedding the run used, "
+        "hashed (and signed with --memeval-sign); python -m pytest_memeval verify reruns it offline",
+    )
+    group.addoption(
+        "--memeval-sign",
+        metavar="KEYFILE",
+        help="sign the --memeval-bundle with this Ed25519 private key (PEM or OpenSSH, no passphrase)",
     )

@@ -32,6 +32,7 @@ from .option_values import (
 from .prices import Price, load_prices
 from .settings import Settings, responder_model
 from .shard_syntax import Shard
+from .signing_keys import read_private_key
 
 SIZES = ("smoke", "small", "full")
 SPLITS = ("train", "dev", "calibration", "test", "all")
@@ -65,6 +66,8 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         model = responder_model(responder) or judges[0].model or DEFAULT
         llm = llm_settings(opt, model, cache, local_n_ctx if local_models else None)
     memsystem_config = read_adapter_config(opt("memeval_adapter_config"), memsystems)
+    gateway = llm or _adapters_llm(opt, memsystem_config, cache)
+    bundle = _bundle(opt("memeval_bundle"), bool(opt("memeval_resume")), gateway)
     return Settings(
         memsystems=memsystems,
         suites=_suites(opt("memeval_suite"), suite_names),
@@ -85,7 +88,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         max_errors=integer("--memeval-max-errors", opt("memeval_max_errors"), 0),
         html=writable_file("--memeval-html", opt("memeval_html")),
         llm=llm,
-        gateway=llm or _adapters_llm(opt, memsystem_config, cache),
+        gateway=gateway,
         judges=judges,
         snapshot=bool(opt("memeval_snapshot")),
         suite_params=_suite_params(opt("memeval_suite_option")),
@@ -108,7 +111,36 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
             prices,
             tuple(m for m in (responder_model(responder), *(j.model for j in judges)) if m is not None),
         ),
+        bundle=bundle,
+        sign_key=_sign_key(opt("memeval_sign"), bundle),
     )
+
+
+def _bundle(raw: str | None, resume: bool, gateway: LLMSettings | None) -> Path | None:
+    """--memeval-bundle: a file to write; the run must record what a replay needs."""
+    if raw is None:
+        return None
+    if resume:
+        raise ConfigError(
+            "--memeval-bundle: a resumed run's earlier items made calls this run does not see; "
+            "bundle the finished report with python -m pytest_memeval bundle REPORT"
+        )
+    if gateway is not None and gateway.cache_mode == "off":
+        raise ConfigError(
+            "--memeval-bundle: --memeval-llm-cache=off records no LLM call, so the bundle could not be replayed"
+        )
+    return writable_file("--memeval-bundle", raw)
+
+
+def _sign_key(raw: str | None, bundle: Path | None) -> Path | None:
+    """--memeval-sign: the key is read now, so that a bad key fails before the run."""
+    if raw is None:
+        return None
+    if bundle is None:
+        raise ConfigError("--memeval-sign: signs the --memeval-bundle, which is not given")
+    path = Path(raw).expanduser()
+    read_private_key("--memeval-sign", path)
+    return path
 
 
 def _max_cost(raw: str | None, prices: dict[str, Price], models: tuple[str, ...]) -> float | None:

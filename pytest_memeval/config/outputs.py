@@ -1,8 +1,9 @@
 """The files a run writes, and the refusal of two of them at one path.
 
 A run writes its JSON report (--memeval-report), the journal beside it, the HTML page
-(--memeval-html), pytest's JUnit XML (--junitxml) and the LLM call cache
-(--memeval-llm-cache-file); a merge writes its report and page. Two of them at one file
+(--memeval-html), pytest's JUnit XML (--junitxml), the LLM call cache
+(--memeval-llm-cache-file) and the run bundle (--memeval-bundle); a merge writes its report
+and page. Two of them at one file
 (named alike, through a symlink or a hard link) would leave only the one written last, or
 nothing at all where one is the journal, which a complete run removes at its end. Such a
 clash is refused before the run, in one line.
@@ -28,7 +29,9 @@ def journal_path(report: Path) -> Path:
     return report.with_name(f"{report.stem}{JOURNAL_SUFFIX}")
 
 
-def run_outputs(report: Path | None, html: Path | None, junitxml: str | None, llm_cache: Path | None) -> list[Output]:
+def run_outputs(
+    report: Path | None, html: Path | None, junitxml: str | None, llm_cache: Path | None, bundle: Path | None = None
+) -> list[Output]:
     """The files a run writes."""
     return [
         ("--memeval-report", "the JSON report (--memeval-report)", report),
@@ -40,6 +43,7 @@ def run_outputs(report: Path | None, html: Path | None, junitxml: str | None, ll
         ("--memeval-html", "the HTML report (--memeval-html)", html),
         ("--junitxml", "the JUnit XML (--junitxml)", Path(junitxml) if junitxml else None),
         ("--memeval-llm-cache-file", "the LLM call cache (--memeval-llm-cache-file)", llm_cache),
+        ("--memeval-bundle", "the run bundle (--memeval-bundle)", bundle),
     ]
 
 

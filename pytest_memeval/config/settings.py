@@ -7,7 +7,7 @@ needs the run's settings without depending on how options are parsed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,6 +108,25 @@ class Settings:
     oracle: bool = False
     #: --memeval-errata: corrections to the suites' golds (each run's corrected metrics beside its own)
     errata: Errata | None = None
+    #: pytest's arguments as given (how to run it again; the report and a bundle keep them)
+    args: tuple[str, ...] = ()
+    #: --memeval-bundle: the run bundle written at the end (campaigns/bundle.py)
+    bundle: Path | None = None
+    #: --memeval-sign: the Ed25519 private key file that signs the bundle
+    sign_key: Path | None = None
+    #: where each process logs the cached calls and embeddings it uses (llm/call_log.py):
+    #: set on the controller of a run with a bundle, and handed to its workers
+    call_log: Path | None = None
+
+    def with_args(self, args: tuple[str, ...]) -> Settings:
+        """These settings of a run started with `args` (pytest's arguments as given)."""
+        return replace(self, args=args)
+
+    def with_call_log(self, directory: Path) -> Settings:
+        """These settings with every cache of the run logging the keys it uses into `directory`."""
+        llm = replace(self.llm, call_log=directory) if self.llm is not None else None
+        gateway = replace(self.gateway, call_log=directory) if self.gateway is not None else None
+        return replace(self, call_log=directory, llm=llm, gateway=gateway)
 
     @property
     def uses_llm(self) -> bool:

@@ -11,8 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..config.settings import DEFAULT_EMBEDDING_BATCH
+from ..llm.call_log import CallLog
 from .embedders import Embedder, Loading, make_embedder
 from .embedding_cache import CachedEmbedder
+
+#: the embedding cache's file in the run's cache directory
+EMBEDDINGS_FILE = "embeddings.sqlite"
 
 
 class LazyEmbedder:
@@ -20,17 +24,26 @@ class LazyEmbedder:
     minilm weights load on the first cache miss, so a fully cached run never loads them."""
 
     def __init__(
-        self, name: str, cache_dir: Path, batch_size: int = DEFAULT_EMBEDDING_BATCH, loading: Loading | None = None
+        self,
+        name: str,
+        cache_dir: Path,
+        batch_size: int = DEFAULT_EMBEDDING_BATCH,
+        loading: Loading | None = None,
+        call_log: Path | None = None,
     ) -> None:
         self.name = name
         self.batch_size = batch_size
-        self._cache_file = cache_dir / "embeddings.sqlite"
+        self._cache_file = cache_dir / EMBEDDINGS_FILE
         self._embedder: CachedEmbedder | None = None
         self._loading = loading
+        self._call_log = call_log
 
     def get(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = CachedEmbedder(make_embedder(self.name, self.batch_size, self._loading), self._cache_file)
+            log = CallLog(self._call_log) if self._call_log is not None else None
+            self._embedder = CachedEmbedder(
+                make_embedder(self.name, self.batch_size, self._loading), self._cache_file, log
+            )
         return self._embedder
 
     def close(self) -> None:

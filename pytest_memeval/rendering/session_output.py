@@ -65,4 +65,6 @@ def write_terminal(session: SessionReport, terminal: pytest.TerminalReporter, wr
             files.append(("memeval report", str(settings.report)))
         if settings.html is not None:
             files.append(("memeval html", str(settings.html)))
+        if settings.bundle is not None:
+            files.append(("memeval bundle", str(settings.bundle)))
     write_overview(terminal, report, session.headlines, files, wrong_printed)

@@ -232,11 +232,13 @@ def first_difference(mine: Any, theirs: Any, names: Names = ("here", "there"), p
 
 
 def public_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Adapter settings without secrets: a setting whose name says key, token, secret,
-    password, credential or auth is left out, and URLs lose their user:password@ part."""
+    """Adapter settings without secrets: a text or a table whose name says key, token,
+    secret, password, credential or auth is left out (a number or a flag so named, such as
+    `llm_max_tokens`, is no secret and can change the results: it stays), and URLs lose
+    their user:password@ part."""
     public: dict[str, Any] = {}
     for name, value in sorted(settings.items()):
-        if _SECRET_NAME.search(str(name)):
+        if _SECRET_NAME.search(str(name)) and not isinstance(value, (bool, int, float)):
             continue
         if isinstance(value, Mapping):
             public[str(name)] = public_settings(value)

@@ -52,7 +52,7 @@ def prepare_run(
     settings = read_settings(options, tuple(suites))
     if controller:
         llm_cache = settings.gateway.cache_path if settings.gateway is not None else None
-        check_outputs(run_outputs(settings.report, settings.html, junitxml, llm_cache))
+        check_outputs(run_outputs(settings.report, settings.html, junitxml, llm_cache, settings.bundle))
     check_extras(settings)
     state = RunState.from_settings(settings)
     targets = {**suites, **imported_suites(settings.suites)}

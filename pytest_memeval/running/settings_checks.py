@@ -17,6 +17,7 @@ from ..config.settings import Settings
 from ..errors import ConfigError
 from ..framework.suite import Suite
 from ..llm.cache import check_cache_file
+from ..memory.resources import EMBEDDINGS_FILE
 from .registry import load_suite
 
 
@@ -169,7 +170,7 @@ def check_before_run(settings: Settings) -> list[str]:
     llm = settings.llm
     if llm is not None and llm.cache_mode != "off" and llm.cache_path is not None:
         warnings.append(check_cache_file("--memeval-llm-cache-file", llm.cache_path, llm.cache_mode))
-    warnings.append(repair_embedding_cache(settings.cache_dir / "embeddings.sqlite"))
+    warnings.append(repair_embedding_cache(settings.cache_dir / EMBEDDINGS_FILE))
     return [warning for warning in warnings if warning]
 
 

@@ -174,6 +174,7 @@ class RunState:
             self.settings.cache_dir,
             self.settings.embedding_batch,
             loading=lambda what: self.progress.loading(what),  # the tracker a worker is given later
+            call_log=self.settings.call_log,
         )
 
     def guard(self, system_name: str) -> AdapterGuard:
