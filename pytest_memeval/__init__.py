@@ -8,6 +8,7 @@ one evaluation (`Message`, `Context`, `ItemView`, `Item`, `Evidence`, `Memory`, 
 `Trace`). docs/api.md documents each name.
 """
 
+from .config.adapter_settings import AdapterLLM
 from .framework.suite import (
     Answering,
     ExactLabelJudge,
@@ -40,6 +41,7 @@ from .running.runner import Outcome
 from .types import Answer, Context, Evidence, Item, ItemView, Memory, Message, PrefetchRequest, Trace, Verdict
 
 __all__ = [
+    "AdapterLLM",
     "Answer",
     "Answering",
     "BuildsFromMemeval",

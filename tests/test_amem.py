@@ -13,6 +13,7 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
 
+from pytest_memeval.config.adapter_settings import constructor_arguments
 from pytest_memeval.config.llm_settings import LLMSettings
 from pytest_memeval.errors import AdapterError, ConfigError
 from pytest_memeval.llm.gateway import LLMGateway
@@ -81,7 +82,7 @@ def make_amem(tmp_path: Path) -> Iterator:
     built: list[AMemMemory] = []
 
     def make(**settings: object) -> AMemMemory:
-        memory = AMemMemory(path=tmp_path / f"amem-{len(built)}", **settings)  # type: ignore[arg-type]
+        memory = AMemMemory(path=tmp_path / f"amem-{len(built)}", **constructor_arguments(AMemMemory, settings))
         built.append(memory)
         return memory
 

@@ -35,10 +35,12 @@ from pytest_memeval import (
     SuiteOptions,
     Trace,
 )
+from pytest_memeval.config.adapter_settings import AdapterLLM
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.protocols import honours_k, keeps_sources, stores_nothing
-from pytest_memeval.running.registry import Resolved, build_memsystem, check_settings
+from pytest_memeval.running.registry import Resolved, accepts_settings, build_memsystem, check_settings
 from pytest_memeval.running.runner import _answer
+from pytest_memeval.running.state import LLM_ADAPTER_SETTINGS
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "pytest_memeval"
@@ -200,6 +202,41 @@ def test_declared_classmethods_build_and_check_an_adapter(tmp_path: Path, monkey
     check_settings(resolved, {"size": 3})
     with pytest.raises(ConfigError, match="size must be at most 9"):
         check_settings(resolved, {"size": 10})
+
+
+_TOY_LLM = AdapterLLM(max_tokens=64)
+
+
+class _WithLLM(MemorySystemBase):
+    """An adapter taking its LLM's settings as one value, with a default of its own."""
+
+    def __init__(self, llm: AdapterLLM = _TOY_LLM, mode: str = "a") -> None:
+        self.llm, self.mode = llm, mode
+
+
+def test_an_adapter_llm_parameter_stands_for_the_llm_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table stays flat (llm_model, ...); the constructor gets one AdapterLLM, the
+    adapter's default with the given settings in place; names and types are checked as
+    for any keyword, and the run's endpoint is injected by the same names."""
+    monkeypatch.setattr(sys.modules[__name__], "_WithLLM", _WithLLM)
+    resolved = Resolved("with-llm", f"{__name__}:_WithLLM")
+    check_settings(resolved, {"llm_model": "m", "llm_timeout": 5, "llm_temperature": 0.5, "mode": "b"})
+    with pytest.raises(
+        ConfigError, match=r"^--memeval-adapter-config \[with-llm\]: llm_max_tokens must be int, got '9'$"
+    ):
+        check_settings(resolved, {"llm_max_tokens": "9"})
+    settings = "llm_model, llm_base_url, llm_timeout, llm_max_retries, llm_max_tokens, llm_temperature, mode"
+    with pytest.raises(
+        ConfigError, match=rf"^--memeval-adapter-config \[with-llm\]: unknown setting 'llm' \(settings: {settings}\)$"
+    ):
+        check_settings(resolved, {"llm": "m"})
+    assert accepts_settings(resolved, LLM_ADAPTER_SETTINGS)
+    resources = Resources(tmp_path, lambda: pytest.fail("no embedder wanted"), "none")  # type: ignore[arg-type,return-value]
+    system = build_memsystem(resolved, {"llm_model": "m", "llm_timeout": 5.0, "mode": "b"}, resources)
+    assert isinstance(system, _WithLLM) and system.mode == "b"
+    assert system.llm == AdapterLLM(model="m", timeout=5.0, max_tokens=64)
+    default = build_memsystem(resolved, {}, resources)
+    assert isinstance(default, _WithLLM) and default.llm is _TOY_LLM
 
 
 class _Plain:

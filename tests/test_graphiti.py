@@ -13,6 +13,7 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
 
+from pytest_memeval.config.adapter_settings import AdapterLLM, constructor_arguments
 from pytest_memeval.errors import AdapterError, ConfigError
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.running.registry import check_settings, resolve_memsystem
@@ -110,7 +111,8 @@ def make_graphiti(tmp_path: Path) -> Iterator:
     built: list[GraphitiMemory] = []
 
     def make(**settings: object) -> GraphitiMemory:
-        memory = GraphitiMemory(HashingEmbedder(), path=tmp_path / f"graphiti-{len(built)}", **settings)  # type: ignore[arg-type]
+        arguments = constructor_arguments(GraphitiMemory, settings)
+        memory = GraphitiMemory(HashingEmbedder(), path=tmp_path / f"graphiti-{len(built)}", **arguments)
         built.append(memory)
         return memory
 
@@ -255,11 +257,11 @@ def test_a_server_without_json_schema_gets_llama_cpps_form(make_graphiti) -> Non
 def test_the_graph_stays_in_its_directory_and_reopens(tmp_path: Path) -> None:
     """close() closes the Kuzu database: a new adapter on the same directory (same process) reads it."""
     with LLMServer(graphiti_llm) as server:
-        settings = {"path": tmp_path / "g", "llm_base_url": server.base_url, "llm_model": "scripted"}
-        first = GraphitiMemory(HashingEmbedder(), **settings)  # type: ignore[arg-type]
+        path, llm = tmp_path / "g", AdapterLLM(model="scripted", base_url=server.base_url)
+        first = GraphitiMemory(HashingEmbedder(), path=path, llm=llm)
         first.ingest("ada", ada_session()[:1])
         first.close()
-        again = GraphitiMemory(HashingEmbedder(), **settings)  # type: ignore[arg-type]
+        again = GraphitiMemory(HashingEmbedder(), path=path, llm=llm)
         try:
             assert [m.text for m in again.retrieve("ada", "violin lesson invoice", 3)] == [ada_session()[0].content]
             again.ingest("ada", [Message("user", "The chess club membership is filed under ZX-a-02-444.")])

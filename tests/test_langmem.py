@@ -12,6 +12,7 @@ import pytest
 from llm_server import LLMServer, Reply, Request
 from local_model import LocalModel
 
+from pytest_memeval.config.adapter_settings import AdapterLLM, constructor_arguments
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.embedders import HashingEmbedder
 from pytest_memeval.running.registry import check_settings, resolve_memsystem
@@ -59,7 +60,7 @@ def test_settings_are_checked_against_the_constructor() -> None:
 )
 def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        LangMemMemory(HashingEmbedder(), **settings)  # type: ignore[arg-type]
+        LangMemMemory(HashingEmbedder(), **constructor_arguments(LangMemMemory, settings))
 
 
 @pytest.mark.slow
@@ -73,7 +74,7 @@ def test_the_kit_passes_with_a_scripted_llm(kit: pytest.Pytester, tmp_path: Path
 
 
 def test_memories_are_what_langmems_llm_wrote(server: LLMServer) -> None:
-    memory = LangMemMemory(HashingEmbedder(), llm_model="scripted", llm_base_url=server.base_url, llm_max_retries=0)
+    memory = LangMemMemory(HashingEmbedder(), llm=AdapterLLM(model="scripted", base_url=server.base_url, max_retries=0))
     memory.ingest("ada", [Message("user", "The violin invoice is filed under VX-1."), Message("assistant", "  ")])
     memory.ingest("ada", [Message("user", "The ferry timetable is filed under FT-2.")])
     assert [m.text for m in memory.dump("ada")] == [
@@ -93,7 +94,7 @@ def test_memories_are_what_langmems_llm_wrote(server: LLMServer) -> None:
 def test_an_llm_outage_is_an_error() -> None:
     with LLMServer(Reply.error(503)) as failing:
         memory = LangMemMemory(
-            HashingEmbedder(), llm_model="scripted", llm_base_url=failing.base_url, llm_max_retries=0
+            HashingEmbedder(), llm=AdapterLLM(model="scripted", base_url=failing.base_url, max_retries=0)
         )
         with pytest.raises(Exception, match="503|Internal|server"):
             memory.ingest("ada", [Message("user", "The violin invoice is filed under VX-1.")])
@@ -121,10 +122,7 @@ def test_a_real_local_model_writes_memories_and_keeps_namespaces_apart(smollm2_t
 
     memory = LangMemMemory(
         make_embedder("minilm"),
-        llm_model=smollm2_tools.alias,
-        llm_base_url=smollm2_tools.base_url,
-        llm_timeout=900.0,
-        llm_max_tokens=128,
+        llm=AdapterLLM(model=smollm2_tools.alias, base_url=smollm2_tools.base_url, timeout=900.0, max_tokens=128),
     )
     memory.ingest("a", [Message("user", "The harbour ferry timetable is filed under the code ZX-a-00-111.")])
     memory.ingest("b", [Message("user", "The violin lesson invoice is filed under the code ZX-b-00-222.")])

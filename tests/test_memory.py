@@ -144,7 +144,7 @@ def test_an_adapter_that_can_extract_gets_the_runs_llm_endpoint() -> None:
     from pytest_memeval.running.state import RunState
 
     settings = Settings(
-        memsystems=("mem0", "chroma"),
+        memsystems=("mem0", "chroma", "langmem"),
         suites=("multisource",),
         size="smoke",
         split=None,
@@ -167,3 +167,10 @@ def test_an_adapter_that_can_extract_gets_the_runs_llm_endpoint() -> None:
         "llm_max_retries": 5,
     }
     assert state.adapter_settings("chroma") == {}
+    # langmem takes them as one AdapterLLM value, which stands for the same settings
+    assert state.adapter_settings("langmem") == {
+        "llm_model": "m",
+        "llm_base_url": "http://127.0.0.1:9/v1",
+        "llm_timeout": 60.0,
+        "llm_max_retries": 5,
+    }

@@ -22,27 +22,26 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..config.adapter_settings import AdapterLLM
 from ..errors import AdapterError
 from ..types import Memory, Message
 from .embedders import minilm_path
 from .llm_clients import fit_prompt, openai_client
 from .resources import Resources
 
+_LLM = AdapterLLM()
+
 
 class AMemMemory:
     def __init__(
         self,
         path: Path | None = None,
-        llm_model: str | None = None,
-        llm_base_url: str | None = None,
-        llm_timeout: float = 120.0,
-        llm_max_retries: int = 2,
-        llm_max_tokens: int = 512,
-        llm_temperature: float = 0.0,
+        llm: AdapterLLM = _LLM,
         llm_max_prompt_chars: int = 24_000,
         evolve: bool = True,
     ) -> None:
-        """`llm_model` (required) is served at `llm_base_url` (default `$OPENAI_BASE_URL`).
+        """`llm.model` (the setting `llm_model`, required) is served at `llm.base_url`
+        (default `$OPENAI_BASE_URL`).
 
         A-MEM pastes whole notes into its prompts; a prompt longer than
         `llm_max_prompt_chars` is cut at its longest stretches (the note is stored whole).
@@ -50,7 +49,7 @@ class AMemMemory:
         """
         if path is None:
             raise ValueError("amem needs a path for its chroma store")
-        if not llm_model:
+        if not llm.model:
             raise ValueError("amem needs llm_model: A-MEM writes every note with an LLM")
         if llm_max_prompt_chars < 1000:
             raise ValueError(f"amem: llm_max_prompt_chars must be at least 1000, got {llm_max_prompt_chars}")
@@ -61,9 +60,9 @@ class AMemMemory:
         self.path.mkdir(parents=True, exist_ok=True)
         self.evolve = evolve
         self._llm = _Controller(
-            openai_client(llm_base_url, llm_timeout, llm_max_retries, llm_max_tokens),
-            llm_model,
-            llm_temperature,
+            openai_client(llm),
+            llm.model,
+            llm.temperature,
             llm_max_prompt_chars,
         )
         self._systems: dict[str, Any] = {}

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..config.adapter_settings import AdapterLLM
 from ..errors import AdapterError
 from ..types import Memory, Message
 from .embedders import Embedder
@@ -40,6 +41,8 @@ from .resources import Resources
 
 T = TypeVar("T")
 _EPISODES = ("session", "message")
+#: its LLM settings by default (answers up to 2,048 tokens: graphiti extracts whole lists of entities and facts)
+_LLM = AdapterLLM(max_tokens=2048)
 #: how long one call may wait for graphiti (its LLM calls carry their own timeouts)
 _CALL_LIMIT_S = 24 * 3600.0
 
@@ -52,18 +55,14 @@ class GraphitiMemory:
         self,
         embedder: Embedder,
         path: Path | None = None,
-        llm_model: str | None = None,
-        llm_base_url: str | None = None,
-        llm_timeout: float = 120.0,
-        llm_max_retries: int = 2,
-        llm_max_tokens: int = 2048,
-        llm_temperature: float = 0.0,
+        llm: AdapterLLM = _LLM,
         episode: str = "session",
     ) -> None:
-        """`llm_model` (required) is served at `llm_base_url` (default `$OPENAI_BASE_URL`)."""
+        """`llm.model` (the setting `llm_model`, required) is served at `llm.base_url`
+        (default `$OPENAI_BASE_URL`)."""
         if path is None:
             raise ValueError("graphiti needs a path for its Kuzu database")
-        if not llm_model:
+        if not llm.model:
             raise ValueError("graphiti needs llm_model: graphiti extracts entities and facts with an LLM")
         if episode not in _EPISODES:
             raise ValueError(f"graphiti: episode must be one of {', '.join(_EPISODES)}, got {episode!r}")
@@ -89,16 +88,16 @@ class GraphitiMemory:
         # database per file and clone() returns the driver itself, so any value will do.
         self._driver._database = ""
         self._failures: list[str] = []
-        llm = _llm_client(
-            LLMConfig(model=llm_model, small_model=llm_model, temperature=llm_temperature),
-            async_openai_client(llm_base_url, llm_timeout, llm_max_retries, llm_max_tokens),
-            llm_max_tokens,
+        llm_client = _llm_client(
+            LLMConfig(model=llm.model, small_model=llm.model, temperature=llm.temperature),
+            async_openai_client(llm),
+            llm.max_tokens,
             self._failures,
         )
         vectors = _Embeddings(embedder)
         self._graphiti = Graphiti(
             graph_driver=self._driver,
-            llm_client=llm,
+            llm_client=llm_client,
             embedder=_embedder_client(vectors),
             cross_encoder=_reranker(vectors),
         )

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..config.adapter_settings import AdapterLLM
 from ..types import Memory, Message
 from .embedders import Embedder
 from .llm_clients import api_key, http_client
@@ -26,6 +27,7 @@ from .resources import Resources
 
 #: LangGraph's store has no "list all" without a limit
 DUMP_LIMIT = 100_000
+_LLM = AdapterLLM()
 _ROLES = {"user": "user", "assistant": "assistant", "system": "system"}
 
 
@@ -36,21 +38,17 @@ class LangMemMemory:
     def __init__(
         self,
         embedder: Embedder,
-        llm_model: str | None = None,
-        llm_base_url: str | None = None,
-        llm_timeout: float = 120.0,
-        llm_max_retries: int = 2,
-        llm_max_tokens: int = 512,
-        llm_temperature: float = 0.0,
+        llm: AdapterLLM = _LLM,
         query_limit: int = 5,
         enable_deletes: bool = True,
     ) -> None:
-        """`llm_model` (required) is served at `llm_base_url` (default `$OPENAI_BASE_URL`).
+        """`llm.model` (the setting `llm_model`, required) is served at `llm.base_url`
+        (default `$OPENAI_BASE_URL`).
 
         `query_limit` is how many existing memories LangMem shows its LLM per session;
         `enable_deletes` lets it remove memories it judges wrong (LangMem's default).
         """
-        if not llm_model:
+        if not llm.model:
             raise ValueError("langmem needs llm_model: LangMem writes every memory with an LLM")
         if query_limit < 1:
             raise ValueError(f"langmem: query_limit must be at least 1, got {query_limit}")
@@ -61,13 +59,13 @@ class LangMemMemory:
 
         self.embedder = embedder
         model = ChatOpenAI(
-            model=llm_model,
-            base_url=llm_base_url,
+            model=llm.model,
+            base_url=llm.base_url,
             api_key=SecretStr(api_key()),
-            temperature=llm_temperature,
-            max_retries=llm_max_retries,
-            timeout=llm_timeout,
-            http_client=http_client(llm_timeout, llm_max_tokens),
+            temperature=llm.temperature,
+            max_retries=llm.max_retries,
+            timeout=llm.timeout,
+            http_client=http_client(llm),
         )
         self._store = InMemoryStore(index={"dims": embedder.dim, "embed": self._embed})
         self._manager = create_memory_store_manager(

@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 
+from ..config.adapter_settings import AdapterLLM
 from ..llm.llama_cpp import refuses_json_schema, with_json_object_schema, with_tool_choice
 
 
@@ -125,35 +126,35 @@ def api_key() -> str:
     return os.environ.get("OPENAI_API_KEY") or "not-set"
 
 
-def http_client(timeout: float, max_tokens: int) -> httpx.Client:
-    return httpx.Client(transport=_Transport(SchemaFormat(max_tokens)), timeout=timeout)
+def http_client(llm: AdapterLLM) -> httpx.Client:
+    return httpx.Client(transport=_Transport(SchemaFormat(llm.max_tokens)), timeout=llm.timeout)
 
 
-def async_http_client(timeout: float, max_tokens: int) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=_AsyncTransport(SchemaFormat(max_tokens)), timeout=timeout)
+def async_http_client(llm: AdapterLLM) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=_AsyncTransport(SchemaFormat(llm.max_tokens)), timeout=llm.timeout)
 
 
-def openai_client(base_url: str | None, timeout: float, max_retries: int, max_tokens: int) -> Any:
+def openai_client(llm: AdapterLLM) -> Any:
     from openai import OpenAI
 
     return OpenAI(
-        base_url=base_url,
+        base_url=llm.base_url,
         api_key=api_key(),
-        timeout=timeout,
-        max_retries=max_retries,
-        http_client=http_client(timeout, max_tokens),  # type: ignore[arg-type]  # openai annotates httpx2 but accepts httpx clients
+        timeout=llm.timeout,
+        max_retries=llm.max_retries,
+        http_client=http_client(llm),  # type: ignore[arg-type]  # openai annotates httpx2 but accepts httpx clients
     )
 
 
-def async_openai_client(base_url: str | None, timeout: float, max_retries: int, max_tokens: int) -> Any:
+def async_openai_client(llm: AdapterLLM) -> Any:
     from openai import AsyncOpenAI
 
     return AsyncOpenAI(
-        base_url=base_url,
+        base_url=llm.base_url,
         api_key=api_key(),
-        timeout=timeout,
-        max_retries=max_retries,
-        http_client=async_http_client(timeout, max_tokens),  # type: ignore[arg-type]  # openai annotates httpx2 but accepts httpx clients
+        timeout=llm.timeout,
+        max_retries=llm.max_retries,
+        http_client=async_http_client(llm),  # type: ignore[arg-type]  # openai annotates httpx2 but accepts httpx clients
     )
 
 

@@ -7,12 +7,12 @@ only imported when a run actually uses them).
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, cast
 
+from ..config.adapter_settings import constructor_arguments, settings_schema
 from ..config.option_values import import_path
 from ..errors import ConfigError
 from ..framework.suite import Suite
@@ -140,17 +140,18 @@ def resolve_memsystem(name: str) -> Resolved:
 def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
     """Reject settings the adapter does not take, or of the wrong type, before any test runs.
 
-    The adapter's constructor signature is the schema: keyword names must exist and values
-    must match simple annotations (str, int, float, bool, and optionals of them). An adapter
-    may also check values (ranges, formats) in a `check_settings(settings)` classmethod
-    that raises ValueError with one line (`protocols.ChecksSettings`).
+    The adapter's constructor signature is the schema (`config.adapter_settings`: an
+    `AdapterLLM` parameter stands for its settings `llm_model`, `llm_base_url`, ...): keyword
+    names must exist and values must match simple annotations (str, int, float, bool, and
+    optionals of them). An adapter may also check values (ranges, formats) in a
+    `check_settings(settings)` classmethod that raises ValueError with one line
+    (`protocols.ChecksSettings`).
     """
     factory = resolved.load()
-    try:
-        parameters = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
+    parameters = settings_schema(factory)
+    if parameters is None:
         return
-    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    accepts_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
     for key, value in settings.items():
         parameter = parameters.get(key)
         if parameter is None or key in _PROVIDED_BY_PLUGIN:
@@ -172,12 +173,9 @@ def check_settings(resolved: Resolved, settings: Mapping[str, Any]) -> None:
 
 
 def accepts_settings(resolved: Resolved, names: tuple[str, ...]) -> bool:
-    """Whether the adapter's constructor takes every one of `names`."""
-    try:
-        parameters = inspect.signature(resolved.load()).parameters
-    except (TypeError, ValueError):
-        return False
-    return all(name in parameters for name in names)
+    """Whether the adapter takes every one of the settings `names`."""
+    parameters = settings_schema(resolved.load())
+    return parameters is not None and all(name in parameters for name in names)
 
 
 _PROVIDED_BY_PLUGIN = frozenset({"embedder", "resources"})
@@ -201,9 +199,11 @@ def _matches(value: Any, expected: tuple[type, ...]) -> bool:
 
 
 def build_memsystem(resolved: Resolved, config: Mapping[str, Any], resources: Resources) -> MemorySystem:
-    """Instantiate an adapter: `from_memeval(config, resources)` when it has one
-    (`protocols.BuildsFromMemeval`), else `cls(**config)`."""
+    """Instantiate an adapter: `from_memeval(arguments, resources)` when it has one
+    (`protocols.BuildsFromMemeval`), else `cls(**arguments)`, where `arguments` are the
+    settings as the constructor takes them (an `AdapterLLM`'s gathered into one value)."""
     factory = resolved.load()
+    arguments = constructor_arguments(factory, config)
     if isinstance(factory, BuildsFromMemeval):
-        return factory.from_memeval(dict(config), resources)
-    return factory(**config)
+        return factory.from_memeval(arguments, resources)
+    return factory(**arguments)

@@ -119,9 +119,7 @@ class RunState:
         if name not in self._suites:
             suite_class = load_suite(suite_target(name))
             llm = responder_llm(self.settings)
-            options = suite_options(
-                self.settings, getattr(suite_class, "name", name), llm and self._through_gateway(llm, "responder")
-            )
+            options = suite_options(self.settings, suite_class.name, llm and self._through_gateway(llm, "responder"))
             self._suites[name] = suite_class(options)
         return self._suites[name]
 
