@@ -22,12 +22,13 @@ def defaults(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tm
 def test_default_without_suites_judges_the_suites_whose_protocol_names_a_model(defaults: dict[str, Any]) -> None:
     prepared = prepare_run(CommandLine(defaults, ["--memsystem=context", "--memeval-judge=default"]), True)
     assert prepared.notes == (
-        "--memeval-judge default judges locomo, longmemeval, halumem; memfail, knowme, behavior keep their own judges "
+        "--memeval-judge default judges locomo, longmemeval, halumem, beam; memfail, knowme, behavior keep their own judges "
         "(their protocols name no judge model: add openai:MODEL)",
     )
     state = prepared.state
     assert state.judge_name(state.suite("locomo")) == "gpt-4o-mini@mem0-j"
     assert state.judge_name(state.suite("longmemeval")) == "gpt-4o-2024-08-06@longmemeval"
+    assert state.judge_name(state.suite("beam")) == "gpt-4.1-mini@beam"
     assert state.judge_name(state.suite("memfail")) == "deterministic"
     assert prepared.state.settings.llm is not None and prepared.state.settings.llm.model == "gpt-4o-mini"
 
