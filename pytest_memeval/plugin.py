@@ -19,6 +19,7 @@ import pytest
 from msgspec.structs import replace
 
 from .analysis.errata import with_errata
+from .analysis.judge_audit import with_judge_audit
 from .analysis.partial import INTERRUPTED, ItemRepeat, RunItems, SessionEnd
 from .analysis.session_report import SessionReport
 from .campaigns.campaign import PLUGIN_NAME as CAMPAIGN_NAME
@@ -529,6 +530,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         )
         if state.settings.errata is not None:
             report = with_errata(report, state.settings.errata, state.suite, state.judge)
+        if state.settings.judge_audit:
+            report = with_judge_audit(report, state.settings.judge_audit, state.suite, state.judge, state.judge_name)
         write_files(report, state.suite)
         if state.settings.bundle is not None and CALL_LOG_KEY in config.stash:
             written = report.report.to_json()

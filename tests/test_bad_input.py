@@ -67,6 +67,8 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-bootstrap=0"], "--memeval-bootstrap: must be at least 1"),
     (["--memsystem=context", "--memeval-bootstrap=many"], "--memeval-bootstrap: 'many' is not an integer"),
     (["--memsystem=context", "--memeval-max-errors=-1"], "--memeval-max-errors: must be at least 0"),
+    (["--memsystem=context", "--memeval-judge-audit=-1"], "--memeval-judge-audit: must be at least 0"),
+    (["--memsystem=context", "--memeval-errata={missing}"], "--memeval-errata: cannot read *"),
     (["--memsystem=context", "--memeval-embedder=bert"], "--memeval-embedder: 'bert' is not one of minilm, hashing"),
     (["--memsystem=context", "--memeval-embedding-batch=0"], "--memeval-embedding-batch: must be at least 1, got 0"),
     (["--memsystem=context", "--memeval-embedding-batch=big"], "--memeval-embedding-batch: 'big' is not an integer"),

@@ -24,7 +24,12 @@ PANEL_DETAIL = "judges"
 def panel_verdicts(record: Record) -> dict[str, bool | None]:
     """Each judge's yes/no verdict on the record (None where a judge gave none: an invalid
     reply, or a graded score without a verdict)."""
-    judges = record.detail.get(PANEL_DETAIL)
+    return detail_verdicts(record.detail)
+
+
+def detail_verdicts(detail: Mapping[str, Any]) -> dict[str, bool | None]:
+    """Each judge's yes/no verdict in a verdict's detail (`panel_verdicts`)."""
+    judges = detail.get(PANEL_DETAIL)
     if not isinstance(judges, Mapping):
         return {}
     return {str(name): _verdict(v) for name, v in judges.items()}

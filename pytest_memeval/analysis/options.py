@@ -32,6 +32,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "metrics with the named items excluded or judged against their corrected gold, beside the published ones",
     )
     group.addoption(
+        "--memeval-judge-audit",
+        metavar="N",
+        help="calibrate the LLM judges: on N items of each LLM-judged suite, answers made from the gold "
+        "(wrong ones on topic, evasive, listing everything; correct paraphrases): each judge's false-accept "
+        "and false-reject rates with Wilson intervals",
+    )
+    group.addoption(
         "--memeval-any-protocol",
         action="store_true",
         help="compare with a --memeval-baseline run under another protocol (data, suite version, models, "

@@ -36,12 +36,13 @@ import msgspec
 
 from ..analysis.comparability import suite_protocol
 from ..analysis.errata import with_errata
+from ..analysis.judge_audit import with_judge_audit
 from ..analysis.session_report import SessionReport, SuiteLookup
 from ..config.errata import OPTION as ERRATA
 from ..config.errata import read_errata
 from ..config.judge_specs import parse_judge
 from ..config.llm_options import llm_settings
-from ..config.option_values import names, writable_file
+from ..config.option_values import integer, names, writable_file
 from ..config.outputs import check_outputs, run_outputs
 from ..errors import ConfigError
 from ..files.user_files import read_text
@@ -57,6 +58,7 @@ from .merge import DATA, HTML, REPORT, recorded_settings, suite_sizes
 
 WHERE = "rejudge"
 JUDGE = "--memeval-judge"
+AUDIT = "--memeval-judge-audit"
 #: the LLM options a re-judge takes, by the run's names, with the run's defaults
 LLM_OPTIONS: Mapping[str, str | None] = {
     "--memeval-base-url": None,
@@ -84,6 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(HTML, metavar="PATH", help="write the re-judged HTML report here")
     parser.add_argument(DATA, metavar="DIR", help="this machine's copy of the run's --memeval-data")
     parser.add_argument(ERRATA, metavar="PATH", help="corrections to the suites' golds, as the run's option")
+    parser.add_argument(AUDIT, metavar="N", default="0", help="calibrate the judges on N items, as the run's option")
     for option, default in LLM_OPTIONS.items():
         parser.add_argument(option, default=default, metavar="VALUE", help="as the run's option of this name")
 
@@ -118,6 +121,7 @@ def rejudge(args: argparse.Namespace) -> Rejudged:
         judges=judges,
         llm=llm_settings(opt, judges[0].model or "default", settings.cache_dir),
         errata=read_errata(args.memeval_errata),
+        judge_audit=integer(AUDIT, args.memeval_judge_audit, 0),
     )
     check_outputs(
         [("REPORT_OR_BUNDLE", f"the source {source}", source), *run_outputs(settings.report, settings.html, None, None)]
@@ -140,6 +144,8 @@ def rejudge(args: argparse.Namespace) -> Rejudged:
         )
         if settings.errata is not None:
             session = with_errata(session, settings.errata, state.suite, state.judge)
+        if settings.judge_audit:
+            session = with_judge_audit(session, settings.judge_audit, state.suite, state.judge, state.judge_name)
     finally:
         state.close()
     return Rejudged(session, state.suite)

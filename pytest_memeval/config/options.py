@@ -106,6 +106,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         shard_durations=_shard_durations(opt("memeval_shard_durations"), opt("memeval_shard")),
         prices=prices,
         errata=read_errata(opt("memeval_errata")),
+        judge_audit=integer("--memeval-judge-audit", opt("memeval_judge_audit") or "0", 0),
         max_cost=_max_cost(
             opt("memeval_max_cost"),
             prices,

@@ -117,6 +117,8 @@ class Settings:
     #: where each process logs the cached calls and embeddings it uses (llm/call_log.py):
     #: set on the controller of a run with a bundle, and handed to its workers
     call_log: Path | None = None
+    #: --memeval-judge-audit N: each LLM-judged suite's judges on answers made from N items' golds
+    judge_audit: int = 0
 
     def with_args(self, args: tuple[str, ...]) -> Settings:
         """These settings of a run started with `args` (pytest's arguments as given)."""

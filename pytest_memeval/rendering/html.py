@@ -23,6 +23,7 @@ from ..framework.figures import Figure
 from ..results.records import SCHEMA, Report, RunKey
 from .explorer import explorer_section, packed_data, packed_element, script_element, script_hash
 from .html_tables import (
+    audit_tables,
     comparisons_table,
     e,
     errata_tables,
@@ -260,6 +261,9 @@ def _suite_section(report: Report, suite: str, page: _Page, figures: Sequence[Fi
     errata = errata_tables(report, suite)
     if errata:
         parts.append(f"<h3>Errata</h3>{errata}")
+    audits = audit_tables(report, suite)
+    if audits:
+        parts.append(f"<h3>Judge audit</h3>{audits}")
     comparisons = [c for c in report.comparisons if c.suite == suite]
     if comparisons:
         parts.append(f"<h3>Paired comparisons</h3>{comparisons_table(report, comparisons)}")

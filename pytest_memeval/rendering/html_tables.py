@@ -355,6 +355,34 @@ def errata_tables(report: Report, suite: str) -> str:
     return "".join(parts)
 
 
+def audit_tables(report: Report, suite: str) -> str:
+    """Per audited suite: each judge's false-accept and false-reject rates, and the
+    false-accept rate of each kind of wrong answer."""
+    parts = []
+    for audit in report.judge_audits:
+        if audit.suite != suite:
+            continue
+        kinds = list(dict.fromkeys(kind for row in audit.judges for kind in row.by_kind))
+        head = (
+            "<tr><th>judge</th><th>false accepts [95% CI]</th><th>wrong answers</th>"
+            "<th>false rejects [95% CI]</th><th>correct answers</th>"
+            + "".join(f"<th>{e(kind)}</th>" for kind in kinds)
+            + "</tr>"
+        )
+        rows = "".join(
+            f"<tr><td>{e(row.judge)}</td>{_estimate_cell(row.false_accept)}"
+            f'<td class="num">{row.false_accept.n}</td>{_estimate_cell(row.false_reject)}'
+            f'<td class="num">{row.false_reject.n}</td>'
+            + "".join(_estimate_cell(row.by_kind.get(kind)) for kind in kinds)
+            + "</tr>"
+            for row in audit.judges
+        )
+        unjudged = f"; {audit.unjudged} without a readable verdict" if audit.unjudged else ""
+        caption = f"{audit.probes} answers made from the golds of {audit.n_items} items{unjudged}"
+        parts.append(table(head + rows, caption))
+    return "".join(parts)
+
+
 def _verdict(correct: bool | None) -> str:
     return "" if correct is None else _share(float(correct))
 

@@ -21,7 +21,17 @@ from ..analysis.session_report import Headline
 from ..framework.figures import format_number
 from ..printable import printable, shorten
 from ..results.clusters import cluster_note
-from ..results.records import Cell, Comparison, GateVerdict, JudgeSensitivity, Metric, Report, RunKey, RunSummary
+from ..results.records import (
+    Cell,
+    Comparison,
+    GateVerdict,
+    JudgeAudit,
+    JudgeSensitivity,
+    Metric,
+    Report,
+    RunKey,
+    RunSummary,
+)
 from .usage_table import usage_rows
 
 #: the width used when there is no terminal to ask (and the narrowest a table is laid out for)
@@ -272,11 +282,31 @@ def suite_lines(report: Report, suite: str, width: int = WIDTH) -> list[str]:
     for run, label in zip(runs, labels):
         lines += judge_lines(run.judge_sensitivity, label, width) if run.judge_sensitivity else []
         lines += errata_lines(run, label, width) if run.errata is not None else []
+    for audit in report.judge_audits:
+        lines += audit_lines(audit, width) if audit.suite == suite else []
     return lines
 
 
 #: changed item ids named per run
 NAMED_CHANGES = 5
+
+
+def audit_lines(audit: JudgeAudit, width: int = WIDTH) -> list[str]:
+    """Each judge's false-accept rate on wrong answers and false-reject rate on paraphrases."""
+    unjudged = f", {audit.unjudged} without a readable verdict" if audit.unjudged else ""
+    head = f"judge audit ({audit.suite}): {audit.probes} answers made from {audit.n_items} items' golds{unjudged}:"
+    lines = _wrap(head, "  ", "    ", width)
+    name_width = min(MAX_LABEL, max((len(row.judge) for row in audit.judges), default=0))
+    for row in audit.judges:
+        accepts, rejects = row.false_accept, row.false_reject
+        text = (
+            f"{shorten(row.judge, name_width):<{name_width}}  false accepts {format_estimate(accepts)} of "
+            f"{accepts.n} wrong answers, false rejects {format_estimate(rejects)} of {rejects.n} correct ones"
+        )
+        lines += _wrap(text, "    ", "      ", width)
+        kinds = ", ".join(f"{kind} {format_estimate(metric)}" for kind, metric in row.by_kind.items())
+        lines += _wrap(f"false accepts by kind: {kinds}", "      ", "        ", width) if kinds else []
+    return lines
 
 
 def errata_lines(run: RunSummary, label: str, width: int = WIDTH) -> list[str]:

@@ -398,6 +398,28 @@ class JudgeSensitivity(Value, frozen=True):
     disagreements: tuple[Disagreement, ...] = ()
 
 
+class JudgeCalibration(Value, frozen=True):
+    """One judge's errors on answers made from the gold (--memeval-judge-audit): the share
+    of wrong answers it accepted and of correct paraphrases it rejected, each with its
+    Wilson interval, and the false-accept rate of each kind of wrong answer."""
+
+    judge: str
+    false_accept: Metric
+    false_reject: Metric
+    by_kind: Mapping[str, Metric] = {}
+
+
+class JudgeAudit(Value, frozen=True):
+    """A suite's judges on `n_items` of its items, each asked made-up answers (`probes` in
+    all; `unjudged` of them got no readable verdict and count in no rate)."""
+
+    suite: str
+    n_items: int
+    probes: int
+    judges: tuple[JudgeCalibration, ...] = ()
+    unjudged: int = 0
+
+
 class ErratumChange(Value, frozen=True):
     """One record an erratum changed (--memeval-errata): excluded from the corrected metrics,
     or judged again against its corrected gold (`correct` as published, and corrected)."""
@@ -584,6 +606,8 @@ class Report(Value, frozen=True):
     usage: Mapping[RunKey, RunUsage] = {}
     #: set when the session ended before every selected item had a score
     incomplete: Incomplete | None = None
+    #: --memeval-judge-audit: each LLM-judged suite's judges on answers made from the gold
+    judge_audits: tuple[JudgeAudit, ...] = ()
 
     def suites(self) -> list[str]:
         """Suite names in the order their first run or comparison appears."""
@@ -729,6 +753,7 @@ class ReportDocument(Value, frozen=True):
     protocol_notes: tuple[str, ...] = ()
     usage: tuple[UsageDocument, ...] = ()
     incomplete: Incomplete | None = None
+    judge_audits: tuple[JudgeAudit, ...] = ()
     records: tuple[Record, ...] = ()
 
     def __post_init__(self) -> None:
@@ -753,6 +778,7 @@ class ReportDocument(Value, frozen=True):
             report.protocol_notes,
             usage,
             report.incomplete,
+            report.judge_audits,
             report.records,
         )
 
@@ -773,6 +799,7 @@ class ReportDocument(Value, frozen=True):
             protocol_notes=self.protocol_notes,
             usage={entry.key: entry.usage() for entry in self.usage},
             incomplete=self.incomplete,
+            judge_audits=self.judge_audits,
         )
 
 
