@@ -37,7 +37,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (
         ["--memsystem=context", "--memeval-oracle", "--memeval-suite=locomo,bayes"],
         "--memeval-oracle: suite 'bayes' declares no gold evidence to store; select suites that do with "
-        "--memeval-suite (locomo",
+        "--memeval-suite (*locomo*)",
     ),
     # memory systems
     (["--memsystem=nosuch"], "--memsystem: unknown memory system 'nosuch'"),

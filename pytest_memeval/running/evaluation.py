@@ -17,7 +17,7 @@ from ..llm.repetition import repeat_scope
 from ..llm.tally import tallying
 from ..protocols import Judge, MemorySystem, ResponseModel
 from ..results.records import Record, RecordedMemory, RunKey
-from ..types import Item, Memory
+from ..types import Context, Item, Memory
 from .adapter_guard import AdapterGuard, describe
 from .oracle import oracle_context, oracle_namespace
 from .prefetch import Fill, Prefetcher, Stage
@@ -132,7 +132,12 @@ def evaluate_oracle(parts: Components, item: Item, key: RunKey, repeat: int = 0)
     suite, filler = parts.suite, parts.filler
     memory = filler.bind(oracle_namespace(suite.name, item))
     label = f"{suite.name} {item.context_id} (oracle)"
-    filler.ensure(memory, lambda: oracle_context(suite.context(item.context_id), item.evidence), label)
+
+    def evidence_sessions() -> Context:
+        return oracle_context(suite.context(item.context_id), item.evidence)
+
+    # the namespaces filled ahead for the system's own stages stay filled (their items are to come)
+    filler.ensure(memory, evidence_sessions, label, parts.prefetcher.kept())
     with repeat_scope(repeat):
         retrieval = retrieve(item, memory, key.k)
         outcome = run_item(key, parts.suite_ref, item, retrieval, memory, parts.responder, parts.judge)
