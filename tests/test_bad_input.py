@@ -98,7 +98,7 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (
         ["--memsystem=context", "--memeval-suite=memfail,knowme", "--memeval-judge=default"],
         "--memeval-judge: default: suite 'memfail' names no judge model (name one: openai:MODEL) "
-        "(it applies to locomo, longmemeval, halumem: select one with --memeval-suite)",
+        "(it applies to locomo, longmemeval, halumem, beam: select one with --memeval-suite)",
     ),
     (
         ["--memsystem=context", "--memeval-suite=locomo", "--memeval-judge=openai:gpt-4o-mini,default"],

@@ -133,6 +133,9 @@ def test_every_prompt_that_asks_for_json_declares_its_schema():
     }
     # PersonaMem's reply is read after its <final_answer> tag, as Evaluation.extract_answer reads it
     free_text |= {"personamem_answer"}
+    # BEAM's judge is sent as compute_metrics.py sends it, with no response format, and its
+    # reply read as parse_json_response reads it; its alignment is read by "yes", its answer is text
+    free_text |= {"beam_answer", "beam_judge", "beam_equivalence"}
     log_prob_readout = {"bayes_mcq"}
     assert with_schema == set(available_templates()) - free_text - log_prob_readout
     # memfail: one schema per question type in both variants, the Long-Hop letters filled per item
