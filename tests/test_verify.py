@@ -189,3 +189,15 @@ def test_verify_usage_errors_exit_4(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert status == 4 and err == [
         f"memeval verify: --memeval-public-key: {tmp_path / 'key.pub'} is not a public key in PEM or OpenSSH form"
     ]
+
+
+def test_bundle_refuses_a_report_without_its_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "old.json"
+    report.write_text(json.dumps({**REPORT, "settings": {"k": [3]}}))
+    status = main(["bundle", str(report), f"--memeval-bundle={tmp_path / 'run.bundle'}"])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 1 and out == [
+        "memeval bundle: the report does not keep the arguments of its run (written before they were kept): "
+        "run it again with --memeval-bundle"
+    ]
+    assert not (tmp_path / "run.bundle").exists()
