@@ -134,8 +134,10 @@ def test_retries_stop_when_the_time_budget_is_spent():
     with LLMServer(Reply.error(429, retry_after=0.2)) as server:
         error, elapsed = failure_of(settings_for(server, max_attempts=1000, retry_budget_s=1.0))
         attempts = server.count
-    assert 4 <= attempts <= 6
-    assert elapsed < 1.3
+    # retried (about five times at 0.2 s apart, fewer on a loaded machine), then stopped: a
+    # budget ignored would retry 1,000 times for 200 s; the margins are for load, not precision
+    assert 2 <= attempts <= 6
+    assert elapsed < 3.0
     assert "retry budget" in str(error)
 
 
