@@ -84,9 +84,11 @@ lock-memos: $(UV)
 	printf '%s\n' $(foreach r,$(MEMOS_REQUIREMENTS),"$(r)") | $(UV) pip compile - --python-version 3.11 \
 		--custom-compile-command "make lock-memos" -o constraints-memos.txt
 
-# The plugin's own tests, after the linters and the documentation site. loadgroup keeps the
-# live models' tests on one worker (one llama.cpp server) and hands the other tests out one at
-# a time, slow ones first (tests/conftest.py), so that both workers finish together.
+# The plugin's own tests, after the linters and the documentation site. loadgroup hands tests
+# out one at a time, slow ones first (tests/conftest.py), so that both workers finish together
+# (xdist's default, load, gives each worker half of the first quarter of the tests at the start:
+# every slow test, whatever their lengths). With the locked pytest 9.2 and xdist 3.8 the
+# xdist_group marks reach no node id (a group's tests ran on both workers): they group nothing.
 TEST_WORKERS = -n 2 --dist loadgroup
 test: setup letta-venv memos-venv lint docs
 	$(BIN)/pytest $(TEST_WORKERS)

@@ -42,9 +42,9 @@ def child_runs_without_unused_plugins() -> Iterator[None]:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """On an xdist worker, the slow tests (pytest runs, servers, real models: seconds to
     minutes each) first, then the millisecond ones, each tier in collection order: `make
-    test`'s `--dist loadgroup` hands tests out in this order (the live models' group, the
-    largest, first of all), so that the two workers end together on fast tests instead of
-    one running a long test alone at the end. Both workers sort alike, as xdist requires."""
+    test`'s `--dist loadgroup` hands tests out one at a time in this order, so that the two
+    workers end together on fast tests instead of one running a long test alone at the end.
+    Both workers sort alike, as xdist requires."""
     if os.environ.get("PYTEST_XDIST_WORKER") is not None:
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
@@ -122,8 +122,9 @@ def toy_pytester(suite_pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatc
 def local_models():
     """One real llama.cpp server for the session's live tests, serving smollm2-135m (chat) and
     gemma3-270m (base); skipped with the reason when the [llm-local] extra is not installed.
-    Live tests carry `@pytest.mark.live_model` and `xdist_group("live_model")`, so under
-    `-n 2` they share this one server on one worker."""
+    Live tests carry `@pytest.mark.live_model` and `xdist_group("live_model")`, meant to keep
+    them on one worker; with the locked pytest (9.2) and xdist (3.8) the mark reaches no node id
+    (a group's tests ran on both workers), so each worker that runs one starts its own server."""
     import importlib.util
 
     if importlib.util.find_spec("llama_cpp") is None:
