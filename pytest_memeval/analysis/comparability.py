@@ -28,6 +28,7 @@ from ..config.judge_specs import JudgeSpec, panel_members, parse_judge
 from ..config.settings import Settings
 from ..errors import ConfigError
 from ..framework.suite import Suite
+from ..memory.tokens import TOKENIZER
 from ..results.baseline import Baseline
 from ..results.fingerprint import Fingerprint, SuiteProtocol, public_settings
 from ..running.registry import Resolved
@@ -58,6 +59,7 @@ def run_fingerprint(
         ks=tuple(sorted(settings.ks)),  # every item runs at each depth: the order means nothing
         systems=systems,
         embedder=settings.embedder,
+        token_budget={} if settings.token_budget is None else {"tokens": settings.token_budget, "tokenizer": TOKENIZER},
     )
     for suite in suites:
         fingerprint = fingerprint.with_suite(suite_protocol(suite, settings))

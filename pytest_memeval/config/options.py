@@ -97,6 +97,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         local_n_ctx=local_n_ctx,
         repeats=_repeats(opt("memeval_repeat"), bool(opt("memeval_snapshot"))),
         oracle=bool(opt("memeval_oracle")),
+        token_budget=_token_budget(opt("memeval_token_budget")),
         record_memories=integer("--memeval-record-memories", opt("memeval_record_memories"), 0),
         gate_subset=choice("--memeval-gate-subset", opt("memeval_gate_subset"), GATE_SUBSET),
         progress_s=_seconds_or_off("--memeval-progress", opt("memeval_progress")),
@@ -154,6 +155,10 @@ def _max_cost(raw: str | None, prices: dict[str, Price], models: tuple[str, ...]
     if unpriced:
         raise ConfigError(f"--memeval-max-cost: --memeval-prices has no price for model {unpriced[0]!r}")
     return positive_float("--memeval-max-cost", raw)
+
+
+def _token_budget(raw: str | None) -> int | None:
+    return None if raw is None else integer("--memeval-token-budget", raw, 1)
 
 
 def _resume(resume: bool, report: str | None) -> bool:

@@ -119,6 +119,8 @@ class Settings:
     call_log: Path | None = None
     #: --memeval-judge-audit N: each LLM-judged suite's judges on answers made from N items' golds
     judge_audit: int = 0
+    #: --memeval-token-budget: the responder sees the retrieved memories cut to this many tokens
+    token_budget: int | None = None
 
     def with_args(self, args: tuple[str, ...]) -> Settings:
         """These settings of a run started with `args` (pytest's arguments as given)."""

@@ -9,10 +9,25 @@ from collections import OrderedDict
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
+#: the name of `count_tokens`'s tokenizer, as a fingerprint's --memeval-token-budget names it
+#: (bump the version if `_TOKEN` ever changes: a budget then means another amount of text)
+TOKENIZER = "memeval-words/1"
+
 
 def count_tokens(text: str) -> int:
     """Words and punctuation marks; within ~20% of GPT-style token counts on English prose."""
     return len(_TOKEN.findall(text))
+
+
+def cut_to_tokens(text: str, tokens: int) -> str:
+    """The first `tokens` tokens of `text`, cut right after the last one kept, so that
+    `count_tokens` of the cut text is exactly `tokens` (or the whole text's, when shorter)."""
+    if tokens <= 0:
+        return ""
+    for index, match in enumerate(_TOKEN.finditer(text)):
+        if index == tokens - 1:
+            return text[: match.end()]
+    return text
 
 
 class TokenCounter:

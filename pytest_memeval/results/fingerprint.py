@@ -6,7 +6,8 @@ A `Fingerprint` has two parts:
   read (or, for generated data, the generator's size, split and seeds), its settings
   (--memeval-suite-option), the judges that grade it (model@prompt) and the sha256 of every
   prompt template its LLM path may use; then the answer model, the LLM output parameters
-  (temperature, max_tokens, ...) and the retrieval depths k;
+  (temperature, max_tokens, ...), the retrieval depths k and, with --memeval-token-budget,
+  the budget and the tokenizer that counts it (absent without one);
 - the **systems**: each memory system's import target and its --memeval-adapter-config
   settings (secrets excluded), and the embedder of the built-in stores.
 
@@ -118,6 +119,8 @@ class Fingerprint:
     #: per memory system: its import target and settings, secrets excluded
     systems: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     embedder: str = ""
+    #: --memeval-token-budget: {"tokens": N, "tokenizer": NAME}; empty without a budget
+    token_budget: Mapping[str, Any] = field(default_factory=dict)
 
     def suite(self, name: str) -> SuiteProtocol | None:
         return next((s for s in self.suites if s.suite == name), None)
@@ -128,12 +131,14 @@ class Fingerprint:
         return replace(self, suites=tuple(sorted([*others, protocol], key=lambda s: s.suite)))
 
     def protocol_json(self) -> dict[str, Any]:
-        return {
+        protocol = {
             "suites": {s.suite: s.to_json() for s in sorted(self.suites, key=lambda s: s.suite)},
             "responder": self.responder,
             "llm": dict(sorted(self.llm.items())),
             "k": list(self.ks),
         }
+        # absent without a budget: a run without one keeps the digest it always had
+        return protocol | ({"token_budget": dict(sorted(self.token_budget.items()))} if self.token_budget else {})
 
     def systems_json(self) -> dict[str, Any]:
         return {"memsystems": {name: dict(v) for name, v in sorted(self.systems.items())}, "embedder": self.embedder}
@@ -164,6 +169,7 @@ class Fingerprint:
             ks=tuple(protocol.k),
             systems=systems.memsystems,
             embedder=systems.embedder,
+            token_budget=protocol.token_budget or {},
         )
         # the digest of the protocol as written (a format-1 protocol is read into today's form)
         if written.digest not in (None, _digest(data["protocol"])):
@@ -287,6 +293,7 @@ class ProtocolJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     k: list[int] = []
     #: format 1: the run's judges, for every suite
     judges: list[str] = []
+    token_budget: dict[str, Any] | None = None
 
 
 class SystemsJSON(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -65,6 +65,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "retrieval from reading",
     )
     group.addoption(
+        "--memeval-token-budget",
+        metavar="N",
+        help="hand the responder the retrieved memories cut to N tokens (the plugin's word-and-punctuation "
+        "tokenizer, memeval-words/1), best first, the last one that fits cut at a token boundary: systems "
+        "compared at equal context (default: no budget)",
+    )
+    group.addoption(
         "--memeval-repeat",
         default="1",
         metavar="N",

@@ -30,6 +30,7 @@ from .adapter_guard import AdapterGuard, describe
 from .adapter_values import checked_memories, checked_stats
 from .progress_tracking import ProgressTracker
 from .retrieval_scoring import score_retrieval
+from .token_budget import within_budget
 
 if TYPE_CHECKING:
     from .snapshots import VerdictSnapshot
@@ -76,6 +77,7 @@ class BoundMemory:
     With a `meter` (the system's LLM goes through the run's gateway) every ingest is a
     metering scope: the system's LLM calls meanwhile count for this namespace, and a replay
     miss among them fails the ingest with the gateway's line, whatever the system made of it.
+    With a `token_budget` (--memeval-token-budget) what `retrieve` returns is cut to it.
     """
 
     def __init__(
@@ -86,8 +88,10 @@ class BoundMemory:
         meter: Meter | None = None,
         checked: dict[str, _Checked] | None = None,
         stored_ms: dict[str, float] | None = None,
+        token_budget: int | None = None,
     ) -> None:
         self.guard, self.system, self.namespace, self.meter = guard, system, namespace, meter
+        self.token_budget = token_budget
         #: per namespace, the last retrieval checked (shared by the bindings of one filler)
         self._checked = {} if checked is None else checked
         #: per namespace, the milliseconds its sessions took to store since its reset (shared too)
@@ -160,7 +164,10 @@ class BoundMemory:
         else:
             memories = checked_memories(self.system_name, returned, limit)
             # counted once per process: the `context` store counted these texts at ingest
-            tokens = sum(process_counter(memory.text) for memory in memories)
+            if self.token_budget is None:
+                tokens = sum(process_counter(memory.text) for memory in memories)
+            else:
+                memories, tokens = within_budget(memories, self.token_budget, process_counter)
             self._checked[self.namespace] = _Checked(tuple(returned), limit, Retrieval(memories, 0.0, 0, tokens))
         self.retrieve_seconds += seconds
         self.retrievals += 1
@@ -207,9 +214,13 @@ class ContextFiller:
     checked: dict[str, _Checked] = field(default_factory=dict)
     #: per namespace, the milliseconds its sessions took to store (`BoundMemory.fill_cost`)
     stored_ms: dict[str, float] = field(default_factory=dict)
+    #: --memeval-token-budget: the tokens of retrieved memories the responder may see
+    token_budget: int | None = None
 
     def bind(self, namespace: str) -> BoundMemory:
-        return BoundMemory(self.guard, self.system, namespace, self.meter, self.checked, self.stored_ms)
+        return BoundMemory(
+            self.guard, self.system, namespace, self.meter, self.checked, self.stored_ms, self.token_budget
+        )
 
     def ensure(
         self, memory: BoundMemory, build_context: Callable[[], Context], label: str = "", keep: Set[str] = frozenset()

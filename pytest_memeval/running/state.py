@@ -198,7 +198,11 @@ class RunState:
             system = guard.construct(lambda: build_memsystem(resolved, settings, resources))
             self._systems[system_name] = system
             self._fillers[system_name] = ContextFiller(
-                guard, system, progress=self.progress, meter=self.meter(system_name)
+                guard,
+                system,
+                progress=self.progress,
+                meter=self.meter(system_name),
+                token_budget=self.settings.token_budget,
             )
         return self._fillers[system_name]
 
