@@ -17,7 +17,8 @@ from pytest_memeval.analysis.usage_totals import run_usage
 from pytest_memeval.config.prices import Price, load_prices
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.memory.tokens import count_tokens
-from pytest_memeval.results.records import Report
+from pytest_memeval.rendering.usage_table import usage_rows
+from pytest_memeval.results.records import Report, RunSummary
 from pytest_memeval.results.schema import SchemaError
 from pytest_memeval.results.usage import FillCost, Latency, Tokens
 from pytest_memeval.running.record_collector import record_from_wire, record_to_wire
@@ -58,7 +59,7 @@ def test_a_run_sums_its_records_tokens_and_prices_them() -> None:
     usage = run_usage(records, load_prices_text(PRICES))
     assert usage is not None
     assert usage.context_tokens == 200  # the median over the records that retrieved (not the error)
-    assert usage.latency["retrieve"] == Latency(20.0, pytest.approx(29.0), 3)  # type: ignore[arg-type]
+    assert usage.latency["retrieve"] == Latency(20.0, pytest.approx(29.0), 3, pytest.approx(29.8))  # type: ignore[arg-type]
     assert usage.latency["ingest"].n == 2 and usage.latency["judge"].p50 == 3.0
     assert usage.llm["answer"]["answerer"] == Tokens(2, 1500, 15, 1, 500, 5)
     assert usage.llm["judge"] == {"gpt-4o-mini": Tokens(1, 200, 20), "other": Tokens(1, 1, 1)}
@@ -95,6 +96,20 @@ def test_usage_survives_the_wire_and_the_report() -> None:
     assert usage is not None
     report = Report({}, (), (record,), usage={record.key: usage})
     assert Report.from_json(json.loads(json.dumps(report.to_json()))) == report
+
+
+def test_each_phase_shows_p50_p95_p99_and_its_count_and_an_older_report_says_its_p99_is_not_there() -> None:
+    records = [_record(f"i{n}", retrieve_ms=float(n)) for n in range(1, 101)]
+    usage = run_usage(records, {})
+    assert usage is not None
+    assert usage.latency["retrieve"] == Latency(50.5, pytest.approx(95.05), 100, pytest.approx(99.01))  # type: ignore[arg-type]
+    report = Report({}, (), tuple(records), usage={records[0].key: usage})
+    run = RunSummary(records[0].key, 100, 100, 0, 0)
+    assert dict(usage_rows(report, [run]))["retrieve ms p50/95/99 (n)"] == ["50.5 / 95.0 / 99.0 (100)"]
+    older = report.to_json()
+    del older["usage"][0]["latency"]["retrieve"]["p99"]
+    read = Report.from_json(older)
+    assert dict(usage_rows(read, [run]))["retrieve ms p50/95/99 (n)"] == ["50.5 / 95.0 / n/a (100)"]
 
 
 @pytest.mark.parametrize(
@@ -208,7 +223,7 @@ def test_tokens_cost_and_an_estimate_within_20_percent_on_a_scripted_run(suite_p
         expected_cost + (measured["judge"][1] * 0.5 + measured["judge"][2] * 1.5) / 1e6
     )
     output = result.stdout.str()
-    assert "tokens, latency and cost" in output and "retrieve ms p50/p95" in output
+    assert "tokens, latency and cost" in output and "retrieve ms p50/95/99 (n)" in output
     assert "answer cost" in output and "context tokens (median)" in output
     assert "tokens, latency and cost" in (pytester.path / "run.html").read_text()
 

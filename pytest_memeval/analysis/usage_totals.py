@@ -38,5 +38,5 @@ def run_usage(records: Sequence[Record], prices: Prices) -> RunUsage | None:
 
 
 def _latency(values: Sequence[float]) -> Latency:
-    p50, p95 = np.percentile(values, [50, 95])
-    return Latency(float(p50), float(p95), len(values))
+    p50, p95, p99 = np.percentile(values, [50, 95, 99])
+    return Latency(float(p50), float(p95), len(values), float(p99))

@@ -10,10 +10,10 @@ from ..results.usage import Latency, RunUsage, Tokens
 
 UsageRow = tuple[str, list[str]]
 LATENCY_LABELS = {
-    "retrieve": "retrieve ms p50/p95",
-    "ingest": "ingest ms/session p50/p95",
-    "answer": "answer ms p50/p95",
-    "judge": "judge ms p50/p95",
+    "retrieve": "retrieve ms p50/95/99 (n)",
+    "ingest": "ingest ms p50/95/99 (n)",  # per session stored: n counts sessions
+    "answer": "answer ms p50/95/99 (n)",
+    "judge": "judge ms p50/95/99 (n)",
 }
 
 
@@ -49,7 +49,10 @@ def _phase_cell(phase: str, cell: Callable[[RunUsage, str], str]) -> Callable[[R
 
 
 def _latency(latency: Latency | None) -> str:
-    return "" if latency is None else f"{latency.p50:.1f} / {latency.p95:.1f}"
+    if latency is None:
+        return ""
+    p99 = "n/a" if latency.p99 is None else f"{latency.p99:.1f}"
+    return f"{latency.p50:.1f} / {latency.p95:.1f} / {p99} ({latency.n})"
 
 
 def _tokens(models: Mapping[str, Tokens] | None) -> str:

@@ -2,7 +2,7 @@
 
     Tokens     the LLM calls of one model in one phase: calls and tokens, with the part
                of them answered from the LLM cache (which cost nothing this time)
-    RunUsage   a run's: median context tokens, latency percentiles per phase, tokens per
+    RunUsage   a run's: median context tokens, latency p50/p95/p99 per phase, tokens per
                phase and model, cost from the user's price table
 
 A record carries `llm_tokens` (phase -> model -> Tokens, phases "ingest", "answer",
@@ -91,11 +91,13 @@ class FillCost(Value, frozen=True):
 
 
 class Latency(Value, frozen=True):
-    """Milliseconds of one phase over a run's records: median, 95th percentile, how many."""
+    """Milliseconds of one phase over a run's records (its repeats pooled): median, 95th
+    and 99th percentiles, how many timings (None in a report written before p99 was kept)."""
 
     p50: Number
     p95: Number
     n: int
+    p99: Number | None = None
 
 
 class RunUsage(Value, frozen=True):
