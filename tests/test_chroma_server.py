@@ -71,7 +71,7 @@ def test_the_kit_passes_against_the_server_from_two_workers(
         kit, "--memsystem=chroma", f"--memeval-adapter-config={config}", "--memeval-embedder=hashing", "-n", "2"
     )
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=25, skipped=1)
+    result.assert_outcomes(passed=26, skipped=1)
     assert "2 workers" in result.stdout.str()
     assert collections_on(server, prefix) == [], "the kit left collections behind on the server"
 
@@ -132,7 +132,7 @@ def test_a_socket_worker_and_a_local_worker_share_the_server(
         "popen",
     )
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=25, skipped=1)
+    result.assert_outcomes(passed=26, skipped=1)
     assert collections_on(server, prefix) == []
 
 
