@@ -30,8 +30,10 @@ from .config import arguments
 from .config.report_files import report_paths
 from .config.settings import Settings
 from .errors import MemevalError
+from .framework.suite import Suite
 from .llm.local_session import attach_local_model
 from .llm.run_slots import remove_run_slots
+from .protocols import Closes, Judge
 from .rendering.failures import WrongAnswerSummary
 from .rendering.progress_line import ProgressDisplay
 from .rendering.session_output import write_files, write_terminal
@@ -528,10 +530,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             _selection(config),
             end,
         )
-        if state.settings.errata is not None:
-            report = with_errata(report, state.settings.errata, state.suite, state.judge)
-        if state.settings.judge_audit:
-            report = with_judge_audit(report, state.settings.judge_audit, state.suite, state.judge, state.judge_name)
+        report = _judged_again(report, state)
         write_files(report, state.suite)
         if state.settings.bundle is not None and CALL_LOG_KEY in config.stash:
             written = report.report.to_json()
@@ -563,6 +562,30 @@ class ClosingLines:
             for line in report.closing_lines():
                 write_line(terminal, line, red=session.exitstatus != pytest.ExitCode.OK)
         return result
+
+
+def _judged_again(report: SessionReport, state: RunState) -> SessionReport:
+    """The report with --memeval-errata's corrected metrics and --memeval-judge-audit's
+    calibration, graded by judges built anew (the run's own are closed by now)."""
+    if state.settings.errata is None and not state.settings.judge_audit:
+        return report
+    judges: dict[str, Judge] = {}
+
+    def judge_of(suite: Suite) -> Judge:
+        if suite.name not in judges:
+            judges[suite.name] = state.fresh_judge(suite)
+        return judges[suite.name]
+
+    try:
+        if state.settings.errata is not None:
+            report = with_errata(report, state.settings.errata, state.suite, judge_of)
+        if state.settings.judge_audit:
+            report = with_judge_audit(report, state.settings.judge_audit, state.suite, judge_of, state.judge_name)
+    finally:
+        for judge in judges.values():
+            if isinstance(judge, Closes):
+                judge.close()
+    return report
 
 
 def _stopped(session: pytest.Session, campaign: Campaign) -> str:

@@ -277,6 +277,12 @@ class RunState:
             self._judges[suite.name] = self._build_judge(suite)
         return self._judges[suite.name]
 
+    def fresh_judge(self, suite: Suite) -> Judge:
+        """The suite's judge built anew, for the controller's work after the items ran
+        (--memeval-errata, --memeval-judge-audit): the run's own judges are closed with its
+        fixtures before the session finishes. The caller closes it."""
+        return self._build_judge(suite)
+
     def _build_judge(self, suite: Suite) -> Judge:
         if self.settings.judges and self.settings.llm is not None:
             from ..llm import PanelFactory
