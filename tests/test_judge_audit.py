@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from test_errata import locomo_run  # noqa: F401  (the module's run of locomo's sample)
 from test_locomo_suite import _suite as locomo_suite
 
@@ -120,3 +121,34 @@ def test_a_deterministic_judge_is_not_audited(locomo_run: tuple[Any, SessionRepo
         lambda _: "deterministic",
     )
     assert plain.report.judge_audits == ()
+
+
+@pytest.mark.slow
+def test_a_run_with_an_llm_judge_prints_and_writes_its_audit(suite_pytester: pytest.Pytester) -> None:
+    """Through the plugin: the audit is graded on the controller after the run's own judges
+    are closed, and lands in the terminal, the JSON report and the page."""
+    from llm_server import LLMServer
+    from test_judge_sensitivity import two_minded_judge
+    from test_locomo_suite import _report as locomo_report
+
+    html = suite_pytester.path / "report.html"
+    with LLMServer(two_minded_judge) as server:
+        result, report = locomo_report(
+            suite_pytester,
+            "audit",
+            "--memsystem=context",
+            "-k",
+            "sample-2024-0-q000 or sample-2024-0-q001",
+            "--memeval-judge=openai:gpt-4o-mini@mem0-j",
+            "--memeval-judge-audit=2",
+            f"--memeval-base-url={server.base_url}",
+            f"--memeval-html={html}",
+        )
+    (audit,) = report["judge_audits"]
+    assert audit["suite"] == "locomo" and audit["n_items"] == 2 and audit["unjudged"] == 0
+    (row,) = audit["judges"]
+    assert (
+        row["judge"] == "gpt-4o-mini@mem0-j" and row["false_accept"]["n"] + row["false_reject"]["n"] == audit["probes"]
+    )
+    assert "judge audit (locomo): " in result.stdout.str()
+    assert "<h3>Judge audit</h3>" in html.read_text(encoding="utf-8")
