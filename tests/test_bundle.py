@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import (
@@ -21,6 +22,7 @@ from harness import make_record
 from pytest_memeval.campaigns.bundle import Bundle, BundleError, canonical, read_bundle, write_bundle
 from pytest_memeval.config.signing_keys import read_private_key, read_public_key
 from pytest_memeval.errors import ConfigError
+from pytest_memeval.results.fingerprint import Fingerprint
 from pytest_memeval.results.records import Report
 
 CALL = ("k1", "smollm2", "memsystem 'mem0' chat/completions", '{"body": {}}', '{"choices": [{"text": "Paris"}]}')
@@ -38,6 +40,12 @@ def edited(path: Path, change: Any) -> Path:
     change(data)
     path.write_bytes(json.dumps(data).encode())
     return path
+
+
+def edit_report(data: dict[str, Any], change: Any) -> None:
+    report = json.loads(data["parts"]["report"])
+    change(report)
+    data["parts"]["report"] = json.dumps(report)
 
 
 def one_line_error(path: Path, **kwargs: Any) -> str:
@@ -59,11 +67,23 @@ def test_a_bundle_is_canonical_json_that_reads_back_as_written(tmp_path: Path) -
     assert back.report_value().records[0].id == "q1"
 
 
+def test_a_report_with_float_settings_reads_back_with_its_fingerprint(tmp_path: Path) -> None:
+    # canonical JSON writes 0.0 as 0: inside it, the report keeps its own text, and so the
+    # digest its fingerprint holds of the protocol as written (a judge's temperature 0.0)
+    report = make_bundle().report_value()
+    fingerprint = Fingerprint(responder="openai:m", llm={"temperature": 0.0, "max_tokens": 64})
+    bundle = Bundle(msgspec.structs.replace(report, fingerprint=fingerprint).to_json(), make_bundle().run)
+    path = tmp_path / "run.bundle.json"
+    write_bundle(path, bundle)
+    back = read_bundle(path).report_value()
+    assert back.fingerprint is not None and back.fingerprint.protocol_digest() == fingerprint.protocol_digest()
+
+
 @pytest.mark.parametrize(
     "part, change",
     [
-        ("report", lambda d: d["parts"]["report"]["records"][0].update(score=1.0)),  # an edited metric
-        ("report", lambda d: d["parts"]["report"]["records"][0].update(answer="Rome")),  # an edited record
+        ("report", lambda d: edit_report(d, lambda r: r["records"][0].update(score=1.0))),  # an edited metric
+        ("report", lambda d: edit_report(d, lambda r: r["records"][0].update(answer="Rome"))),  # an edited record
         ("calls", lambda d: d["parts"]["calls"][0].__setitem__(4, '{"choices": [{"text": "Rome"}]}')),
         ("embeddings", lambda d: d["parts"]["embeddings"][0].__setitem__(2, "AAAA")),
         ("run", lambda d: d["parts"]["run"]["args"].append("-k q2")),

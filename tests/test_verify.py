@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from pytest_memeval.__main__ import main
-from pytest_memeval.campaigns.bundle import Bundle, write_bundle
+from pytest_memeval.campaigns.bundle import Bundle, canonical, write_bundle
 from pytest_memeval.campaigns.run_bundle import adapter_settings_text
 from pytest_memeval.campaigns.verify import (
     INPUT_OPTIONS,
@@ -125,7 +125,7 @@ def test_adapter_settings_keep_their_types_through_the_bundle() -> None:
     bundle = Bundle(REPORT, {"adapter_settings": text})
     # canonical JSON writes 600.0 as 600; the settings' own text keeps the float
     assert (
-        json.loads(bundle.to_bytes())["parts"]["report"]["fingerprint"]["systems"]["memsystems"]["mem0"]["settings"][
+        json.loads(canonical(json.loads(json.loads(bundle.to_bytes())["parts"]["report"])))["fingerprint"]["systems"]["memsystems"]["mem0"]["settings"][
             "llm_timeout"
         ]
         == 600
@@ -175,7 +175,9 @@ def test_verify_refuses_a_changed_bundle_a_wrong_key_and_changed_data_before_any
     assert "signed with key" in out[0] and "the key given" in out[0]
 
     tampered = json.loads(path.read_bytes())
-    tampered["parts"]["report"]["runs"][0]["metrics"]["accuracy"]["value"] = 0.99
+    report = json.loads(tampered["parts"]["report"])
+    report["runs"][0]["metrics"]["accuracy"]["value"] = 0.99
+    tampered["parts"]["report"] = json.dumps(report)
     path.write_text(json.dumps(tampered))
     status, out, _ = verify_command(capsys, str(path))
     assert status == 1 and out == [out[0]] and out[0].startswith("memeval verify: the bundle's report was changed")

@@ -5,7 +5,9 @@ The file is one JSON object in RFC 8785 canonical form (the `rfc8785` library):
 
     {"format": "memeval-bundle/1",
      "parts": {
-        "report":     the run's JSON report (its settings, fingerprint, records, metrics)
+        "report":     the run's JSON report (its settings, fingerprint, records, metrics), as
+                      a string of JSON text: canonical JSON writes 0.0 as 0, and the
+                      fingerprint's digest is of the protocol as the report wrote it
         "run":        how to run it again: pytest's arguments, the Python and package
                       versions, the sha256 of the lock files beside the project
         "calls":      every LLM call cache row the run used (responder, judges and the memory
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -91,7 +94,7 @@ class Bundle:
 
     def parts(self) -> dict[str, Any]:
         return {
-            "report": self.report,
+            "report": json.dumps(self.report, sort_keys=True, ensure_ascii=False, allow_nan=False),
             "run": self.run,
             "calls": [list(row) for row in sorted(self.calls)],
             "embeddings": [
@@ -154,7 +157,7 @@ def read_bundle(path: Path, public_key: Ed25519PublicKey | None = None) -> Bundl
                 f"the manifest says {str(manifest.get(name))[:KEY_ID]}..."
             )
     bundle = Bundle(
-        _mapping(parts["report"], "report"),
+        _report(parts["report"]),
         _mapping(parts["run"], "run"),
         tuple(_call_row(row, i) for i, row in enumerate(_list(parts["calls"], "calls"))),
         tuple(_embedding_row(row, i) for i, row in enumerate(_list(parts["embeddings"], "embeddings"))),
@@ -238,6 +241,15 @@ def _embedding_row(value: Any, index: int) -> EmbeddingRow:
         return row[0], row[1], base64.b64decode(row[2], validate=True)
     except ValueError:
         raise BundleError(f"the bundle's embeddings[{index}] vector is not base64") from None
+
+
+def _report(value: Any) -> dict[str, Any]:
+    if not isinstance(value, str):
+        raise BundleError("the bundle's report is not the report's JSON text")
+    try:
+        return _mapping(json.loads(value), "report")
+    except ValueError:
+        raise BundleError("the bundle's report is not JSON") from None
 
 
 def _mapping(value: Any, where: str) -> dict[str, Any]:
