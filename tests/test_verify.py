@@ -125,9 +125,9 @@ def test_adapter_settings_keep_their_types_through_the_bundle() -> None:
     bundle = Bundle(REPORT, {"adapter_settings": text})
     # canonical JSON writes 600.0 as 600; the settings' own text keeps the float
     assert (
-        json.loads(canonical(json.loads(json.loads(bundle.to_bytes())["parts"]["report"])))["fingerprint"]["systems"]["memsystems"]["mem0"]["settings"][
-            "llm_timeout"
-        ]
+        json.loads(canonical(json.loads(json.loads(bundle.to_bytes())["parts"]["report"])))["fingerprint"]["systems"][
+            "memsystems"
+        ]["mem0"]["settings"]["llm_timeout"]
         == 600
     )
     toml = tomllib.loads(adapter_config_toml(json.loads(bundle.to_bytes())["parts"]["run"]["adapter_settings"]))
