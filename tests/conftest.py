@@ -91,9 +91,11 @@ def suite_pytester(
 ) -> pytest.Pytester:
     """A pytester project for pytest runs of the plugin: the tests' helper modules importable
     (also by xdist workers), one memeval cache per test session (item indexes and readers are
-    built once), a test API key and no endpoint from the environment."""
+    built once) but an LLM call cache per test (a scripted server's answers must not be
+    replayed to another test's), a test API key and no endpoint from the environment."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS_DIR), os.environ.get("PYTHONPATH", "")]))
     monkeypatch.setenv("MEMEVAL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "memeval-cache"))
+    monkeypatch.setenv("MEMEVAL_LLM_CACHE_FILE", str(pytester.path / "llm-calls.sqlite"))
     monkeypatch.setenv("OPENAI_API_KEY", TEST_API_KEY)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     pytester.syspathinsert(TESTS_DIR)

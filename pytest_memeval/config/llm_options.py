@@ -56,7 +56,7 @@ def _base_url(raw: str | None) -> str | None:
 def llm_settings(opt: Any, model: str, cache_dir: Path, local_n_ctx: int | None = None) -> LLMSettings:
     """`local_n_ctx`: a local model serves the run (its defaults: see the options' help)."""
     mode = choice("--memeval-llm-cache", opt("memeval_llm_cache"), CACHE_MODES)
-    raw_file = opt("memeval_llm_cache_file")
+    raw_file = opt("memeval_llm_cache_file") or os.environ.get("MEMEVAL_LLM_CACHE_FILE")
     cache_file = Path(raw_file).expanduser().resolve() if raw_file else cache_dir / "llm-calls.sqlite"
     if mode == "replay" and not cache_file.is_file():
         raise ConfigError(

@@ -43,7 +43,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--memeval-llm-cache-file",
         metavar="PATH",
-        help="the LLM call cache, one SQLite file a team can commit (default: <cache dir>/llm-calls.sqlite)",
+        help="the LLM call cache, one SQLite file a team can commit "
+        "(default: $MEMEVAL_LLM_CACHE_FILE or <cache dir>/llm-calls.sqlite)",
     )
     group.addoption(
         "--memeval-max-tokens", default="1024", metavar="N", help="LLM max tokens per answer (default: 1024)"
