@@ -8,20 +8,25 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
-from harness import make_record
+from harness import make_record, make_settings, suite_options
 from llm_server import LLMServer, Reply, Request
 from msgspec.structs import replace
+from toysuite import ToySuite
 
+from pytest_memeval.analysis.session_report import SessionReport
 from pytest_memeval.analysis.usage_totals import run_usage
 from pytest_memeval.config.prices import Price, load_prices
 from pytest_memeval.errors import ConfigError
+from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.tokens import count_tokens
 from pytest_memeval.rendering.usage_table import usage_rows
-from pytest_memeval.results.records import Report, RunSummary
+from pytest_memeval.results.records import Report, RunKey, RunSummary
 from pytest_memeval.results.schema import SchemaError
 from pytest_memeval.results.usage import FillCost, Latency, Tokens
-from pytest_memeval.running.record_collector import record_from_wire, record_to_wire
+from pytest_memeval.running.evaluation import Components, evaluate_wired
+from pytest_memeval.running.record_collector import group_by_run, record_from_wire, record_to_wire
 
 PRICES = '[answerer]\ninput = 1.0\noutput = 2.0\n\n["gpt-4o-mini"]\ninput = 0.5\noutput = 1.5\n'
 
@@ -110,6 +115,29 @@ def test_each_phase_shows_p50_p95_p99_and_its_count_and_an_older_report_says_its
     del older["usage"][0]["latency"]["retrieve"]["p99"]
     read = Report.from_json(older)
     assert dict(usage_rows(read, [run]))["retrieve ms p50/95/99 (n)"] == ["50.5 / 95.0 / n/a (100)"]
+
+
+def test_repeats_pool_their_timings_into_one_run_and_share_their_fill(tmp_path: Path) -> None:
+    """--memeval-repeat 3 on one context's 3 items: the records go over the wire and are grouped
+    as the controller does; each phase's percentiles are over every repeat's timings (3 x 3),
+    ingest over the one fill the repeats share (its session, once)."""
+    suite = ToySuite(suite_options(tmp_path))
+    parts = Components.offline(suite, ContextMemory(), "context", suite.reader())
+    key = RunKey("toy", "context", "reader", "deterministic", 10)
+    items, repeats = ("ada-colour", "ada-city", "ada-pet"), 3
+    wires = [
+        evaluate_wired(lambda: parts, "toy", item, key, repeat).wire for repeat in range(repeats) for item in items
+    ]
+    grouped = group_by_run(record_from_wire(wire) for wire in wires)
+    assert list(grouped) == [key]  # the repeats are one run
+    records = grouped[key]
+    usage = SessionReport.build(make_settings("context", suites=("toy",)), lambda ref: suite, grouped).report.usage[key]
+    for phase, field in (("retrieve", "retrieve_ms"), ("answer", "answer_ms"), ("judge", "judge_ms")):
+        timings = [getattr(r, field) for r in records]
+        assert usage.latency[phase].n == repeats * len(items) == len(timings)
+        pooled = np.percentile(timings, [50, 95, 99])
+        assert (usage.latency[phase].p50, usage.latency[phase].p95, usage.latency[phase].p99) == tuple(pooled)
+    assert usage.latency["ingest"].n == 1  # the context was filled once, by the first repeat's first item
 
 
 @pytest.mark.parametrize(
