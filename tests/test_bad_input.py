@@ -62,6 +62,14 @@ BAD_INPUT: list[tuple[list[str], str]] = [
     (["--memsystem=context", "--memeval-k=ten"], "--memeval-k: 'ten' is not an integer"),
     (["--memsystem=context", "--memeval-k=0"], "--memeval-k: must be at least 1, got 0"),
     (["--memsystem=context", "--memeval-token-budget=0"], "--memeval-token-budget: must be at least 1, got 0"),
+    (
+        ["--memsystem=context", "--memeval-searchable-deadline=5"],
+        "--memeval-searchable-deadline: bounds --memeval-searchable, which is not given",
+    ),
+    (
+        ["--memsystem=context", "--memeval-searchable", "--memeval-searchable-deadline=0"],
+        "--memeval-searchable-deadline: must be a positive finite number, got 0",
+    ),
     (["--memsystem=context", "--memeval-k=10,10"], "--memeval-k: 10 named twice"),
     (["--memsystem=context", "--memeval-seed=1,x"], "--memeval-seed: 'x' is not an integer"),
     (["--memsystem=context", "--memeval-seed=-3"], "--memeval-seed: '-3' is negative"),

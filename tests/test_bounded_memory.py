@@ -60,6 +60,7 @@ class _Judge:
 
 class _Memory:
     ingest_ms: tuple[float, ...] = ()
+    searchable_ms: tuple[float | None, ...] = ()
     keeps_sources = False
 
     def ingest_stats(self) -> None:

@@ -158,10 +158,14 @@ class SessionReport:
 
     @property
     def n_errors(self) -> int:
-        """Items that ended without a score (errors and invalid answers) plus failures not
-        tied to one item."""
+        """Items that ended without a score (errors and invalid answers), failures not tied
+        to one item, and sessions not searchable by the deadline (--memeval-searchable)."""
         runs = self.report.runs
-        return sum(r.n_errors + r.n_invalid for r in runs) + len(self.report.session_errors)
+        return sum(r.n_errors + r.n_invalid for r in runs) + len(self.report.session_errors) + self.not_searchable
+
+    @property
+    def not_searchable(self) -> int:
+        return sum(usage.not_searchable for usage in self.report.usage.values())
 
     def exit_status(self, pytest_status: int) -> int:
         """With gates, the gates decide (item failures are expected in a benchmark); errors
@@ -227,6 +231,12 @@ class SessionReport:
         session = len(self.report.session_errors)
         counted = [f"{items} items ended in an error or an invalid answer"] if items else []
         counted += [f"{session} session error{'s' if session != 1 else ''}"] if session else []
+        unsearchable = self.not_searchable
+        counted += (
+            [f"{unsearchable} session{'s' if unsearchable != 1 else ''} not searchable by the deadline"]
+            if unsearchable
+            else []
+        )
         return " and ".join(counted)
 
     def closing_lines(self) -> list[str]:
@@ -341,6 +351,7 @@ def settings_json(settings: Settings) -> dict[str, Any]:
         "gates": [gate.expression for gate in settings.gates],
         "max_errors": settings.max_errors,
         "adapter_timeout_s": settings.adapter_timeout_s,
+        "searchable_deadline_s": settings.searchable_deadline_s,
         "html": str(settings.html) if settings.html else None,
         "repeat": settings.repeats,
         "record_memories": settings.record_memories,

@@ -30,7 +30,7 @@ from .option_values import (
     writable_file,
 )
 from .prices import Price, load_prices
-from .settings import Settings, responder_model
+from .settings import DEFAULT_SEARCHABLE_DEADLINE, Settings, responder_model
 from .shard_syntax import Shard
 from .signing_keys import read_private_key
 
@@ -98,6 +98,7 @@ def read_settings(config: OptionSource, suite_names: tuple[str, ...]) -> Setting
         repeats=_repeats(opt("memeval_repeat"), bool(opt("memeval_snapshot"))),
         oracle=bool(opt("memeval_oracle")),
         token_budget=_token_budget(opt("memeval_token_budget")),
+        searchable_deadline_s=_searchable_deadline(bool(opt("memeval_searchable")), opt("memeval_searchable_deadline")),
         record_memories=integer("--memeval-record-memories", opt("memeval_record_memories"), 0),
         gate_subset=choice("--memeval-gate-subset", opt("memeval_gate_subset"), GATE_SUBSET),
         progress_s=_seconds_or_off("--memeval-progress", opt("memeval_progress")),
@@ -159,6 +160,14 @@ def _max_cost(raw: str | None, prices: dict[str, Price], models: tuple[str, ...]
 
 def _token_budget(raw: str | None) -> int | None:
     return None if raw is None else integer("--memeval-token-budget", raw, 1)
+
+
+def _searchable_deadline(probe: bool, raw: str | None) -> float | None:
+    if raw is not None and not probe:
+        raise ConfigError("--memeval-searchable-deadline: bounds --memeval-searchable, which is not given")
+    if not probe:
+        return None
+    return DEFAULT_SEARCHABLE_DEADLINE if raw is None else positive_float("--memeval-searchable-deadline", raw)
 
 
 def _resume(resume: bool, report: str | None) -> bool:

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 DEFAULT_ADAPTER_TIMEOUT = 600.0
 #: texts per forward pass of the minilm embedder (--memeval-embedding-batch)
 DEFAULT_EMBEDDING_BATCH = 64
+#: seconds the time-to-searchable probe waits for a session's fact (--memeval-searchable-deadline)
+DEFAULT_SEARCHABLE_DEADLINE = 60.0
 
 
 #: what names a memory system's oracle run (--memeval-oracle): "chroma+oracle"
@@ -121,6 +123,9 @@ class Settings:
     judge_audit: int = 0
     #: --memeval-token-budget: the responder sees the retrieved memories cut to this many tokens
     token_budget: int | None = None
+    #: --memeval-searchable: each session stored is probed for how long until its last message
+    #: is retrievable, up to this many seconds (--memeval-searchable-deadline); None: no probe
+    searchable_deadline_s: float | None = None
 
     def with_args(self, args: tuple[str, ...]) -> Settings:
         """These settings of a run started with `args` (pytest's arguments as given)."""

@@ -14,6 +14,7 @@ LATENCY_LABELS = {
     "ingest": "ingest ms p50/95/99 (n)",  # per session stored: n counts sessions
     "answer": "answer ms p50/95/99 (n)",
     "judge": "judge ms p50/95/99 (n)",
+    "searchable": "searchable ms p50/95/99",  # per session stored, from its ingest (--memeval-searchable)
 }
 
 
@@ -32,6 +33,7 @@ def usage_rows(report: Report, runs: Sequence[RunSummary]) -> list[UsageRow]:
     add("context tokens (median)", lambda u: "" if u.context_tokens is None else f"{u.context_tokens:.0f}")
     for phase, label in LATENCY_LABELS.items():
         add(label, _phase_cell(phase, lambda u, p: _latency(u.latency.get(p))))
+    add("not searchable by deadline", lambda u: str(u.not_searchable) if u.not_searchable else "")
     phases = list(dict.fromkeys(phase for u in usages if u is not None for phase in u.llm))
     for phase in phases:
         add(f"{phase} LLM tokens", _phase_cell(phase, lambda u, p: _tokens(u.llm.get(p))))

@@ -188,6 +188,9 @@ class Record(Value, frozen=True):
     llm_tokens: PhaseTokens = {}
     #: milliseconds of each session stored when this item filled its context (none when filled before)
     ingest_ms: tuple[float, ...] = ()
+    #: with --memeval-searchable, per session of that fill: milliseconds from its ingest until
+    #: its last message was retrievable; None where it was not within the deadline (an error)
+    searchable_ms: tuple[float | None, ...] = ()
     judge_ms: Number | None = None
     #: what filling the item's context cost the memory system's own LLM (metered by the
     #: gateway), on every record of the context; for reading, totals sum `llm_tokens` (usage.py)

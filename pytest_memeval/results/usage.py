@@ -7,9 +7,11 @@
 
 A record carries `llm_tokens` (phase -> model -> Tokens, phases "ingest", "answer",
 "judge") and the latency of its phases: `ingest_ms` (each session its fill stored),
-`retrieve_ms`, `answer_ms`, `judge_ms`; `retrieved_tokens` are the tokens of the memories
-handed to the answer model. Timings stay out of `RunSummary` (a run's summary is the same
-in every run of its records); the report holds each run's RunUsage beside it.
+`retrieve_ms`, `answer_ms`, `judge_ms`, and with --memeval-searchable `searchable_ms` (each
+session its fill stored, until its last message was retrievable; None: not by the
+deadline); `retrieved_tokens` are the tokens of the memories handed to the answer model.
+Timings stay out of `RunSummary` (a run's summary is the same in every run of its
+records); the report holds each run's RunUsage beside it.
 
 The ingest phase holds LLM calls made while the item's context was filled (a suite's
 storage conversation; a memory system's own LLM once the run's gateway meters it). Ingest
@@ -102,9 +104,9 @@ class Latency(Value, frozen=True):
 
 class RunUsage(Value, frozen=True):
     """What one run cost: the median tokens of the context handed to the answer model, the
-    latency of each phase ("ingest" per session), LLM tokens per phase and model, and with
-    a price table the cost per phase (None where a model has no price) and what the calls
-    that went to an endpoint this time cost (`spent`)."""
+    latency of each phase ("ingest" and "searchable" per session), LLM tokens per phase and
+    model, and with a price table the cost per phase (None where a model has no price) and
+    what the calls that went to an endpoint this time cost (`spent`)."""
 
     context_tokens: Number | None = None
     latency: Mapping[str, Latency] = {}
@@ -113,6 +115,9 @@ class RunUsage(Value, frozen=True):
     spent: Number | None = None
     #: models with tokens but no price
     unpriced: tuple[str, ...] = ()
+    #: sessions whose last message was not retrievable by the time-to-searchable deadline
+    #: (--memeval-searchable): each an error of the run
+    not_searchable: int = 0
 
     @property
     def total_cost(self) -> float | None:

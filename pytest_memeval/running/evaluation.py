@@ -116,7 +116,9 @@ def evaluate(parts: Components, item: Item, key: RunKey, repeat: int = 0) -> Out
     memory = filler.bind(namespace_for(suite.name, item.context_id))
     stage = Stage(parts.suite_ref, item.context_id, key.memsystem, key.k)
     prefetcher = parts.prefetcher
-    memory.ingest_ms.extend(prefetcher.arrived(stage))
+    filled_ahead = prefetcher.arrived(stage)
+    memory.ingest_ms.extend(filled_ahead.ingest_ms)
+    memory.searchable_ms.extend(filled_ahead.searchable_ms)
     filler.ensure(memory, lambda: suite.context(item.context_id), f"{suite.name} {item.context_id}", prefetcher.kept())
     prefetcher.start(stage, suite.item, memory, parts.responder)
     fill_ahead(parts, stage)
@@ -151,17 +153,23 @@ def fill_ahead(parts: Components, current: Stage) -> None:
         return
     for stage in parts.prefetcher.next_stages(current):
         ingest_ms: list[float] = []
+        searchable_ms: list[float | None] = []
         with tallying() as tally:
-            namespace = _fill_and_start(parts, parts.ahead, stage, ingest_ms)
-        parts.prefetcher.filled_ahead(stage, namespace, Fill(tally.tokens(), tuple(ingest_ms)))
+            namespace = _fill_and_start(parts, parts.ahead, stage, ingest_ms, searchable_ms)
+        parts.prefetcher.filled_ahead(stage, namespace, Fill(tally.tokens(), tuple(ingest_ms), tuple(searchable_ms)))
 
 
 def _fill_and_start(
-    parts: Components, components_of: Callable[[Stage], Components], stage: Stage, ingest_ms: list[float]
+    parts: Components,
+    components_of: Callable[[Stage], Components],
+    stage: Stage,
+    ingest_ms: list[float],
+    searchable_ms: list[float | None],
 ) -> str:
     """The namespace filled ahead for `stage` ('' when none was); each session's
-    milliseconds go to `ingest_ms`. A failure here is not the running item's: the stage's
-    own items fill it again and meet the failure themselves."""
+    milliseconds go to `ingest_ms`, its time to searchable to `searchable_ms`. A failure
+    here is not the running item's: the stage's own items fill it again and meet the
+    failure themselves."""
     namespace = ""
     try:
         ahead = components_of(stage)
@@ -169,7 +177,7 @@ def _fill_and_start(
         if suite.interactive or ahead.oracle:  # an oracle item's store is its own (evaluate_oracle)
             return ""
         memory = ahead.filler.bind(namespace_for(suite.name, stage.context_id))
-        memory.ingest_ms = ingest_ms
+        memory.ingest_ms, memory.searchable_ms = ingest_ms, searchable_ms
         label = f"{suite.name} {stage.context_id}"
         ahead.filler.ensure(memory, lambda: suite.context(stage.context_id), label, parts.prefetcher.kept())
         namespace = memory.namespace

@@ -72,6 +72,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "compared at equal context (default: no budget)",
     )
     group.addoption(
+        "--memeval-searchable",
+        action="store_true",
+        help="after each session is stored, time until its last message is retrievable (the adapter's "
+        "retrieve polled with the message as the query): time to searchable p50/p95 per system in the "
+        "reports; a message not found by the deadline is an error",
+    )
+    group.addoption(
+        "--memeval-searchable-deadline",
+        metavar="SECONDS",
+        help="how long --memeval-searchable waits for each session's message (default: 60)",
+    )
+    group.addoption(
         "--memeval-repeat",
         default="1",
         metavar="N",

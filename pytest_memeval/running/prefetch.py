@@ -93,7 +93,9 @@ class Fill:
     """What filling one stage ahead cost."""
 
     tokens: dict[str, dict[str, Tokens]]
-    ingest_ms: tuple[float, ...]
+    ingest_ms: tuple[float, ...] = ()
+    #: each session's time to searchable (--memeval-searchable; None: not within the deadline)
+    searchable_ms: tuple[float | None, ...] = ()
 
 
 #: the stages scheduled on this process after the given one, in run order
@@ -167,17 +169,17 @@ class Prefetcher:
     def take(self, system_name: str, k: int, item_id: str, repeat: int = 0) -> Retrieval | None:
         return self._retrievals.pop((system_name, k, item_id, repeat), None)
 
-    def arrived(self, stage: Stage) -> tuple[float, ...]:
+    def arrived(self, stage: Stage) -> Fill:
         """The stage's items are running: it is no longer ahead. The first pays its fill
-        (its tokens are counted here; its sessions' milliseconds are returned)."""
+        (its tokens are counted here; its sessions' timings are returned, to its record)."""
         self._ahead.pop(stage, None)
         fill = self._fills.pop(stage, None)
         if fill is None:
-            return ()
+            return Fill({})
         for phase, models in fill.tokens.items():
             for model, tokens in models.items():
                 count_tokens(phase, model, tokens)
-        return fill.ingest_ms
+        return fill
 
     def kept(self) -> frozenset[str]:
         """The namespaces filled ahead, which no fill may reset to make room."""
@@ -202,5 +204,5 @@ class Prefetcher:
             self._ahead[stage] = namespace
         else:
             self._ahead.pop(stage, None)
-        if fill.tokens or fill.ingest_ms:
+        if fill.tokens or fill.ingest_ms or fill.searchable_ms:
             self._fills[stage] = fill

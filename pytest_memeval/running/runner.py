@@ -21,7 +21,17 @@ from ..llm.caller import ReplayMissError
 from ..llm.metering import Meter
 from ..llm.tally import count_tokens
 from ..memory.tokens import process_counter
-from ..protocols import Judge, MemorySystem, ResponseModel, honours_k, keeps_sources, names_items, reports_ingest
+from ..protocols import (
+    Judge,
+    MemorySystem,
+    ResponseModel,
+    honours_k,
+    keeps_sources,
+    names_items,
+    reports_ingest,
+    rewrites_messages,
+    stores_nothing,
+)
 from ..results.records import ANSWER_CHARS, RAW_CHARS, Record, RunKey, kept_text
 from ..results.retrieval import RetrievalScore
 from ..results.usage import FillCost
@@ -30,6 +40,7 @@ from .adapter_guard import AdapterGuard, describe
 from .adapter_values import checked_memories, checked_stats
 from .progress_tracking import ProgressTracker
 from .retrieval_scoring import score_retrieval
+from .searchable import PROBE_K, fact_of, time_to_searchable
 from .token_budget import within_budget
 
 if TYPE_CHECKING:
@@ -78,6 +89,8 @@ class BoundMemory:
     metering scope: the system's LLM calls meanwhile count for this namespace, and a replay
     miss among them fails the ingest with the gateway's line, whatever the system made of it.
     With a `token_budget` (--memeval-token-budget) what `retrieve` returns is cut to it.
+    With a `searchable_deadline_s` (--memeval-searchable) each session of a fill is followed
+    by a probe of how long its last message takes to become retrievable (searchable.py).
     """
 
     def __init__(
@@ -89,9 +102,13 @@ class BoundMemory:
         checked: dict[str, _Checked] | None = None,
         stored_ms: dict[str, float] | None = None,
         token_budget: int | None = None,
+        searchable_deadline_s: float | None = None,
     ) -> None:
         self.guard, self.system, self.namespace, self.meter = guard, system, namespace, meter
         self.token_budget = token_budget
+        # a floor that stores nothing by design has nothing to probe for
+        probe = searchable_deadline_s is not None and not stores_nothing(system)
+        self.searchable_deadline_s = searchable_deadline_s if probe else None
         #: per namespace, the last retrieval checked (shared by the bindings of one filler)
         self._checked = {} if checked is None else checked
         #: per namespace, the milliseconds its sessions took to store since its reset (shared too)
@@ -102,6 +119,9 @@ class BoundMemory:
         self.tokens_returned = 0
         #: milliseconds of each session stored through this binding (a fill it made)
         self.ingest_ms: list[float] = []
+        #: with the probe on, milliseconds until each session's fact was retrievable (None: not
+        #: within the deadline)
+        self.searchable_ms: list[float | None] = []
 
     @property
     def system_name(self) -> str:
@@ -139,6 +159,25 @@ class BoundMemory:
         milliseconds = (time.perf_counter() - started) * 1000
         self.ingest_ms.append(milliseconds)
         self._stored_ms[self.namespace] = self._stored_ms.get(self.namespace, 0.0) + milliseconds
+
+    def ingest_probed(self, session: Sequence[Message]) -> None:
+        """`ingest` a session of a context's fill; with --memeval-searchable, then wait until
+        its fact is retrievable or the deadline passed, and keep how long that took. (A
+        suite that writes while it runs an item, an interactive one, calls `ingest`.)"""
+        deadline = self.searchable_deadline_s
+        if deadline is None:
+            self.ingest(session)
+            return
+        fact = fact_of(session, rewrites_messages(self.system), self._probe_retrieve)
+        self.ingest(session)
+        if fact is not None:
+            found = time_to_searchable(self._probe_retrieve, fact, deadline)
+            self.searchable_ms.append(None if found.seconds is None else found.seconds * 1000)
+
+    def _probe_retrieve(self, query: str) -> list[Memory]:
+        """A retrieval of the time-to-searchable probe: checked, counted nowhere else."""
+        returned = self.guard.call("retrieve", lambda: self.system.retrieve(self.namespace, query, PROBE_K))
+        return checked_memories(self.system_name, returned, PROBE_K if honours_k(self.system) else None)
 
     def fill_cost(self) -> FillCost | None:
         """What filling this namespace cost the system's own LLM since its reset; None for
@@ -216,10 +255,19 @@ class ContextFiller:
     stored_ms: dict[str, float] = field(default_factory=dict)
     #: --memeval-token-budget: the tokens of retrieved memories the responder may see
     token_budget: int | None = None
+    #: --memeval-searchable: each ingest probed for its time to searchable, under this deadline
+    searchable_deadline_s: float | None = None
 
     def bind(self, namespace: str) -> BoundMemory:
         return BoundMemory(
-            self.guard, self.system, namespace, self.meter, self.checked, self.stored_ms, self.token_budget
+            self.guard,
+            self.system,
+            namespace,
+            self.meter,
+            self.checked,
+            self.stored_ms,
+            self.token_budget,
+            self.searchable_deadline_s,
         )
 
     def ensure(
@@ -241,7 +289,7 @@ class ContextFiller:
         memory.reset()
         for session in context.sessions:
             try:
-                memory.ingest(session)
+                memory.ingest_probed(session)
             except ReplayMissError as exc:
                 raise ReplayMissError(f"{exc} (filling {label or context.id})") from None
             if self.progress is not None:
@@ -354,6 +402,7 @@ def conclude(
         judge_reason=kept_text(verdict.reason, ANSWER_CHARS) if answer.valid else "",
         ingest=memory.ingest_stats() or {},
         ingest_ms=tuple(memory.ingest_ms),
+        searchable_ms=tuple(memory.searchable_ms),
         judge_ms=judge_ms,
         context_fill=memory.fill_cost(),
         retrieval=scored_retrieval(item, retrieval, memory, key.k),

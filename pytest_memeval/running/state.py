@@ -203,6 +203,7 @@ class RunState:
                 progress=self.progress,
                 meter=self.meter(system_name),
                 token_budget=self.settings.token_budget,
+                searchable_deadline_s=self.settings.searchable_deadline_s,
             )
         return self._fillers[system_name]
 
