@@ -146,6 +146,25 @@ def test_a_store_that_never_indexes_is_a_counted_error_within_the_deadline(tmp_p
     assert {r.id: r.searchable_ms for r in read.records}["ben-pet"] == (None,)
 
 
+class RewritesAfter(IndexesAfter):
+    """Stores what it made of each message (its words upper-cased), searchable after 0.2 s."""
+
+    rewrites_messages = True
+
+    def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
+        return [Memory(f"NOTE: {memory.text.upper()}") for memory in super().retrieve(namespace, query, k)]
+
+
+def test_a_system_that_rewrites_what_it_stores_is_found_by_a_memory_new_since_the_ingest(tmp_path: Path) -> None:
+    suite = ToySuite(suite_options(tmp_path))
+    system = RewritesAfter(0.2)
+    parts = Components.offline(suite, system, "slow", suite.reader())
+    filler = ContextFiller(AdapterGuard("slow"), system, searchable_deadline_s=10.0)
+    (record,) = evaluate_items(dataclasses.replace(parts, filler=filler), ITEMS[:1], KEY)
+    (found,) = record.searchable_ms
+    assert found is not None and 200 <= found <= 220
+
+
 def test_without_the_option_nothing_is_probed(tmp_path: Path) -> None:
     suite = ToySuite(suite_options(tmp_path))
     parts = Components.offline(suite, NeverIndexes(), "slow", suite.reader())
@@ -218,3 +237,5 @@ def test_a_run_shows_the_time_to_searchable_in_the_terminal_and_the_json(toy_pyt
     assert found["n"] == 1 and 300 <= found["p50"] <= 330  # the store's default delay, 0.3 s
     assert usage["slow_index:NeverIndexes"]["not_searchable"] == 1
     assert data["settings"]["searchable_deadline_s"] == 1.0
+    page = report.with_suffix(".html").read_text(encoding="utf-8")
+    assert "searchable ms p50/95/99" in page and "not searchable by deadline" in page
