@@ -17,7 +17,7 @@ from pytest_memeval.analysis.session_report import SessionReport
 from pytest_memeval.framework.suite import ExactLabelJudge, Suite
 from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
-from pytest_memeval.protocols import MemorySystem
+from pytest_memeval.protocols import MemorySystem, ResponseModel
 from pytest_memeval.rendering.html import render_html
 from pytest_memeval.rendering.terminal import suite_lines
 from pytest_memeval.results.records import Record, Report, RunKey, SuiteSummary
@@ -27,7 +27,7 @@ from pytest_memeval.running.evaluation import Components, evaluate_items
 from pytest_memeval.running.record_collector import record_from_wire, record_to_wire
 from pytest_memeval.running.registry import available_suites, load_suite
 from pytest_memeval.running.retrieval_scoring import score_retrieval, text_covers, words
-from pytest_memeval.types import Evidence, Memory, Message
+from pytest_memeval.types import Answer, Evidence, ItemView, Memory, Message
 
 GOLD = Evidence((Message("user", "I moved to Lima in May.", id="e1"), Message("user", "My cat is Nube.", id="e2")))
 
@@ -90,9 +90,19 @@ def records_of(system: MemorySystem, name: str, cache: Path) -> list[Record]:
     return records_of_suite(load_suite(available_suites()["locomo"])(suite_options(cache, bootstrap=50)), system, name)
 
 
-def records_of_suite(suite: Suite, system: MemorySystem, name: str, most: int | None = None) -> list[Record]:
+class Abstains:
+    """A responder that reads nothing: for a suite whose reader costs seconds to build
+    (multisource's fits its models), when only the retrieval is looked at."""
+
+    def answer(self, view: ItemView, memories: list[Memory]) -> Answer:
+        return Answer(label=None, abstained=True)
+
+
+def records_of_suite(
+    suite: Suite, system: MemorySystem, name: str, most: int | None = None, responder: ResponseModel | None = None
+) -> list[Record]:
     # the exact-label judge: retrieval is scored before judging, and LoCoMo's F1 imports nltk (seconds)
-    offline = Components.offline(suite, system, name, suite.reader())
+    offline = Components.offline(suite, system, name, responder or suite.reader())
     parts = dataclasses.replace(offline, judge=ExactLabelJudge())
     ids = [entry.id for entry in suite.index()][:most]
     return list(evaluate_items(parts, ids, RunKey(suite.name, name, k=10)))
@@ -198,3 +208,19 @@ def test_on_memfail_the_evidence_is_the_messages_holding_the_facts(tmp_path: Pat
     pieces = [p["text"] for fact in item.private["facts"] for p in fact["pieces"]]
     assert item.evidence is not None
     assert all(any(text in m.content for m in item.evidence.messages) for text in pieces)
+
+
+def test_on_multisource_the_evidence_is_the_windows_units_of_the_sources_that_answer(tmp_path: Path) -> None:
+    suite = load_suite(available_suites()["multisource"])(suite_options(tmp_path, bootstrap=50))
+    ceiling = records_of_suite(suite, ContextMemory(token_budget=10**9), "context", most=36, responder=Abstains())
+    floor = records_of_suite(suite, NoMemory(), "none", most=36, responder=Abstains())
+    assert all(r.retrieval is not None for r in ceiling + floor)
+    assert retrieval_metrics(ceiling, 50)["recall_at_k"].value == 1.0
+    assert retrieval_metrics(floor, 50)["recall_at_k"].value == 0.0
+    week = suite.item(next(r.id for r in ceiling if r.id.endswith("-Ctrl2")))  # the last 7 nights
+    assert week.evidence is not None
+    days = {m.id.partition(" ")[2] for m in week.evidence.messages if m.id != "profile_ltm"}
+    assert days == {f"2026-01-{day}" for day in range(26, 32)} | {"2026-02-01"}
+    ref = suite.catalog.ref(week.context_id)
+    readable = suite.catalog.facts([ref])[(ref.seed, ref.persona_id)].readable["Ctrl2"]
+    assert readable and {m.id.partition(" ")[0] for m in week.evidence.messages} == set(readable)

@@ -81,12 +81,14 @@ def seed_of_item(item_id: str) -> int:
 
 @dataclass(frozen=True)
 class PersonaFacts:
-    """What collection and the items need from a persona: gold labels, reachability, and
-    how each gold label was derived."""
+    """What collection and the items need from a persona: gold labels, reachability, how
+    each gold label was derived, and per question the sources whose readout gives a label
+    (its evidence: evidence.py)."""
 
     gold: dict[str, str]
     unreachable: tuple[str, ...]
     derivation: dict[str, str]
+    readable: dict[str, tuple[str, ...]]
 
 
 #: a context's memory as the suite stores it: (source, text) units in render order
@@ -183,7 +185,10 @@ class Catalog:
             # one persona at a time, and would otherwise read the whole file once each
             for persona_id, entry in cached.items():
                 self._facts[(seed, persona_id)] = PersonaFacts(
-                    entry["gold"], tuple(entry["unreachable"]), entry["derivation"]
+                    entry["gold"],
+                    tuple(entry["unreachable"]),
+                    entry["derivation"],
+                    {qid: tuple(sources) for qid, sources in entry["readable"].items()},
                 )
         return self._facts
 
@@ -265,7 +270,8 @@ def _facts_of(persona: Persona) -> dict[str, object]:
     atoms = source_atoms(public_sources(persona))
     unreachable = sorted(q for q in QUESTIONS if not reachable(atoms[q], gold[q]))
     derivation = {qid: truth.get("derivation_detail", "") for qid, truth in persona.ground_truth.items()}
-    return {"gold": gold, "unreachable": unreachable, "derivation": derivation}
+    readable = {q: [source for source, atom in atoms[q].items() if atom is not None] for q in QUESTIONS}
+    return {"gold": gold, "unreachable": unreachable, "derivation": derivation, "readable": readable}
 
 
 @lru_cache(maxsize=1)

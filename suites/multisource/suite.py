@@ -16,9 +16,10 @@ from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
 from pytest_memeval.framework.suite import ExactLabelJudge, IndexEntry, Suite, SuiteOptions
 from pytest_memeval.llm.multisource import MultisourcePrompt
 from pytest_memeval.results.records import PairedMetric, Record, Report, SuiteSummary
-from pytest_memeval.types import Context, Item, ItemView, Message
+from pytest_memeval.types import Context, Item, ItemView
 
 from .catalog import Catalog, context_id, split_item_id
+from .evidence import question_evidence, unit_messages
 from .figures import risk_coverage_figures
 from .headings import LABEL_NOTES, TITLES
 from .markers import marker_descriptions, question_marks
@@ -50,6 +51,7 @@ class MultisourceSuite(Suite):
     headline_metric = "accuracy"
     splits = ("train", "dev", "calibration", "test", "all")
     reads_data_dir = True
+    declares_evidence = True  # the units of a question's window its answer is read from (evidence.py)
     parameters: ClassVar[Mapping[str, str]] = {
         "reader": "the offline reader: " + "; ".join(f"{name} = {text}" for name, text in READERS.items())
     }
@@ -58,6 +60,8 @@ class MultisourceSuite(Suite):
         super().__init__(options)
         self.reader_variant = reader_setting(options.params.get("reader"))
         self.catalog = Catalog(options)
+        #: the context last built: a context's items come one after another, each reads its units
+        self._last_context: Context | None = None
 
     def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
         return canonical_params(params, {"reader": reader_setting})
@@ -87,10 +91,9 @@ class MultisourceSuite(Suite):
         return entries
 
     def context(self, context_id: str) -> Context:
-        sessions: dict[str, list[Message]] = {}
-        for source, text in self.catalog.units(self.catalog.ref(context_id)):
-            sessions.setdefault(source, []).append(Message(role="user", content=text))
-        return Context(context_id, tuple(tuple(messages) for messages in sessions.values()))
+        if self._last_context is None or self._last_context.id != context_id:
+            self._last_context = Context(context_id, unit_messages(self.catalog.units(self.catalog.ref(context_id))))
+        return self._last_context
 
     def item(self, item_id: str) -> Item:
         context, qid = split_item_id(item_id)
@@ -119,6 +122,7 @@ class MultisourceSuite(Suite):
                 "split": ref.split,
             },
             private={"derivation": facts.derivation[qid], "source_unreachable": qid in facts.unreachable},
+            evidence=question_evidence(self.context(context).sessions, question, facts.readable[qid]),
         )
 
     def reader(self) -> MultisourceReader:
