@@ -1,8 +1,9 @@
 """The plugin's CPU against bare pytest's on the same number of trivial tests, side by side.
 
-    .venv/bin/python benchmarks/bench_overhead.py [--size small] [--repeat 3] [--workers 0,2]
+    .venv/bin/python benchmarks/bench_overhead.py [--size small] [--pairs 7] [--workers 0,2]
 
-For each worker count N (0: one process, `-p no:xdist`), alternating, --repeat times:
+For each worker count N (0: one process, `-p no:xdist`), --pairs A/B pairs (benchmarks/paired.py:
+each arm warmed up once, the arms of a pair back to back, their order alternating) of
 
     plugin: pytest --memsystem=context --memeval-suite=multisource --memeval-size=SIZE --memeval-report=none -q [-n N]
     bare:   pytest test_trivial.py -q -p no:memeval [-n N]
@@ -13,9 +14,10 @@ warm caches: the suite's item index and readers (warmed once before), and Python
 (written under a private PYTHONPYCACHEPREFIX, also when $PYTHONDONTWRITEBYTECODE is set, so
 that neither run pays for compiling its modules). CPU is user + system seconds of the
 pytest process and everything it waited for (xdist's workers included), from
-getrusage(RUSAGE_CHILDREN). Prints the medians and the plugin/bare ratio per N, the CPU per
-item of each side, and per N > 0 the controller's own CPU per item from session start to its
-end (benchmarks/summary_timing.py): bare xdist's is the floor, what xdist itself costs.
+getrusage(RUSAGE_CHILDREN). Prints per N the median of the pairs' plugin/bare CPU ratios with
+its range and the load average, each side's median CPU per item, and per N > 0 the same for
+the controller's own CPU from session start to its end (benchmarks/summary_timing.py, pairs of
+their own): bare xdist's is the floor, what xdist itself costs.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from paired import Figures, median_of, ratio_line, run_pairs  # benchmarks/, the script's own directory
 
 ITEMS = {"smoke": 216, "small": 2160, "full": 8640}
 TRIVIAL = """import pytest
@@ -71,7 +74,7 @@ def timed(args: list[str], cwd: Path, env: dict[str, str], ok: tuple[int, ...] =
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", default="small", choices=sorted(ITEMS))
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=7, help="A/B pairs per worker count")
     parser.add_argument("--workers", default="0,2", help="xdist worker counts (0: one process)")
     options = parser.parse_args()
     n_items = ITEMS[options.size]
@@ -105,34 +108,47 @@ def main() -> None:
         print(f"bare:   pytest test_trivial.py ({n_items} trivial tests) {' '.join(common)} -p no:memeval")
         for n in (int(w) for w in options.workers.split(",")):
             xdist = ["-n", str(n)] if n else ["-p", "no:xdist"]
-            runs: dict[str, list[tuple[float, float]]] = {"plugin": [], "bare": []}
-            for _ in range(options.repeat):
-                cpu, wall, tail = timed([*suite, *common, *xdist], plugin_dir, env)
-                runs["plugin"].append((cpu, wall))
-                cpu_b, wall_b, tail_b = timed(["test_trivial.py", *common, "-p", "no:memeval", *xdist], bare_dir, env)
-                runs["bare"].append((cpu_b, wall_b))
-                print(f"  -n {n}: plugin {cpu:.2f} s CPU ({tail}); bare {cpu_b:.2f} s CPU ({tail_b})", flush=True)
-            plugin_cpu = statistics.median(c for c, _ in runs["plugin"])
-            bare_cpu = statistics.median(c for c, _ in runs["bare"])
-            plugin_wall = statistics.median(w for _, w in runs["plugin"])
-            bare_wall = statistics.median(w for _, w in runs["bare"])
-            print(
-                f"-n {n}: plugin {plugin_cpu:.2f} s CPU / {plugin_wall:.2f} s wall, bare {bare_cpu:.2f} s CPU / "
-                f"{bare_wall:.2f} s wall: CPU ratio {plugin_cpu / bare_cpu:.2f}x; per item "
-                f"{1000 * plugin_cpu / n_items:.2f} ms vs {1000 * bare_cpu / n_items:.2f} ms (medians of {options.repeat})"
-            )
-            if n:
-                plugin_ctl = statistics.median(
-                    controller_cpu([*suite, *common, *xdist], plugin_dir, env) for _ in range(options.repeat)
-                )
-                bare_ctl = statistics.median(
-                    controller_cpu(["test_trivial.py", *common, "-p", "no:memeval", *xdist], bare_dir, env)
-                    for _ in range(options.repeat)
-                )
+            plugin_args = [*suite, *common, *xdist]
+            bare_args = ["test_trivial.py", *common, "-p", "no:memeval", *xdist]
+
+            def plugin(args: list[str] = plugin_args) -> Figures:
+                cpu, wall, tail = timed(args, plugin_dir, env)
+                return {"cpu_s": cpu, "wall_s": wall}
+
+            def bare(args: list[str] = bare_args) -> Figures:
+                cpu, wall, tail = timed(args, bare_dir, env)
+                return {"cpu_s": cpu, "wall_s": wall}
+
+            def report(pair: int, arm: str, figures: Figures, n: int = n) -> None:
                 print(
-                    f"-n {n} controller, session start to end: plugin {1000 * plugin_ctl / n_items:.2f} ms CPU per "
-                    f"item, bare xdist {1000 * bare_ctl / n_items:.2f} ms: {plugin_ctl / bare_ctl:.2f}x"
+                    f"  -n {n} pair {pair} {arm}: {figures['cpu_s']:.2f} s CPU, {figures['wall_s']:.2f} s wall",
+                    flush=True,
                 )
+
+            pairs = run_pairs({"plugin": plugin, "bare": bare}, options.pairs, report)
+            ratios = [p["plugin"]["cpu_s"] / p["bare"]["cpu_s"] for p in pairs]
+            plugin_cpu, bare_cpu = median_of(pairs, "plugin", "cpu_s"), median_of(pairs, "bare", "cpu_s")
+            print(
+                f"-n {n}: plugin {plugin_cpu:.2f} s CPU ({1000 * plugin_cpu / n_items:.2f} ms per item), bare "
+                f"{bare_cpu:.2f} s CPU ({1000 * bare_cpu / n_items:.2f} ms per item) (medians)"
+            )
+            print(ratio_line(f"-n {n} plugin / bare CPU", ratios, pairs), flush=True)
+            if n:
+
+                def plugin_controller(args: list[str] = plugin_args) -> Figures:
+                    return {"cpu_s": controller_cpu(args, plugin_dir, env)}
+
+                def bare_controller(args: list[str] = bare_args) -> Figures:
+                    return {"cpu_s": controller_cpu(args, bare_dir, env)}
+
+                pairs = run_pairs({"plugin": plugin_controller, "bare": bare_controller}, options.pairs, warm_up=False)
+                ratios = [p["plugin"]["cpu_s"] / p["bare"]["cpu_s"] for p in pairs]
+                print(
+                    f"-n {n} controller, session start to end: plugin "
+                    f"{1000 * median_of(pairs, 'plugin', 'cpu_s') / n_items:.2f} ms CPU per item, bare xdist "
+                    f"{1000 * median_of(pairs, 'bare', 'cpu_s') / n_items:.2f} ms (medians)"
+                )
+                print(ratio_line(f"-n {n} controller, plugin / bare xdist CPU", ratios, pairs), flush=True)
 
 
 if __name__ == "__main__":

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import socket
 import threading
@@ -188,6 +189,8 @@ class LLMServer:
         self._in_flight = 0
         self._max_in_flight = 0
         self._over_capacity = 0
+        self._held: list[tuple[float, float]] = []
+        self._connections_opened = 0
         self._requests: list[Request] = []
         self._probes: list[Request] = []
         self._raw: list[bytes] = []
@@ -259,6 +262,19 @@ class LLMServer:
             return self._max_in_flight
 
     @property
+    def connections_opened(self) -> int:
+        """How many connections clients opened to the server."""
+        with self._lock:
+            return self._connections_opened
+
+    @property
+    def held(self) -> list[tuple[float, float]]:
+        """(start, end) of every chat/completions call the server held, `time.monotonic()`
+        seconds (the same clock in every process of the machine); calls still held end at inf."""
+        with self._lock:
+            return sorted(self._held)
+
+    @property
     def over_capacity(self) -> int:
         """How many calls were answered 429 for arriving above `capacity`."""
         with self._lock:
@@ -285,20 +301,24 @@ class LLMServer:
     def _track(self, conn: socket.socket, add: bool) -> None:
         with self._lock:
             (self._connections.add if add else self._connections.discard)(conn)
+            self._connections_opened += add
 
-    def _enter(self) -> bool:
-        """Count a call in; False (not counted) when it is above the server's capacity."""
+    def _enter(self) -> int | None:
+        """Count a call in: its index in `held`; None (not counted) when it is above the
+        server's capacity."""
         with self._lock:
             if self.capacity is not None and self._in_flight >= self.capacity:
                 self._over_capacity += 1
-                return False
+                return None
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
-            return True
+            self._held.append((time.monotonic(), math.inf))
+            return len(self._held) - 1
 
-    def _leave(self) -> None:
+    def _leave(self, index: int) -> None:
         with self._lock:
             self._in_flight -= 1
+            self._held[index] = (self._held[index][0], time.monotonic())
 
     def _wait(self, seconds: float) -> None:
         if seconds > 0:
@@ -374,7 +394,8 @@ class _Handler(BaseHTTPRequestHandler):
         if refusal is not None:
             self._send(*refusal)
             return
-        if not owner._enter():
+        held = owner._enter()
+        if held is None:
             self._send(429, _error_body("over capacity", 429), {"Retry-After": "0.1"})
             return
         try:
@@ -382,7 +403,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = Reply(content=result) if isinstance(result, str) else result
             owner._wait(owner.latency_s + reply.delay_s)
         finally:
-            owner._leave()
+            owner._leave(held)
         if owner._stopping.is_set():
             return
         if reply.body is not None:
