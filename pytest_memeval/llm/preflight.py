@@ -5,11 +5,17 @@ so that a missing key or a wrong URL is one usage line instead of an error recor
 item. An endpoint that answers anything but a refusal of the key is there: a server
 without /models (404) passes, and what it does with each call is the run's business. A
 replayed run (`--memeval-llm-cache=replay`) never touches the network and is not asked.
+
+The probe is one plain GET with httpx (which the run's gateway uses anyway), not the openai
+client: importing and building that takes over a second of CPU, and on the controller of an
+xdist run, which makes no call, it delayed the workers' start by as much.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
+
+import httpx
 
 from ..config.llm_settings import LLMSettings
 from ..errors import ConfigError
@@ -17,44 +23,51 @@ from .secret import api_key_from_env
 
 #: the most a probe may wait for the endpoint, whatever the run's per-call timeout
 PROBE_TIMEOUT_S = 10.0
+#: where the openai client sends calls when neither the run nor $OPENAI_BASE_URL names an endpoint
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+REFUSED = (401, 403)
 
 
 def check_endpoint(settings: LLMSettings, option: str) -> None:
     """Raise a one-line ConfigError, naming `option` (what asked for the LLM), when the
     endpoint cannot be called: no key, unreachable, or the key refused."""
-    # imported here, not with the module: openai takes seconds to import, and every pytest
-    # process (each xdist worker too) imports the plugin, most of them never calling an LLM
-    import openai
-
     base_url = settings.resolved_base_url()
     try:
         secret = api_key_from_env(base_url)
     except ConfigError as exc:
         raise ConfigError(f"{option}: {exc}") from None
-    client = openai.OpenAI(
-        api_key=secret.reveal(), base_url=base_url, max_retries=0, timeout=min(settings.timeout_s, PROBE_TIMEOUT_S)
-    )
-    where = _where(str(client.base_url))
+    url = httpx.URL(base_url or OPENAI_DEFAULT_BASE_URL)
+    where = _where(str(url))
+    timeout = min(settings.timeout_s, PROBE_TIMEOUT_S)
+    models = url.copy_with(path=url.path.rstrip("/") + "/models")  # its userinfo and query kept, as openai's
     try:
-        client.models.list()
-    except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-        raise ConfigError(
-            f"{option}: {where} refused the API key (HTTP {exc.status_code}: {secret.scrub(_first_line(exc.message))}); "
-            "set OPENAI_API_KEY to a key it takes"
-        ) from None
-    except openai.APIConnectionError as exc:
-        if isinstance(exc, openai.APITimeoutError):
-            why = f"no answer within {client.timeout:g} s"
-        else:
-            why = type(exc.__cause__).__name__ if exc.__cause__ is not None else "connection failed"
-        raise ConfigError(
-            f"{option}: cannot reach {where} ({why}); check --memeval-base-url or $OPENAI_BASE_URL, "
-            "or replay a recorded run with --memeval-llm-cache=replay"
-        ) from None
-    except openai.APIStatusError:
-        pass  # it answered: a server without /models, or one busy now
-    finally:
-        client.close()
+        response = httpx.get(models, headers={"Authorization": f"Bearer {secret.reveal()}"}, timeout=timeout)
+    except httpx.TimeoutException:
+        why = f"no answer within {timeout:g} s"
+    except httpx.TransportError as exc:
+        why = type(exc).__name__
+    else:
+        if response.status_code in REFUSED:
+            raise ConfigError(
+                f"{option}: {where} refused the API key (HTTP {response.status_code}: "
+                f"{secret.scrub(_first_line(_error_message(response)))}); set OPENAI_API_KEY to a key it takes"
+            )
+        return  # it answered: a server without /models, or one busy now
+    raise ConfigError(
+        f"{option}: cannot reach {where} ({why}); check --memeval-base-url or $OPENAI_BASE_URL, "
+        "or replay a recorded run with --memeval-llm-cache=replay"
+    )
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The message of an OpenAI-style error body (`{"error": {"message": ...}}`), else the body."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text
+    error = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    return message if isinstance(message, str) else response.text
 
 
 def _where(url: str) -> str:
