@@ -315,6 +315,26 @@ def test_a_forwarded_calls_error_names_the_configured_endpoint_not_the_gateway(t
     assert port not in message  # the gateway's throwaway port is named nowhere
 
 
+def test_each_call_upstream_at_once_keeps_its_connection_open(tmp_path: Path) -> None:
+    """A gateway whose budget is above httpx's 20 kept-alive connections reuses a connection
+    for every call it can have upstream at once, not a new one (a TLS handshake) per call."""
+    budget = 24
+    with LLMServer("ok", latency_s=0.3) as server, LLMGateway(settings(tmp_path, "off", concurrency=budget)) as gateway:
+        caller = client(gateway.route(CALLER, server.base_url, record=False))
+
+        def call(text: str) -> None:
+            caller.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": text}])
+
+        for round_ in range(2):  # two rounds of calls, each all upstream at once
+            threads = [threading.Thread(target=call, args=(f"{round_}-{i}",)) for i in range(budget)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=20)
+        assert server.count == 2 * budget
+        assert server.connections_opened <= budget  # httpx's defaults: 28 or more
+
+
 def test_identical_calls_in_flight_ask_the_endpoint_once(gateway: LLMGateway) -> None:
     with LLMServer(lambda request: "one answer", latency_s=0.5) as server:
         url = gateway.route(CALLER, server.base_url)

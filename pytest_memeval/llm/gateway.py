@@ -135,7 +135,13 @@ class LLMGateway:
         self._forms: dict[str, set[str]] = {}
         self._inflight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
-        self._http = httpx.Client(timeout=settings.timeout_s)
+        # a connection kept open for every call that can be upstream at once: httpx keeps 20 by
+        # default, and beyond them each call opened a new connection (a TLS handshake on https)
+        keep_alive = max(20, settings.concurrency)
+        self._http = httpx.Client(
+            timeout=settings.timeout_s,
+            limits=httpx.Limits(max_connections=max(100, keep_alive), max_keepalive_connections=keep_alive),
+        )
         #: the calls this process has upstream at once: --memeval-concurrency (or its share
         #: of it), lowered on 429 and raised again (adaptive.py)
         self.in_flight = AdaptiveLimit(settings.concurrency)
