@@ -21,8 +21,12 @@ from toysuite import NAMES, THINGS, ToyReader, ToySuite
 from pytest_memeval.framework.suite import SuiteOptions
 from pytest_memeval.llm import LLMResponder, LLMSettings, MultisourcePrompt
 from pytest_memeval.llm.adaptive import THROTTLED, AdaptiveLimit
+from pytest_memeval.llm.caller import ModelCaller
+from pytest_memeval.llm.calls import ChatRequest, Completion
+from pytest_memeval.llm.client import ChatClient
 from pytest_memeval.llm.gateway import LLMGateway
 from pytest_memeval.memory.context import ContextMemory
+from pytest_memeval.protocols import ResponseModel
 from pytest_memeval.results.records import RunKey
 from pytest_memeval.running.evaluation import Components, evaluate_record
 from pytest_memeval.running.prefetch import STAGES_AHEAD, Prefetcher, Stage, upcoming_in_order
@@ -123,14 +127,19 @@ class CountingMemory(ContextMemory):
         self.most_held = max(self.most_held, len(self._store))
 
 
-def toy_run(tmp_path: Path, budget: int) -> tuple[Components, PrefetchingReader, CountingMemory, list[str]]:
+def toy_run(
+    tmp_path: Path, budget: int, memory: ContextMemory | None = None, responder: ResponseModel | None = None
+) -> tuple[Components, PrefetchingReader, ContextMemory, list[str]]:
+    """A run of the toy suite in this process, filling ahead within `budget` (the `context`
+    store counting its namespaces, and a reader recording its prefetches, by default)."""
     suite = ToySuite(SuiteOptions("smoke", None, None, 10, None, tmp_path))
-    reader, memory = PrefetchingReader(), CountingMemory()
+    reader, memory = PrefetchingReader(), memory or CountingMemory()
     items = [f"{name}-{thing}" for name in NAMES for thing in THINGS]
     contexts = {("toy", name): [(f"{name}-{thing}", 0) for thing in THINGS] for name in NAMES}
     stages = [Stage("toy", name, "context", 10) for name in NAMES]
     prefetcher = Prefetcher(contexts, budget, upcoming_in_order(stages))
-    parts = replace(Components.offline(suite, memory, "context", reader), suite_ref="toy", prefetcher=prefetcher)
+    offline = Components.offline(suite, memory, "context", responder or reader)
+    parts = replace(offline, suite_ref="toy", prefetcher=prefetcher)
     parts = replace(parts, ahead=lambda stage: parts)
     return parts, reader, memory, items
 
@@ -146,6 +155,7 @@ def test_the_next_contexts_are_prefetched_while_one_runs(tmp_path: Path) -> None
 
 def test_filling_ahead_stays_bounded_and_every_item_is_recorded(tmp_path: Path) -> None:
     parts, reader, memory, items = toy_run(tmp_path, budget=50)
+    assert isinstance(memory, CountingMemory)
     key = RunKey("toy", "context")
     records = [evaluate_record(lambda: parts, "toy", item_id, key)[0] for item_id in items]
     assert [r.status for r in records] == ["scored"] * len(items)
@@ -155,6 +165,65 @@ def test_filling_ahead_stays_bounded_and_every_item_is_recorded(tmp_path: Path) 
     assert memory.most_held <= STAGES_AHEAD + 1 <= FILLED_NAMESPACES_KEPT
     # a context filled ahead is paid by its first item, as if that item had filled it
     assert [len(r.ingest_ms) for r in records] == [1, 0, 0] * len(NAMES)
+
+
+class ScriptedClient:
+    """A network client that answers at once and notes when each call reached it."""
+
+    attempts = retries = 0
+
+    def __init__(self) -> None:
+        self.reached: list[float] = []
+
+    def complete(self, request: ChatRequest, *, label: str | None = None) -> Completion:
+        self.reached.append(time.monotonic())
+        return Completion(json.dumps({"answer": "few", "would_skip": False}), "stop")
+
+    def close(self) -> None:
+        pass
+
+
+class SlowToBuild(ModelCaller):
+    """A caller whose network client takes a while to build, as openai's import does."""
+
+    def __init__(self, settings: LLMSettings, scripted: ScriptedClient) -> None:
+        super().__init__(settings)
+        self.scripted, self.built = scripted, False
+
+    @property
+    def client(self) -> ChatClient:
+        if not self.built:
+            time.sleep(0.05)
+            self.built = True
+        return self.scripted  # type: ignore[return-value]
+
+
+class TimedMemory(ContextMemory):
+    """The `context` store, noting when each namespace was first filled."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filled: dict[str, float] = {}
+
+    def ingest(self, namespace: str, session: Sequence[object]) -> None:
+        self.filled.setdefault(namespace, time.monotonic())
+        super().ingest(namespace, session)  # type: ignore[arg-type]
+
+
+def test_the_first_call_leaves_before_the_next_context_is_filled(tmp_path: Path) -> None:
+    """The endpoint works from the first context on: the next contexts are filled ahead
+    only once the first call has reached the network client, which is built first."""
+    settings = LLMSettings(model="m", cache_mode="off", concurrency=4)
+    scripted, memory = ScriptedClient(), TimedMemory()
+    responder = LLMResponder(MultisourcePrompt(), settings, caller=SlowToBuild(settings, scripted))
+    parts, _, _, items = toy_run(tmp_path, budget=4, memory=memory, responder=responder)
+    try:
+        evaluate_record(lambda: parts, "toy", items[0], RunKey("toy", "context", responder="openai:m"))
+    finally:
+        responder.close()
+    first_context, *later = sorted(memory.filled.values())
+    assert later and scripted.reached  # contexts were filled ahead, and calls made
+    assert first_context < min(scripted.reached) < min(later)
 
 
 LABEL_LINE = re.compile(r"^- (\w+)", re.M)

@@ -57,6 +57,12 @@ class ModelCaller:
                 self._client = ChatClient(self.settings)
             return self._client
 
+    def connect(self) -> None:
+        """Build the network client now (it imports openai: about a second of CPU), unless
+        this mode never calls the network."""
+        if self.settings.cache_mode != "replay":
+            self.client  # noqa: B018  (the property builds it)
+
     def call(self, request: ChatRequest, *, label: str | None = None) -> Completion:
         """The completion for `request`; `label` names the item in error messages only."""
         mode = self.settings.cache_mode

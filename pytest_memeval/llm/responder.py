@@ -64,6 +64,8 @@ class LLMResponder:
         self._pending: dict[str, _Pending] = {}
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        #: set when a prefetched call first reached the caller (`prefetch`)
+        self._first_call = threading.Event()
         self._logprobs_supported: bool | None = None
 
     def __repr__(self) -> str:
@@ -84,9 +86,18 @@ class LLMResponder:
         return ChatRequest.build(self.settings, messages, self.prompt.template.id, answer_schema(self.prompt, view))
 
     def prefetch(self, requests: Iterable[PrefetchRequest]) -> int:
-        """Start the calls for these items in the background; returns how many were submitted."""
+        """Start the calls for these items in the background; returns how many were submitted.
+
+        The first time, the network client is built here, before any call is submitted, and
+        this returns once a pool thread has taken the first call: what the caller does next
+        (filling the next contexts ahead) then runs while the endpoint already works, not
+        before the first call leaves (the client's import, in the pool thread, competed with
+        it for the GIL)."""
         submitted = 0
         replay = self.settings.cache_mode == "replay"  # a cache read is too cheap to overlap
+        first = not replay and not self._first_call.is_set()
+        if first:
+            self.caller.connect()
         for label, view, memories in requests:
             request = self.request(view, memories)
             key = request.key()
@@ -95,10 +106,16 @@ class LLMResponder:
                 if entry is not None:
                     entry.waiting += 1
                     continue
-                future = None if replay else self._executor().submit(self.caller.call, request, label=label)
+                future = None if replay else self._executor().submit(self._call, request, label)
                 self._pending[key] = _Pending(label, future)
                 submitted += future is not None
+        if first and submitted:
+            self._first_call.wait(self.settings.timeout_s)
         return submitted
+
+    def _call(self, request: ChatRequest, label: str) -> Completion:
+        self._first_call.set()
+        return self.caller.call(request, label=label)
 
     def completion(self, view: ItemView, memories: Sequence[Memory], *, label: str | None = None) -> Completion:
         """The raw completion (with token log-probabilities when the endpoint gave them)."""
