@@ -268,7 +268,8 @@ def test_a_run_of_one_system_leaves_the_names_it_does_not_parametrize_out_of_eve
     toy_pytester: pytest.Pytester,
 ) -> None:
     """pytest resolves every name of an item's fixture closure for every item: the names a
-    comparison parametrizes are there only in a comparison, and each item still gets its own."""
+    comparison parametrizes are there only in a comparison, and each item still gets its own;
+    `memeval_state` (a session fixture taking `request`) is asked for once, not by every item."""
     seen: dict[str, tuple[list[str], dict[str, object]]] = {}
 
     class Closures:
@@ -279,6 +280,7 @@ def test_a_run_of_one_system_leaves_the_names_it_does_not_parametrize_out_of_eve
     one = toy_pytester.runpytest_inprocess("test_toy.py", "--memsystem=context", "-p", "no:xdist", plugins=[Closures()])
     assert one.ret in (0, 1) and seen
     assert all(axes.isdisjoint(names) and "memeval_result" in names for names, _ in seen.values())
+    assert all("memeval_state" not in names for names, _ in seen.values())
     seen.clear()
     several = toy_pytester.runpytest_inprocess(
         "test_toy.py", "--memsystem=context,none", "--memeval-k=1,3", "-p", "no:xdist", plugins=[Closures()]

@@ -47,6 +47,22 @@ def memeval_state(request: pytest.FixtureRequest) -> Iterator[RunState]:
     state.close()
 
 
+#: the session's state, once its first item asked for `memeval_state`
+SESSION_STATE_KEY = pytest.StashKey[RunState]()
+
+
+def session_state(request: pytest.FixtureRequest) -> RunState:
+    """The session's state, set up by `memeval_state` when the first item asks for it here
+    (and closed when the session ends): `memeval_result` does not take it as an argument,
+    because pytest resolves every argument of every fixture again for each item, a cached
+    session fixture's too, and for one that takes `request` it builds a new fixture
+    definition every time (`inspect.signature` of a lambda)."""
+    stash = request.session.stash
+    if SESSION_STATE_KEY not in stash:
+        stash[SESSION_STATE_KEY] = request.getfixturevalue("memeval_state")
+    return stash[SESSION_STATE_KEY]
+
+
 #: the session's prefetcher, made when its first item is set up
 PREFETCHER_KEY = pytest.StashKey[Prefetcher]()
 
@@ -112,12 +128,13 @@ def memeval_repeat() -> int:
 
 
 @pytest.fixture
-def memeval_result(request: pytest.FixtureRequest, memeval_state: RunState, memeval_item_id: str) -> Outcome:
+def memeval_result(request: pytest.FixtureRequest, memeval_item_id: str) -> Outcome:
     """Fill the context, retrieve, answer and judge; the record goes to the session report.
     This is a run of one memory system, depth and repeat; a run of several overrides it
     (`ComparedRuns`)."""
-    settings = memeval_state.settings
-    return evaluated_outcome(request, memeval_state, memeval_item_id, settings.memsystems[0], settings.k, 0)
+    state = session_state(request)
+    settings = state.settings
+    return evaluated_outcome(request, state, memeval_item_id, settings.memsystems[0], settings.k, 0)
 
 
 def compares_runs(settings: Settings) -> bool:
