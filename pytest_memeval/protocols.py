@@ -15,7 +15,7 @@ module is the one place that asks a third-party object whether it has one:
 | adapter class | `check_settings(settings)` | `ChecksSettings` | the signature's types only |
 | adapter | `ingest_stats(namespace)` | `ReportsIngest` | no statistics |
 | adapter class | `llm_outside_gateway(settings)` | `ExplainsLLMOutsideGateway` | its LLM calls go through the gateway |
-| adapter | `keeps_sources` | class attribute | False: memories name no source messages |
+| adapter | `keeps_sources` | class (or instance) attribute | False: memories name no source messages |
 | adapter | `honours_k` | class (or instance) attribute | True: at most k memories |
 | adapter | `stores_nothing` | class attribute | False (the conformance kit's floor) |
 | adapter | `rewrites_messages` | class (or instance) attribute | False: memories keep the messages' text |

@@ -10,7 +10,8 @@ every request body is checked against the fields the client sends, so a change o
 client's API (a renamed path, field or required value) fails the tests that use it.
 
 Behaviour, kept simple and deterministic: each document is one memory and one chunk with
-its text verbatim; search ranks by the cosine of bag-of-words vectors (the plugin's hashing
+its text verbatim, the document's metadata kept as given (a search result's own metadata is
+empty; `include: {"documents": true}` adds its source document with that metadata); search ranks by the cosine of bag-of-words vectors (the plugin's hashing
 embedder), ties by insertion order; a new document is "queued" until its status is read
 once. `server.requests` records (method, path, body) for assertions.
 """
@@ -44,6 +45,7 @@ class _Document:
     id: str
     content: str
     created: str
+    metadata: dict[str, Any] = field(default_factory=dict)
     status_reads: int = 0
 
 
@@ -94,7 +96,7 @@ class SupermemoryServer:
             return 400, _error("content is required")
         with self.lock:
             self.store.counter += 1
-            doc = _Document(f"doc-{self.store.counter:06d}", body["content"], _now())
+            doc = _Document(f"doc-{self.store.counter:06d}", body["content"], _now(), dict(body.get("metadata") or {}))
             self.store.documents.setdefault(ns, []).append(doc)
         return 200, _checked(DocumentRef, {"id": doc.id, "status": "queued"})
 
@@ -109,7 +111,7 @@ class SupermemoryServer:
             "id": doc.id,
             "type": "text",
             "content": doc.content,
-            "metadata": {},
+            "metadata": doc.metadata,
             "system": {"status": status, "dreamingStatus": "idle", "createdAt": doc.created, "updatedAt": doc.created},
         }
         return 200, _checked(Document, wire)
@@ -120,6 +122,7 @@ class SupermemoryServer:
         mode = body.get("searchMode", "hybrid")
         limit = int(body.get("limit", 10))
         threshold = float(body.get("threshold", 0.0))
+        with_documents = bool((body.get("include") or {}).get("documents"))
         with self.lock:
             docs = [d for d in self.store.documents.get(ns, []) if d.status_reads > 1]
         if docs:
@@ -145,6 +148,7 @@ class SupermemoryServer:
                     "isLatest": True,
                     "isInference": False,
                     "system": {"createdAt": doc.created, "updatedAt": doc.created},
+                    **({"included": {"document": _included(doc)}} if with_documents else {}),
                 }
             )
         return 200, _checked(SearchResponse, {"results": results, "searchTime": 1.0})
@@ -284,6 +288,11 @@ class _Handler(BaseHTTPRequestHandler):
 def _checked(model: Any, wire: dict[str, Any]) -> Any:
     """The wire form, after the client's own model has accepted it (raises when it does not)."""
     return model.model_validate(wire).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _included(doc: _Document) -> dict[str, Any]:
+    """A search result's source document, as `include: {"documents": true}` adds it."""
+    return {"id": doc.id, "metadata": doc.metadata, "system": {"createdAt": doc.created, "updatedAt": doc.created}}
 
 
 def _error(message: str) -> dict[str, Any]:

@@ -159,7 +159,7 @@ def test_the_kit_passes_against_a_shared_server_from_two_workers(
     )
     assert result.ret == 0, result.stdout.str()
     # skipped: the floor check, and the ranking check (Letta's archival search gives no scores)
-    result.assert_outcomes(passed=24, skipped=3)
+    result.assert_outcomes(passed=25, skipped=2)
     assert agents_on(server) == [], "the kit left agents behind on the server"
 
 
@@ -170,9 +170,14 @@ def test_the_adapter_starts_and_stops_a_server_of_its_own(tmp_path: Path) -> Non
         server = memory._server
         assert server is not None and server.running and server.host == "127.0.0.1"
         memory.ingest(
-            "ada", [Message("user", "The colour of ada is red."), Message("assistant", "Bob drinks green tea.")]
+            "ada",
+            [Message("user", "The colour of ada is red.", id="D1:1"), Message("assistant", "Bob drinks green tea.")],
         )
-        assert [m.text for m in memory.retrieve("ada", "which colour is ada", 1)] == ["The colour of ada is red."]
+        # the passage names its message through its tag; one of a message without an id names none
+        assert [(m.text, m.sources) for m in memory.retrieve("ada", "which colour is ada", 2)] == [
+            ("The colour of ada is red.", ("D1:1",)),
+            ("Bob drinks green tea.", ()),
+        ]
         assert sorted(m.text for m in memory.dump("ada") or []) == [
             "Bob drinks green tea.",
             "The colour of ada is red.",
@@ -216,6 +221,7 @@ def test_the_stateful_agent_edits_its_human_block(server: LettaServer, tmp_path:
             memory.ingest("ada", [Message("user", "My favourite colour is red.")])
             (block,) = memory.retrieve("ada", "anything", 1)  # the block whatever k is
             assert block.id == "human" and "My favourite colour is red." in block.text
+            assert not memory.keeps_sources and block.sources == ()  # what the agent wrote of every session
             assert memory.dump("ada") == [block]
             assert llm.count >= 1 and all(
                 r.model == "scripted" for r in llm.requests if r.path.endswith("/chat/completions")

@@ -87,18 +87,20 @@ def test_without_an_llm_each_message_is_stored_as_said(make_mem0: Callable[..., 
         memory.ingest(
             "ada",
             [
-                Message("user", "The colour of ada is red."),
-                Message("system", "Profile: ada, 34."),
-                Message("assistant", " "),
+                Message("user", "The colour of ada is red.", id="D1:1"),
+                Message("system", "Profile: ada, 34.", id="D1:2"),
+                Message("assistant", " ", id="D1:3"),
             ],
         )
         memory.ingest("ben", [Message("user", "The colour of ben is blue.")])
-        assert [(m.text, m.metadata["role"]) for m in memory.dump("ada") or []] == [
-            ("The colour of ada is red.", "user"),
-            ("Profile: ada, 34.", "user"),
+        assert [(m.text, m.metadata["role"], m.sources) for m in memory.dump("ada") or []] == [
+            ("The colour of ada is red.", "user", ("D1:1",)),
+            ("Profile: ada, 34.", "user", ("D1:2",)),
         ]
         hits = memory.retrieve("ada", "what colour is ada", 5)
         assert hits[0].text == "The colour of ada is red." and all(m.score is not None for m in hits)
+        assert hits[0].sources == ("D1:1",)  # each message its own add call: its memory names it alone
+        assert [m.sources for m in memory.retrieve("ben", "colour", 1)] == [()]  # a message without an id
         assert [m.text for m in memory.retrieve("ada", "colour", 1)] == ["The colour of ada is red."]
         assert server.count == 0, "infer=False must not call the LLM"
 
@@ -113,13 +115,16 @@ def test_with_an_llm_mem0_stores_what_the_llm_extracted(
         memory.ingest(
             "ada",
             [
-                Message("user", "Hi! How are you?"),
-                Message("user", "The colour of ada is red."),
+                Message("user", "Hi! How are you?", id="D1:1"),
+                Message("user", "The colour of ada is red.", id="D1:2"),
                 Message("assistant", "Good to know."),
             ],
         )
         assert [m.text for m in memory.dump("ada") or []] == ["Noted: The colour of ada is red."]
-        assert [m.text for m in memory.retrieve("ada", "colour of ada", 3)] == ["Noted: The colour of ada is red."]
+        # an extracted fact names the messages of its session's add call: mem0 keeps no finer grain
+        assert [(m.text, m.sources) for m in memory.retrieve("ada", "colour of ada", 3)] == [
+            ("Noted: The colour of ada is red.", ("D1:1", "D1:2"))
+        ]
         (request,) = server.requests
         assert request.model == "scripted-extractor"
         assert request.body["response_format"] == {"type": "json_object"}
@@ -163,7 +168,7 @@ def test_the_kit_passes_without_an_llm(
     kit = kit_helpers.prepare(pytester, monkeypatch, tmp_path)
     result = kit_helpers.run(kit, "--memsystem=mem0", timeout=1200)
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=25, skipped=2)
+    result.assert_outcomes(passed=26, skipped=1)
 
 
 def test_the_kit_passes_through_llm_extraction(
@@ -175,7 +180,7 @@ def test_the_kit_passes_through_llm_extraction(
             kit, "--memsystem=mem0", f"--memeval-adapter-config={_toy_config(tmp_path, server)}", timeout=1200
         )
         assert result.ret == 0, result.stdout.str()
-        result.assert_outcomes(passed=24, skipped=3)  # infer: the offline readers' check does not apply
+        result.assert_outcomes(passed=25, skipped=2)  # infer: the offline readers' check does not apply
         assert server.count > 20, "the kit did not go through the LLM"
 
 

@@ -73,8 +73,8 @@ def make_memos(tmp_path: Path) -> Iterator[Callable[..., MemosMemory]]:
 
 def ada_session() -> list[Message]:
     return [
-        Message("user", "The violin lesson invoice is filed under ZX-a-01-222.", "2023-05-07T10:00:00"),
-        Message("assistant", "Noted: the harbour ferry timetable is filed under ZX-a-00-111."),
+        Message("user", "The violin lesson invoice is filed under ZX-a-01-222.", "2023-05-07T10:00:00", id="D1:1"),
+        Message("assistant", "Noted: the harbour ferry timetable is filed under ZX-a-00-111.", id="D1:2"),
     ]
 
 
@@ -140,7 +140,7 @@ def test_the_kit_passes_with_a_scripted_llm(
         )
         assert result.ret == 0, result.stdout.str()[-3000:]
         # skipped: the floor check, and the ranking check (MemOS's search returns no scores)
-        result.assert_outcomes(passed=23, skipped=4)  # rewrites_messages: no offline readers' check
+        result.assert_outcomes(passed=24, skipped=3)  # rewrites_messages: no offline readers' check
         assert server.count > 0
 
 
@@ -153,7 +153,8 @@ def test_without_an_llm_each_message_is_one_memory(make_memos) -> None:
     assert [m.text for m in memory.dump("ada") or []] == [m.content for m in ada_session()]
     assert memory.ingest_stats("ada") == {"extract": False, "added_per_session": [2]}
     found = memory.retrieve("ada", "The violin lesson invoice is filed under ZX-a-01-222.", 1)
-    assert [m.text for m in found] == [ada_session()[0].content]
+    assert [(m.text, m.sources) for m in found] == [(ada_session()[0].content, ("D1:1",))]
+    assert [m.sources for m in memory.retrieve("bob", "cabin key", 1)] == [()]  # a message without an id
     memory.reset("ada")
     assert memory.dump("ada") == [] and len(memory.dump("bob") or []) == 1
 
@@ -179,6 +180,7 @@ def test_sessions_go_through_memos_extractor(make_memos) -> None:
         }
         found = memory.retrieve("ada", "Where is the violin lesson invoice filed?", 1)
         assert [m.text for m in found] == ["The violin lesson invoice is filed under ZX-a-01-222."]
+        assert found[0].sources == ("D1:1", "D1:2")  # extracted from the session: its messages, all
         assert found[0].metadata["key"] == "message 0" and found[0].id in {m.id for m in memory.dump("ada") or []}
         assert all("ZX-a" not in m.text for m in memory.retrieve("bob", "violin lesson invoice ZX-a-01-222", 5))
         memory.reset("ada")

@@ -61,7 +61,25 @@ def test_ingest_waits_for_processing_then_search_ranks_by_similarity(
         "limit": 5,
         "searchMode": "hybrid",
         "threshold": 0.0,
+        "include": {"documents": True},
     }
+    assert all(h.sources == () for h in hits)  # messages without ids: no provenance to keep
+
+
+def test_each_memory_names_the_message_of_its_source_document(server: SupermemoryServer) -> None:
+    memory = SupermemoryMemory(api_key=KEY, base_url=server.base_url, poll_interval_s=0.01, search_mode="chunks")
+    try:
+        memory.ingest(
+            "ada", [Message("user", "The colour of ada is red.", id="D1:1"), Message("user", "Tea.", id="D1:2")]
+        )
+        assert server.requests[0][2] == {
+            "content": "The colour of ada is red.",
+            "metadata": {"memeval_sources": ["D1:1"]},
+        }
+        hits = memory.retrieve("ada", "what colour is ada", 2)
+        assert [(h.text, h.sources) for h in hits] == [("The colour of ada is red.", ("D1:1",)), ("Tea.", ("D1:2",))]
+    finally:
+        memory.close()
 
 
 def test_namespaces_are_the_services_own_and_close_deletes_them(server: SupermemoryServer) -> None:
@@ -131,7 +149,7 @@ def test_the_kit_passes_against_the_loopback_contract(
     config = config_file(tmp_path / "memsystems.toml", server)
     result = kit_helpers.run(kit, "--memsystem=supermemory", f"--memeval-adapter-config={config}")
     assert result.ret == 0, result.stdout.str()
-    result.assert_outcomes(passed=25, skipped=2)
+    result.assert_outcomes(passed=26, skipped=1)  # skipped: the floor check
     assert server.namespaces() == [], "the kit left namespaces behind"
 
 

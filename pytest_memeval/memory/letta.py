@@ -3,11 +3,14 @@
 One agent per namespace. Two ways to use it, chosen with `mode`:
 
 - `archival` (default, the Beyond Recall main study): every message of a session becomes one
-  archival passage (a message longer than `passage_tokens` is split), and retrieve is
-  Letta's archival search, top k. No LLM call is made on this path.
+  archival passage (a message longer than `passage_tokens` is split), tagged with the
+  message's id (`memeval-source:<id>`), and retrieve is Letta's archival search, top k, each
+  passage naming its message in `Memory.sources` (`keeps_sources`). No LLM call is made on
+  this path.
 - `agent` (the stateful-agent case study): every session is sent to the agent as one user
   message; the agent edits its memory blocks with its own tools, through the run's LLM.
-  Retrieve returns the blocks named in `blocks` whatever k is, as the paper served them.
+  Retrieve returns the blocks named in `blocks` whatever k is, as the paper served them; a
+  block is what the agent wrote from every session, so it names no source messages.
 
 Without `base_url` the adapter starts a Letta server of its own on 127.0.0.1 (SQLite in
 this worker's directory; see letta_server.py for installing it) and stops it on close.
@@ -36,7 +39,7 @@ from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..types import Memory, Message
-from .chunking import chunk_session, split_at_spaces
+from .chunking import chunk_messages, split_at_spaces
 from .embedders import Embedder
 from .embedding_endpoint import EmbeddingEndpoint
 from .letta_server import LettaServer
@@ -52,6 +55,8 @@ _PAGE = 100
 #: (an embedder reads far less: MiniLM stops at 256 word pieces)
 QUERY_CHARS = 4000
 _LABEL = re.compile(r"^[A-Za-z0-9_-]+$")
+#: the prefix of a passage's tag that names the message it holds (archival mode)
+SOURCE_TAG = "memeval-source:"
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: start-up failures of this process, by command: a server that did not start is not retried per item
 _FAILED_STARTS: dict[str, str] = {}
@@ -98,6 +103,8 @@ class LettaMemory:
         self.honours_k = mode == "archival"
         #: an agent's memory blocks are what it wrote (protocols.rewrites_messages)
         self.rewrites_messages = mode == "agent"
+        #: an archival passage names the message it holds (its tag); a block names none
+        self.keeps_sources = mode == "archival"
         self.labels = labels
         self.passage_tokens = passage_tokens
         self.prefix = f"{agent_prefix}{uuid.uuid4().hex[:8]}-"
@@ -159,14 +166,16 @@ class LettaMemory:
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
         if self.mode == "archival":
             passages = [
-                piece
-                for chunk in chunk_session(session, self.passage_tokens)
-                for piece in split_at_spaces(chunk, self.passage_tokens)
+                (piece, [SOURCE_TAG + chunk.source] if chunk.source else [])
+                for chunk in chunk_messages(session, self.passage_tokens)
+                for piece in split_at_spaces(chunk.text, self.passage_tokens)
             ]
             if passages:
+                from letta_client import omit
+
                 agent_id = self._agent(namespace)
-                for text in passages:
-                    self._client.agents.passages.create(agent_id, text=text)
+                for text, tags in passages:  # a message without an id: no tags (omitted, as before)
+                    self._client.agents.passages.create(agent_id, text=text, tags=tags or omit)
             return
         text = "\n".join(f"{m.role}: {m.content.strip()}" for m in session if m.content.strip())
         if text:
@@ -182,7 +191,12 @@ class LettaMemory:
             return []
         found = self._client.agents.passages.search(agent_id, query=query[:QUERY_CHARS], top_k=k)
         return [
-            Memory(text=hit.content, id=getattr(hit, "id", None), metadata={"timestamp": hit.timestamp})
+            Memory(
+                text=hit.content,
+                id=getattr(hit, "id", None),
+                metadata={"timestamp": hit.timestamp},
+                sources=tuple(t.removeprefix(SOURCE_TAG) for t in hit.tags or () if t.startswith(SOURCE_TAG)),
+            )
             for hit in found.results[:k]
         ]
 

@@ -11,6 +11,12 @@ with one, mem0 extracts facts through an OpenAI-compatible endpoint (`infer=True
 `ingest_stats(namespace)` says what each ingested session did to the store (mem0's ADD,
 UPDATE and DELETE events), so a record shows how many memories extraction produced.
 
+Provenance (`keeps_sources`): mem0 keeps the metadata of an `add` call on every memory it
+makes there and returns it on search. Without an LLM each message is added by a call of its
+own, so a memory names its one message; with extraction a session is one call, and every fact
+mem0 extracted from it names all the session's messages (`Memory.sources` at the session's
+grain: mem0 does not say which message a fact came from).
+
 Small local models: mem0 2.x's extraction system prompt is about 8,900 tokens, more than
 SmolLM2's window, and mem0 2.x has no setting to replace it (custom_instructions only adds
 to the user message). `extraction_prompt = "compact"` swaps that one system message for
@@ -24,6 +30,7 @@ constrained to what mem0 parses. `llm_max_tokens` bounds each extraction's answe
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import uuid
@@ -43,6 +50,9 @@ _SAFE_USER_ID = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 CHROMA_TIMEOUT_S = 300.0
 #: mem0's get_all has no paging; a namespace holding more than this cannot be dumped whole
 DUMP_LIMIT = 100_000
+#: the metadata key of the ids of the messages an add call stored (a JSON list: the vector
+#: stores take scalars only)
+SOURCES_KEY = "memeval_sources"
 COMPACT_EXTRACTION_PROMPT = """You extract memories from a conversation for a memory store.
 Read the New Messages (the Existing Memories are already stored). Write each new, specific
 fact, preference, plan, event or detail about the user or the people they mention as one
@@ -69,6 +79,9 @@ EXTRACTION_SCHEMA = {
 
 
 class Mem0Memory:
+    #: each memory names the messages of the add call that made it (`Memory.sources`)
+    keeps_sources = True
+
     def __init__(
         self,
         path: Path | None = None,
@@ -166,15 +179,23 @@ class Mem0Memory:
         self._sessions.pop(namespace, None)
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
-        messages = [
-            # mem0 drops system turns when infer=False; a benchmark's context is all data.
-            {"role": m.role if m.role in ("user", "assistant") else "user", "content": m.content}
-            for m in session
-            if m.content.strip()
-        ]
+        said = [m for m in session if m.content.strip()]
+        # with extraction the session is one call (mem0 reads it whole); without, each
+        # message is one, so that its memory's metadata names that message alone
+        calls = [said] if self.infer else [[m] for m in said]
         events: dict[str, int] = {}
-        if messages:
-            result = self._memory.add(messages, user_id=self.user_id(namespace), infer=self.infer)
+        for messages in filter(None, calls):
+            ids = [m.id for m in messages if m.id]
+            result = self._memory.add(
+                # mem0 drops system turns when infer=False; a benchmark's context is all data.
+                [
+                    {"role": m.role if m.role in ("user", "assistant") else "user", "content": m.content}
+                    for m in messages
+                ],
+                user_id=self.user_id(namespace),
+                infer=self.infer,
+                metadata={SOURCES_KEY: json.dumps(ids)} if ids else None,
+            )
             for entry in result.get("results", []) if isinstance(result, dict) else []:
                 event = str(entry.get("event", "ADD")) if isinstance(entry, dict) else "ADD"
                 events[event] = events.get(event, 0) + 1
@@ -297,4 +318,13 @@ def _openai_client(base_url: str | None, timeout: float, max_retries: int) -> An
 def _to_memory(hit: Mapping[str, Any], with_score: bool) -> Memory:
     metadata = {"role": hit["role"]} if hit.get("role") else {}
     score = hit.get("score") if with_score else None
-    return Memory(text=hit["memory"], score=score, id=hit["id"], metadata=metadata)
+    return Memory(text=hit["memory"], score=score, id=hit["id"], metadata=metadata, sources=_sources(hit))
+
+
+def _sources(hit: Mapping[str, Any]) -> tuple[str, ...]:
+    """The message ids in a hit's metadata (none for a memory stored without them)."""
+    try:
+        ids = json.loads((hit.get("metadata") or {}).get(SOURCES_KEY) or "[]")
+    except (TypeError, ValueError):
+        return ()
+    return tuple(i for i in ids if isinstance(i, str)) if isinstance(ids, list) else ()

@@ -19,6 +19,11 @@ textual memory is `GeneralTextMemory` on embedded Qdrant in this worker's direct
 - without an LLM, every message is stored as one memory, as MemOS's `MOS.add` stores
   messages in a `general_text` cube.
 
+Provenance (`keeps_sources`): each memory keeps the ids of its messages in MemOS's metadata
+`info`: its own message's without extraction; with it, every message of the session it was
+extracted from (MemOS's extractor reads the session whole and does not say which message a
+memory came from), so `Memory.sources` is then at the session's grain.
+
 Retrieval is MemOS's `GeneralTextMemory.search` (no scores are returned), with the run's
 embedder served to MemOS on 127.0.0.1 (embedding_endpoint.py). The run's LLM endpoint
 arrives as `llm_model`/`llm_base_url`/`llm_timeout`/`llm_max_retries`, like every other
@@ -52,6 +57,9 @@ _OVERHEAD_S = 120.0
 
 
 class MemosMemory:
+    #: each memory names the messages it was made from (`Memory.sources`)
+    keeps_sources = True
+
     def __init__(
         self,
         path: Path | None = None,
@@ -140,7 +148,9 @@ class MemosMemory:
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
         messages = [
-            {"role": m.role, "content": m.content, "timestamp": m.timestamp} for m in session if m.content.strip()
+            {"role": m.role, "content": m.content, "timestamp": m.timestamp, "id": m.id}
+            for m in session
+            if m.content.strip()
         ]
         added = 0
         if messages:
@@ -192,4 +202,5 @@ class MemosMemory:
 
 
 def _to_memory(hit: Mapping[str, Any]) -> Memory:
-    return Memory(text=str(hit["text"]), id=str(hit["id"]), metadata=dict(hit.get("metadata") or {}))
+    sources = tuple(str(source) for source in hit.get("sources") or ())
+    return Memory(text=str(hit["text"]), id=str(hit["id"]), metadata=dict(hit.get("metadata") or {}), sources=sources)

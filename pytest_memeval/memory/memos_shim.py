@@ -13,6 +13,9 @@ adapter. Ingest with `extract` asks MemOS's extractor LLM for its "memory list" 
 (`GeneralTextMemory.extract`) and adds what it returns; without it every message is stored
 as one memory, as MemOS's `MOS.add` stores messages in a `general_text` cube. Search is
 `GeneralTextMemory.search` (the run's embedder, served over loopback by the adapter).
+A memory keeps the ids of the messages it was made from in its metadata's `info` (MemOS's
+free key-value field, stored with it): its own message's without extraction, every message
+of its session's with (MemOS's extractor does not say which message a memory came from).
 
 Protocol: one JSON object per line each way. After start-up the shim writes
 `{"ready": true, "version": ...}` (or `{"ready": false, "error": ...}` and exits); then
@@ -40,6 +43,8 @@ QUOTED_CHARS = 160
 COLLECTION = "memories"
 #: the cube names the adapter makes (hashed namespaces): safe as directory names
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-]{1,100}")
+#: the key of a memory's metadata `info` that holds the ids of its source messages
+SOURCES_KEY = "memeval_sources"
 
 
 def describe(exc: BaseException) -> str:
@@ -71,9 +76,19 @@ class Cubes:
         text_mem = cube.text_mem
         if self.extract:
             items = self._extracted(text_mem, messages, namespace)
+            session_ids = [m["id"] for m in messages if m.get("id")]
+            for item in items:
+                item.metadata.info = {**(item.metadata.info or {}), SOURCES_KEY: session_ids}
         else:
             items = [
-                TextualMemoryItem(memory=m["content"], metadata={"user_id": namespace, "source": "conversation"})
+                TextualMemoryItem(
+                    memory=m["content"],
+                    metadata={
+                        "user_id": namespace,
+                        "source": "conversation",
+                        "info": {SOURCES_KEY: [m["id"]] if m.get("id") else []},
+                    },
+                )
                 for m in messages
             ]
         if items:
@@ -216,7 +231,8 @@ def _memory(item: Any) -> dict[str, Any]:
         for name, value in (("key", meta.key), ("tags", meta.tags), ("updated_at", meta.updated_at))
         if value is not None
     }
-    return {"id": item.id, "text": item.memory, "metadata": metadata}
+    sources = (meta.info or {}).get(SOURCES_KEY) or []
+    return {"id": item.id, "text": item.memory, "metadata": metadata, "sources": sources}
 
 
 def _close(cube: Any) -> None:

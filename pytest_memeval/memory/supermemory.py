@@ -5,7 +5,10 @@ server built from the client's own request and response types (tests/supermemory
 
 Each namespace is a Supermemory namespace named with a token of this adapter instance,
 so workers and runs never meet; every message of a session is one document (as the
-Beyond Recall study wrote one fact per document). The service processes documents
+Beyond Recall study wrote one fact per document), its `Message.id` in the document's
+metadata (`memeval_sources`). Search asks for each result's source document, and a memory
+names the message of that document in `Memory.sources` (`keeps_sources`): a memory the
+service extracted from a document names the one message it was made from. The service processes documents
 asynchronously: ingest waits, bounded by `processing_timeout_s`, until each is done (a
 failed document raises). Retrieve is the service's search (`search_mode`: "hybrid",
 "memories" or "chunks"), top k, with its similarity as the score. Reset and close delete
@@ -27,7 +30,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..types import Memory, Message
-from .chunking import chunk_session
+from .chunking import chunk_messages
 
 SEARCH_MODES = ("hybrid", "memories", "chunks")
 #: documents still being processed have one of these states
@@ -35,9 +38,14 @@ _PENDING = {"unknown", "queued", "extracting", "chunking", "embedding", "indexin
 _PAGE = 100
 #: a message is one document; the service splits long documents itself
 _DOCUMENT_TOKENS = 1_000_000
+#: the document metadata key holding the ids of the messages a document holds
+SOURCES_KEY = "memeval_sources"
 
 
 class SupermemoryMemory:
+    #: each memory names the message of its source document (`Memory.sources`)
+    keeps_sources = True
+
     @classmethod
     def llm_outside_gateway(cls, settings: Mapping[str, Any]) -> str:
         """The service runs its own LLM: nothing of it can be pointed at the run's gateway."""
@@ -88,12 +96,14 @@ class SupermemoryMemory:
             self._generation[namespace] = self._generation.get(namespace, 0) + 1
 
     def ingest(self, namespace: str, session: Sequence[Message]) -> None:
-        documents = chunk_session(session, _DOCUMENT_TOKENS)
+        documents = chunk_messages(session, _DOCUMENT_TOKENS)
         if not documents:
             return
         remote = self.remote_namespace(namespace)
         self._written.add(remote)
-        ids = [self._client.add(remote, content=text).id for text in documents]
+        ids = [
+            self._client.add(remote, content=chunk.text, **_sources_metadata(chunk.source)).id for chunk in documents
+        ]
         self._wait_until_processed(remote, ids)
 
     def retrieve(self, namespace: str, query: str, k: int) -> list[Memory]:
@@ -101,10 +111,20 @@ class SupermemoryMemory:
         if remote not in self._written or k < 1 or not query.strip():
             return []
         found = self._client.search(
-            remote, query=query, limit=k, search_mode=self.search_mode, threshold=self.threshold
+            remote,
+            query=query,
+            limit=k,
+            search_mode=self.search_mode,
+            threshold=self.threshold,
+            include={"documents": True},
         )
         return [
-            Memory(text=hit.memory if hit.memory is not None else (hit.chunk or ""), score=hit.similarity, id=hit.id)
+            Memory(
+                text=hit.memory if hit.memory is not None else (hit.chunk or ""),
+                score=hit.similarity,
+                id=hit.id,
+                sources=_sources(hit),
+            )
             for hit in found.results[:k]
         ]
 
@@ -163,3 +183,17 @@ class SupermemoryMemory:
             if total_pages is None or page >= total_pages:
                 return items
             page += 1
+
+
+def _sources_metadata(message_id: str | None) -> dict[str, Any]:
+    """The keywords of `add` that write a document's message id into its metadata (none
+    for a message without an id)."""
+    return {"metadata": {SOURCES_KEY: [message_id]}} if message_id else {}
+
+
+def _sources(hit: Any) -> tuple[str, ...]:
+    """The message ids a search result names: those in the metadata of its source document
+    (asked for with include documents), else in its own metadata; none when neither has any."""
+    document = hit.included.document if hit.included is not None else None
+    value = (document.metadata if document is not None else hit.metadata).get(SOURCES_KEY)
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
