@@ -412,6 +412,16 @@ BAD_INPUT: list[tuple[list[str], str]] = [
         ["--memsystem=context", "--memeval-baseline={text}", "--memeval-gate=multisource.accuracy:no-regression=1"],
         "'multisource.accuracy:no-regression=1' can never fail",
     ),
+    (
+        ["--memsystem=context", "--memeval-gate=multisource.mrr>=0"],
+        "'multisource.mrr>=0' can never fail: mrr lies in [0, 1]",
+    ),
+    # ... retrieval metrics: of a suite that declares evidence, and with a threshold only
+    (["--memsystem=context", "--memeval-gate=bayes.recall_at_k>=0.5"], "bayes has no metric 'recall_at_k'"),
+    (
+        ["--memsystem=context", "--memeval-baseline={text}", "--memeval-gate=multisource.recall_at_k:no-regression"],
+        "runs are not compared pairwise on recall_at_k, so it has no no-regression gate",
+    ),
     # ... a broken LLM cache file, refused before any item runs
     (
         ["--memsystem=context", "--memeval-responder=openai:m", "--memeval-llm-cache-file={cache_other_format}"],

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from harness import make_settings
 
 from pytest_memeval.analysis.gates import evaluate
-from pytest_memeval.config.gate_syntax import Gate, parse_gate
+from pytest_memeval.config.gate_syntax import Gate, parse_gate, parse_gates
 from pytest_memeval.errors import ConfigError
 from pytest_memeval.results.records import (
     Comparison,
@@ -18,6 +19,8 @@ from pytest_memeval.results.records import (
     RunSummary,
     SuiteSummary,
 )
+from pytest_memeval.running.registry import available_suites
+from pytest_memeval.running.settings_checks import check_gates
 
 
 def test_parse_threshold_and_no_regression_gates() -> None:
@@ -273,3 +276,18 @@ def test_a_comparison_where_one_side_abstained_on_everything_prints() -> None:
     comparison = Comparison("s", KEY, RunKey("s", "b"), "run", 12, {"selective_accuracy": cell})
     (line,) = [text for text in comparison_lines(comparison) if "selective_accuracy" in text]
     assert line.split()[1:3] == ["n/a", "n/a"]
+
+
+def test_a_suite_with_evidence_gates_its_retrieval_metrics_on_their_interval() -> None:
+    settings = make_settings(
+        "context",
+        suites=("multisource", "locomo"),
+        gates=parse_gates(["ci:multisource.recall_at_k>=0.5", "locomo[context].ndcg_at_k>0.2", "locomo.mrr<0.9"], None),
+    )
+    check_gates(settings, available_suites(), bundled_only=True)  # accepted: both suites declare evidence
+    recall = Metric(0.62, (0.55, 0.7), n=36)
+    run = RunSummary(RunKey("multisource", "context"), 36, 36, 0, 0, SuiteSummary({"recall_at_k": recall}))
+    (verdict,) = evaluate(parse_gate("ci:multisource.recall_at_k>=0.6"), [run], [])
+    assert not verdict.passed and "lower CI bound 0.5500 is below 0.6" in verdict.detail
+    (verdict,) = evaluate(parse_gate("ci:multisource.recall_at_k>=0.5"), [run], [])
+    assert verdict.passed

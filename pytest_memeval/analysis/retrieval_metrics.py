@@ -18,11 +18,8 @@ from msgspec.structs import replace
 
 from ..results.records import Cell, Metric, Record, SuiteSummary
 from ..stats import bootstrap_cell, cluster_bootstrap, micro_mean, ratio
-from ..stats.estimability import RATE
 from ..stats.estimators import GroupSums
 
-RETRIEVAL_METRICS = ("recall_at_k", "ndcg_at_k", "mrr", "memories_mapped")
-BOUNDS = dict.fromkeys(RETRIEVAL_METRICS, RATE)
 #: the prefix of the breakdown dimensions these metrics add, one per stratum of the items
 DIMENSION = "retrieval by "
 

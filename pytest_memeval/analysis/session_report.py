@@ -272,8 +272,9 @@ def _summarize(
     repeat of them: their intervals resample clusters, which hold an item's repeats); a
     suite whose summary fails keeps its counts, and the failure is a session error. Every
     interval goes through `intervals` (none where it is not estimable, with the reason)."""
+    from ..results.retrieval import RETRIEVAL_BOUNDS
     from ..stats.estimability import checked_flakiness, checked_judges, checked_summary  # numpy and the stats
-    from .retrieval_metrics import BOUNDS, with_retrieval
+    from .retrieval_metrics import with_retrieval
 
     scored = [r for r in records if r.is_scored]
     n_clusters = count_clusters(scored) if scored else None
@@ -289,7 +290,7 @@ def _summarize(
             key, records, subset=subset, flakiness=flaky, n_clusters=n_clusters, judge_sensitivity=judges
         )
     summary = checked_summary(
-        with_retrieval(summary, scored, n_resamples), n_clusters, {**suite.metric_bounds, **BOUNDS}
+        with_retrieval(summary, scored, n_resamples), n_clusters, {**suite.metric_bounds, **RETRIEVAL_BOUNDS}
     )
     unreadable = unreadable_note(key.memsystem, *count_unreadable(scored))
     if unreadable is not None:  # the score would measure the reader, not the memory: say so, and block gates

@@ -5,6 +5,8 @@
                                             (lower bound for >= and >, upper for <= and <)
     multisource[mem0].accuracy>=0.75        only the runs of one memory system
     multisource.f0.5>=0.7                   metric names may contain dots
+    ci:locomo.recall_at_k>=0.6              a retrieval metric, of a suite that declares evidence
+                                            (thresholds only: running/settings_checks.py)
     multisource.accuracy:no-regression=0.02 fails when the paired CI of (run - baseline) lies
                                             entirely below -0.02 (above +0.02 for a metric
                                             where lower is better); the margin defaults to 0

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from .schema import SchemaError, Value
 
+#: the metrics every run of a suite that declares evidence gets beside the suite's own
+#: (rates: each lies in [0, 1]); gates may name them (docs/reports.md, "Gates")
+RETRIEVAL_METRICS = ("recall_at_k", "ndcg_at_k", "mrr", "memories_mapped")
+RETRIEVAL_BOUNDS: dict[str, tuple[float, float]] = dict.fromkeys(RETRIEVAL_METRICS, (0.0, 1.0))
+
 
 class RetrievalScore(Value, frozen=True):
     """One item's retrieval against its gold evidence (docs/statistics.md, "Retrieval metrics").

@@ -18,6 +18,7 @@ from ..errors import ConfigError
 from ..framework.suite import Suite
 from ..llm.cache import check_cache_file
 from ..memory.resources import EMBEDDINGS_FILE
+from ..results.retrieval import RETRIEVAL_BOUNDS, RETRIEVAL_METRICS
 from .registry import load_suite
 
 
@@ -150,12 +151,18 @@ def check_gates(settings: Settings, suites: Mapping[str, str], bundled_only: boo
                 f"(--memeval-suite: {', '.join(settings.suites)})"
             )
         suite = load_suite(suites[gate.suite])
-        if gate.metric not in suite.metric_names:
+        retrieval = RETRIEVAL_METRICS if suite.declares_evidence else ()
+        if gate.metric not in (*suite.metric_names, *retrieval):
             raise ConfigError(
                 f"--memeval-gate: {gate.expression!r}: {gate.suite} has no metric {gate.metric!r} "
-                f"(metrics: {', '.join(suite.metric_names)})"
+                f"(metrics: {', '.join((*suite.metric_names, *retrieval))})"
             )
-        bounds = suite.metric_bounds.get(gate.metric)
+        if gate.metric in retrieval and gate.needs_baseline:
+            raise ConfigError(
+                f"--memeval-gate: {gate.expression!r}: runs are not compared pairwise on {gate.metric}, so it has no "
+                f"no-regression gate; gate its interval with a threshold (ci:{gate.suite}.{gate.metric}>=0.5)"
+            )
+        bounds = RETRIEVAL_BOUNDS[gate.metric] if gate.metric in retrieval else suite.metric_bounds.get(gate.metric)
         if bounds is not None and can_never_fail(gate, bounds):
             raise ConfigError(
                 f"--memeval-gate: {gate.expression!r} can never fail: {gate.metric} lies in "
