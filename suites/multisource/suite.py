@@ -91,9 +91,12 @@ class MultisourceSuite(Suite):
         return entries
 
     def context(self, context_id: str) -> Context:
-        if self._last_context is None or self._last_context.id != context_id:
-            self._last_context = Context(context_id, unit_messages(self.catalog.units(self.catalog.ref(context_id))))
-        return self._last_context
+        last = self._last_context  # read once: another thread may replace it meanwhile
+        if last is None or last.id != context_id:
+            last = self._last_context = Context(
+                context_id, unit_messages(self.catalog.units(self.catalog.ref(context_id)))
+            )
+        return last
 
     def item(self, item_id: str) -> Item:
         context, qid = split_item_id(item_id)
