@@ -11,7 +11,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Generator
+from collections.abc import Collection, Generator
 from pathlib import Path
 from typing import Any
 
@@ -226,8 +226,8 @@ def _register_progress(config: pytest.Config, state: RunState) -> None:
     def groups() -> dict[str, str]:
         return _groups_by_params(state)
 
-    def sizes() -> dict[str, int]:
-        return group_sizes(state)
+    def sizes(wanted: Collection[str]) -> dict[str, int]:
+        return group_sizes(state, wanted)
 
     if scheduling.is_distributed(config):
         directory = config.stash[PROGRESS_DIR_KEY] = tempfile.mkdtemp(prefix="memeval-progress-")

@@ -36,7 +36,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -59,7 +59,7 @@ class ProgressDisplay:
         read: Callable[[], Sequence[Progress]],
         threaded: bool = True,
         groups: Callable[[], Mapping[str, str]] = dict,
-        sizes: Callable[[], Mapping[str, int]] = dict,
+        sizes: Callable[[Collection[str]], Mapping[str, int]] = lambda groups: {},
     ) -> None:
         self.config = config
         self.threaded = threaded
@@ -92,7 +92,7 @@ class ProgressDisplay:
         interval_s: float,
         directory: str,
         groups: Callable[[], Mapping[str, str]] = dict,
-        sizes: Callable[[], Mapping[str, int]] = dict,
+        sizes: Callable[[Collection[str]], Mapping[str, int]] = lambda groups: {},
     ) -> ProgressDisplay:
         return cls(config, interval_s, lambda: read_progress(directory), groups=groups, sizes=sizes)
 
@@ -104,7 +104,7 @@ class ProgressDisplay:
         self.total = len(nodeids)
         self._table = self.groups()
         self.group_size = Counter(self.group_of(nodeid) for nodeid in nodeids)
-        sizes = self.sizes()
+        sizes = self.sizes(set(self.group_size))
         known = [sizes[g] for g in self.group_size if g in sizes]
         self.weighed = bool(known)
         other = sum(known) / len(known) if known else 1.0  # a test outside every suite's index

@@ -10,7 +10,7 @@ characters per session of those measured (a released file of gigabytes is not re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ..types import Context
 from .scheduling import group_name
@@ -28,18 +28,24 @@ def context_chars(context: Context, may_stream: bool = True) -> int | None:
     return sum(len(message.content) for session in context.sessions for message in session)
 
 
-def group_sizes(state: RunState) -> dict[str, int]:
-    """Each context group of the run's selected suites -> the characters it stores (at least 1)."""
+def group_sizes(state: RunState, wanted: Collection[str] | None = None) -> dict[str, int]:
+    """Each context group of the run's selected suites -> the characters it stores (at least
+    1); only the `wanted` groups when given (those the run collected: a run of one test
+    module builds no other suite's contexts)."""
     settings = state.settings
     measured: dict[tuple[str, str], int | None] = {}
     sessions: dict[tuple[str, str], int] = {}
     streamed = 0
     for suite_ref in settings.suites:
+        split = len(settings.ks) > 1 and state.suite(suite_ref).splits_by_k
+        groups = [(system, k) for system in settings.memsystems for k in _depths(settings.ks, split)]
         suite = state.suite(suite_ref)
         if suite.responder_stores_replies:  # built with the LLM responder, a context costs calls
             suite = state.offline_suite(suite_ref)
         for entry in state.index(suite_ref):
             key = (suite_ref, entry.context_id)
+            if wanted is not None and not any(group_name(*key, system, k) in wanted for system, k in groups):
+                continue
             if key not in measured:
                 context = suite.context(entry.context_id)
                 sessions[key] = len(context.sessions)

@@ -93,9 +93,9 @@ class BayesSuite(Suite):
         return None  # every episode is held out
 
     def index(self) -> list[IndexEntry]:
-        if self.release is None:
-            for seed in self.seeds:
-                recommender_model(seed)  # calibrate once here, before workers ask for items
+        # The recommender's calibration (2 s of CPU, most of it importing scipy.stats) waits
+        # for the first item that needs it: every run indexes the suites it selects, and
+        # most runs never build a recommender episode (each process calibrates once anyway).
         runs = episodes(self.options.size, self.seeds, released=self.release is not None)
         return [IndexEntry(e.id, e.id, episode_marks(e, self.options.k)) for e in runs]
 
