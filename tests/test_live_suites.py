@@ -74,7 +74,9 @@ def test_memfail_responder_and_staged_judges(local_models, suite_pytester: pytes
         "--memsystem=chroma",
         "--memeval-suite=memfail",
         "--memeval-k=3",
-        "--memeval-max-tokens=160",
+        # the storage turns are free text: 8 of them at up to 160 tokens were most of the test's
+        # 156 s; 96 still leaves the judges' {"verdict", "reason"} room (the behavior test's cap)
+        "--memeval-max-tokens=96",
         f"--memeval-responder=openai:{SMOLLM}",
         f"--memeval-judge=openai:{SMOLLM}",
         "--memeval-max-errors=1",
@@ -136,10 +138,10 @@ def test_behavior_responder_and_a_panel_of_both_models(local_models, suite_pytes
         "--memeval-suite-option=behavior.judge_call=schema",
         "--memeval-max-errors=4",
         "-k",
-        "s2026-p01-q01-C5 or s2026-p01-q02-C5 or s2026-p01-q03-C5 or s2026-p01-q04-C5",
+        "s2026-p01-q01-C5 or s2026-p01-q02-C5",
     )
     records = report["records"]
-    assert len(records) == 4 and all(r["status"] != "error" for r in records), result.stdout.str()[-3000:]
+    assert len(records) == 2 and all(r["status"] != "error" for r in records), result.stdout.str()[-3000:]
     for record in records:  # the panel's two real models each gave a digit (schema-constrained)
         assert set(record["detail"]["scores"]) == {SMOLLM, GEMMA}
         assert all(s in (1.0, 2.0, 3.0, 4.0, 5.0) for s in record["detail"]["scores"].values())
