@@ -82,6 +82,8 @@ RUN_SLOTS_KEY = pytest.StashKey[Path]()
 THREADS_KEY = pytest.StashKey[frozenset[int]]()
 SESSION_KEY = pytest.StashKey[pytest.Session]()
 COLLECTION_KEY = pytest.StashKey[arguments.Collection]()
+#: pytest's arguments as it parsed them: the ini file's addopts, PYTEST_ADDOPTS, the command line
+PARSED_ARGS_KEY = pytest.StashKey[tuple[str, ...]]()
 #: the workerinput key carrying the bundled selections of pasted ids to xdist workers
 SELECTIONS = "memeval_bundled_selections"
 #: the directory where a run with --memeval-bundle logs the calls its processes use
@@ -106,7 +108,10 @@ pytest_plugins = (
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
     """Before pytest decides what to collect: the bundled suites when --memsystem names no
-    path, and pasted ids of bundled modules resolved (see `arguments`)."""
+    path, and pasted ids of bundled modules resolved (see `arguments`). Here, and only here,
+    `args` holds what pytest inserted from the ini file's addopts and PYTEST_ADDOPTS
+    (invocation_params.args is the command line alone): a bundle's rerun needs them."""
+    early_config.stash[PARSED_ARGS_KEY] = tuple(str(arg) for arg in args)
     namespace = early_config.known_args_namespace
     given = list(getattr(namespace, "file_or_dir", None) or [])
     resolved = arguments.resolve(
@@ -155,7 +160,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[NOTES_KEY] = (*prepared.notes, *([over_cores] if over_cores and settings.active else []))
         if settings.active and controller:
             campaign = Campaign.open(state, bool(config.option.collectonly), bundled)
-        settings = settings.with_args(tuple(str(arg) for arg in config.invocation_params.args))
+        settings = settings.with_args(config.stash.get(PARSED_ARGS_KEY, _command_line(config)))
         call_log = _call_log(config, settings, controller)
         if call_log is not None:
             settings = settings.with_call_log(call_log)
@@ -634,6 +639,12 @@ def _resume_command(config: pytest.Config, state: RunState) -> str:
     if RESUME not in args:
         args.append(RESUME)
     return shlex.join([_program(), *args])
+
+
+def _command_line(config: pytest.Config) -> tuple[str, ...]:
+    """The command line alone: for a plugin registered after pytest parsed its arguments
+    (a conftest's pytest_plugins), which never saw pytest_load_initial_conftests."""
+    return tuple(str(arg) for arg in config.invocation_params.args)
 
 
 def _program() -> str:

@@ -15,6 +15,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from pytest_memeval import plugin
 from pytest_memeval.__main__ import main
 from pytest_memeval.campaigns.bundle import Bundle, canonical, write_bundle
 from pytest_memeval.campaigns.run_bundle import adapter_settings_text
@@ -26,6 +27,8 @@ from pytest_memeval.campaigns.verify import (
     check_data,
     compare,
     rerun_arguments,
+    rerun_command,
+    rerun_environment,
 )
 
 RECORD = {
@@ -118,6 +121,24 @@ def test_the_rerun_keeps_the_run_and_drops_its_outputs_and_caches() -> None:
         "2",
     ]
     assert "--memeval-llm-cache-file=calls.sqlite" in rerun_arguments(args, OUTPUT_OPTIONS)
+
+
+def test_the_run_keeps_the_arguments_its_ini_file_and_pytest_addopts_gave(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeini("[pytest]\naddopts = --memeval-seed=5\n")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--memeval-k=3")
+    config = pytester.parseconfig("-q")
+    args = config.stash[plugin.PARSED_ARGS_KEY]
+    assert args[:2] == ("--memeval-seed=5", "--memeval-k=3") and "-q" in args[2:]
+    assert config.invocation_params.args[0] != "--memeval-seed=5"  # pytest's own record lacks them
+
+
+def test_the_rerun_takes_its_arguments_from_the_bundle_alone(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "--memeval-k=5")
+    command = rerun_command(["--memeval-k=3"], tmp_path / "rerun.json")
+    assert command[3:6] == ["-o", "addopts=", "--memeval-k=3"]  # the verifier's ini addopts emptied
+    assert "PYTEST_ADDOPTS" not in rerun_environment()
 
 
 def test_adapter_settings_keep_their_types_through_the_bundle() -> None:

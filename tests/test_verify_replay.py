@@ -1,10 +1,12 @@
 """A published run verified end to end: mem0 (its own LLM calls through the gateway) and an
-LLM responder, replayed from the committed recording, bundled and signed; the bundle is
-rerun offline to the same records and metrics, refused with another key, and a recorded
-response edited (the manifest recomputed, unsigned) is found by the rerun."""
+LLM responder, replayed from the committed recording, bundled and signed (its k given by
+PYTEST_ADDOPTS, which the bundle keeps); the bundle is rerun offline to the same records and
+metrics, refused with another key, and a recorded response edited (the manifest recomputed,
+unsigned) is found by the rerun."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -34,9 +36,11 @@ def write_keys(directory: Path) -> tuple[Path, Path, Path]:
 
 @pytest.mark.skipif(not RECORDING.is_file(), reason="no recording committed: make record-local")
 def test_a_bundled_mem0_run_reruns_offline_to_the_same_numbers_and_an_edit_is_found(
-    suite_pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+    suite_pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = suite_pytester.path
+    addopts = os.environ.get("PYTEST_ADDOPTS", "")
+    monkeypatch.setenv("PYTEST_ADDOPTS", f"{addopts} --memeval-k=3")  # not the default: the bundle must keep it
     shutil.copy(ROOT / "fixtures" / "local-systems" / "mem0.toml", path / "mem0.toml")
     private, public, other_public = write_keys(path)
     recorded = suite_pytester.runpytest_subprocess(
@@ -47,7 +51,6 @@ def test_a_bundled_mem0_run_reruns_offline_to_the_same_numbers_and_an_edit_is_fo
         "--memeval-suite=multisource",
         "-k",
         ITEM,
-        "--memeval-k=3",
         "--memeval-responder=openai:smollm2-135m",
         "--memeval-llm-cache=replay",
         f"--memeval-llm-cache-file={RECORDING}",
@@ -64,6 +67,8 @@ def test_a_bundled_mem0_run_reruns_offline_to_the_same_numbers_and_an_edit_is_fo
     assert 0 < len(bundle.calls) < len(cache)  # this run's calls, not the whole recording
     cache.close()
 
+    assert "--memeval-k=3" in bundle.run["args"]
+    monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
     capsys.readouterr()  # pytester's own lines
     status = main(["verify", "run.bundle", f"--memeval-public-key={public}"])
     lines = capsys.readouterr().out.splitlines()

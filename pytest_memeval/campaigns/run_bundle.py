@@ -27,9 +27,9 @@ LOCK_FILES = ("requirements.lock", "uv.lock", "poetry.lock", "pdm.lock", "Pipfil
 
 
 def run_info(args: Sequence[str], rootdir: Path, report: Mapping[str, Any]) -> dict[str, Any]:
-    """How the run was made: pytest's arguments as given, its memory systems' settings,
-    Python, every installed distribution's version, and the sha256 of the lock files in the
-    rootdir."""
+    """How the run was made: pytest's arguments as it parsed them (addopts included), its
+    memory systems' settings, Python, every installed distribution's version, and the sha256
+    of the lock files in the rootdir."""
     locks = {
         name: hashlib.sha256((rootdir / name).read_bytes()).hexdigest()
         for name in LOCK_FILES

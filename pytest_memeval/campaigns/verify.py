@@ -5,7 +5,8 @@ a published run checked and run again offline.
    the key in the bundle and, given --memeval-public-key, against that key.
 2. The data files the run read (their sha256 are in the report's fingerprint) are found
    under --memeval-data and hashed; generated data needs nothing (it regenerates).
-3. The run is run again with pytest, with the arguments it was run with, in the current
+3. The run is run again with pytest, with the arguments it was run with (those its ini
+   file's addopts and PYTEST_ADDOPTS gave included, and no others), in the current
    directory, offline: the recorded LLM calls go into a cache file of their own, replayed
    (`--memeval-llm-cache=replay`: nothing is forwarded, no key is read), the recorded
    embeddings into an embedding cache of their own (nothing is embedded), the memory
@@ -180,13 +181,16 @@ def run_again(args: Sequence[str], workdir: Path, timeout_s: float) -> dict[str,
     without an API key in its environment and with Hugging Face offline; the report's JSON."""
     report = workdir / "rerun.json"
     log = workdir / "rerun.log"
-    env = {name: value for name, value in os.environ.items() if name != "OPENAI_API_KEY"}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    command = [sys.executable, "-m", "pytest", *args, f"--memeval-report={report}", "--memeval-html=none"]
+    command = rerun_command(args, report)
     with open(log, "wb") as output:
         try:
             status = subprocess.run(
-                command, stdout=output, stderr=subprocess.STDOUT, env=env, timeout=timeout_s, check=False
+                command,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                env=rerun_environment(),
+                timeout=timeout_s,
+                check=False,
             ).returncode
         except subprocess.TimeoutExpired:
             raise VerifyError(f"the rerun did not finish within {timeout_s:g} s (--memeval-rerun-timeout)") from None
@@ -199,6 +203,29 @@ def run_again(args: Sequence[str], workdir: Path, timeout_s: float) -> dict[str,
     if not isinstance(data, dict):
         raise VerifyError("the rerun's report is not a JSON object")
     return data
+
+
+def rerun_command(args: Sequence[str], report: Path) -> list[str]:
+    """The rerun's command line. The run's arguments already hold what its ini file's addopts
+    and PYTEST_ADDOPTS gave (pytest's parsed arguments): `-o addopts=` keeps the ini file
+    where verify runs from adding its own, rerun_environment() drops PYTEST_ADDOPTS."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-o",
+        "addopts=",
+        *args,
+        f"--memeval-report={report}",
+        "--memeval-html=none",
+    ]
+
+
+def rerun_environment() -> dict[str, str]:
+    """This process's environment without an API key and PYTEST_ADDOPTS, with Hugging Face offline."""
+    env = {name: value for name, value in os.environ.items() if name not in ("OPENAI_API_KEY", "PYTEST_ADDOPTS")}
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    return env
 
 
 def package_differences(run: Mapping[str, Any]) -> list[str]:

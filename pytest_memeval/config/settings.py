@@ -110,7 +110,8 @@ class Settings:
     oracle: bool = False
     #: --memeval-errata: corrections to the suites' golds (each run's corrected metrics beside its own)
     errata: Errata | None = None
-    #: pytest's arguments as given (how to run it again; the report and a bundle keep them)
+    #: pytest's arguments as it parsed them, the ini file's addopts and PYTEST_ADDOPTS first
+    #: (how to run it again; the report and a bundle keep them)
     args: tuple[str, ...] = ()
     #: --memeval-bundle: the run bundle written at the end (campaigns/bundle.py)
     bundle: Path | None = None
@@ -128,7 +129,7 @@ class Settings:
     searchable_deadline_s: float | None = None
 
     def with_args(self, args: tuple[str, ...]) -> Settings:
-        """These settings of a run started with `args` (pytest's arguments as given)."""
+        """These settings of a run started with `args` (pytest's arguments as it parsed them)."""
         return replace(self, args=args)
 
     def with_call_log(self, directory: Path) -> Settings:
