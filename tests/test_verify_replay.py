@@ -2,10 +2,12 @@
 LLM responder, replayed from the committed recording, bundled and signed (its k given by
 PYTEST_ADDOPTS, which the bundle keeps); the bundle is rerun offline to the same records and
 metrics, refused with another key, and a recorded response edited (the manifest recomputed,
-unsigned) is found by the rerun."""
+unsigned) is found by the rerun. A finished run bundled from its report (`python -m
+pytest_memeval bundle REPORT`): the bundle holds the report as published, signed."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -15,7 +17,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 from pytest_memeval.__main__ import main
-from pytest_memeval.campaigns.bundle import Bundle, read_bundle, write_bundle
+from pytest_memeval.campaigns.bundle import Bundle, BundleError, read_bundle, write_bundle
+from pytest_memeval.config.signing_keys import read_public_key
 from pytest_memeval.llm import CallCache
 
 pytestmark = pytest.mark.slow
@@ -98,3 +101,32 @@ def test_a_bundled_mem0_run_reruns_offline_to_the_same_numbers_and_an_edit_is_fo
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("memeval verify: record gen20260321-stable_121-A1 (multisource | mem0 |"), last
     assert f'answer is "{other}" in the rerun, "{answer}" in the bundle' in last, last
+
+
+def test_a_finished_run_is_bundled_from_its_report_and_a_changed_bundle_is_refused(
+    toy_pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = toy_pytester.path
+    private, public, other_public = write_keys(path)
+    ran = toy_pytester.runpytest("test_toy.py", "--memsystem=context", "-k", "ada", "--memeval-report=run.json")
+    assert ran.ret == pytest.ExitCode.OK
+    capsys.readouterr()  # pytester's own lines
+
+    status = main(["bundle", "run.json", "--memeval-bundle=after.bundle", f"--memeval-sign={private}"])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 0, lines
+    assert lines == ["reproduced: 3 records, every metric equal", f"bundle: {path / 'after.bundle'} (signed)"]
+    bundle = read_bundle(path / "after.bundle", read_public_key("key", public))  # manifest and signature hold
+    assert bundle.report == json.loads((path / "run.json").read_text(encoding="utf-8"))  # as published
+    assert "--memsystem=context" in bundle.run["args"]
+    with pytest.raises(BundleError, match="not with the key given"):
+        read_bundle(path / "after.bundle", read_public_key("key", other_public))
+
+    tampered = json.loads((path / "after.bundle").read_bytes())
+    report = json.loads(tampered["parts"]["report"])
+    report["records"][0]["correct"] = not report["records"][0]["correct"]
+    tampered["parts"]["report"] = json.dumps(report)
+    (path / "tampered.bundle").write_text(json.dumps(tampered), encoding="utf-8")
+    assert main(["verify", "tampered.bundle", f"--memeval-public-key={public}"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("memeval verify: the bundle's report was changed: its sha256 is ")
