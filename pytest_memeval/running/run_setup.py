@@ -15,7 +15,6 @@ from ..config.judge_specs import with_protocol_model
 from ..config.options import OptionSource, read_settings
 from ..config.outputs import check_outputs, run_outputs
 from ..errors import ConfigError, DataError
-from ..llm.preflight import check_endpoint
 from .registry import available_suites, imported_suites
 from .settings_checks import check_against_suites, check_before_run, judge_fit_notes, judged_suites
 from .shards import Unit, check_shard_count, durations
@@ -84,6 +83,8 @@ def prepare_run(
     seconds = durations(settings.shard_durations) if settings.shard_durations is not None else None
     llm = settings.llm
     if probe_llm and settings.active and llm is not None and llm.cache_mode != "replay" and not settings.local_models:
+        from ..llm.preflight import check_endpoint  # httpx: imported by the runs that ask
+
         asking = f"--memeval-responder={settings.responder}" if settings.responder != "reader" else "--memeval-judge"
         check_endpoint(llm, asking)
     return PreparedRun(state, suites, warnings, seconds, notes)
