@@ -214,9 +214,20 @@ def _report(pytester: pytest.Pytester, name: str, *args: str) -> tuple[pytest.Ru
 @pytest.mark.slow
 def test_markers_and_two_workers_offline(suite_pytester: pytest.Pytester) -> None:
     selected = suite_pytester.runpytest(
-        "--memsystem=context", "--memeval-suite=halumem", "--collect-only", "-q", "--strict-markers", "-m", "halumem_qa"
+        "--memsystem=context",
+        "--memeval-suite=halumem",
+        "--collect-only",
+        "-q",
+        "--strict-markers",
+        "-m",
+        "halumem_qa",
+        "--memeval-responder=openai:resp",
+        "--memeval-judge=openai:judge@halumem",
     )
     selected.stdout.fnmatch_lines(["*test_halumem.py::test_halumem[[]*/q0[]]", "10/28 tests collected*"])
+    # interactive, and estimated: each question's answer and its QA judgement
+    selected.stdout.fnmatch_lines(["  answer resp: 10 calls, *", "  judge  judge: 10 calls, *", "  total: 20 calls, *"])
+    assert "not estimated" not in selected.stdout.str().replace("a memory system's own LLM calls are not estimated", "")
     result, report = _report(suite_pytester, "parallel", "--memsystem=context", "-n", "2")
     (run,) = report["runs"]
     assert run["n_scored"] == 28 and run["labels"] == ["sample"], run["labels"]
@@ -259,3 +270,33 @@ def test_the_llm_path_asks_the_official_prompts_and_reads_them_officially(suite_
     answers = [r for r in requests if r.model == "reader"]
     assert len(answers) == 10 and all("Memories for user " in r.messages[0]["content"] for r in answers)
     assert all(r.model == "judge" for r in requests if r not in answers)
+
+
+def test_the_estimate_plans_each_items_calls_as_the_protocol_makes_them(tmp_path: Path) -> None:
+    suite = _suite(tmp_path)
+    turns = [Memory(f"turn {n}") for n in range(30)]
+    stages = {"Memory Integrity": "integrity", "Dialogue Memory Accuracy": "accuracy", "update accuracy": "update"}
+    seen: set[str] = set()
+    for entry in suite.index():
+        item = suite.item(entry.id)
+        calls = suite.planned_calls(item, lambda n: turns[:n], 7)
+        p = item.private
+        kinds = [
+            (call.phase, next((s for marker, s in stages.items() if marker in call.messages[0]["content"]), "qa"))
+            for call in calls
+        ]
+        seen.update(f"{phase} {stage}" for phase, stage in kinds)
+        session = suite.catalog.user(p["user"]).sessions[p["session"]]
+        golden = [point.content for point in session.points if not point.interference]
+        if p["kind"] == "qa":
+            assert kinds == [("answer", "qa"), ("judge", "qa")]
+            assert "turn 6" in calls[0].messages[-1]["content"] and "turn 7" not in calls[0].messages[-1]["content"]
+        elif p["kind"] == "session":  # one accuracy judgement per memory extracted: its gold points assumed
+            assert kinds == [("judge", "accuracy")] * len(golden)
+            assert [point in call.messages[0]["content"] for point, call in zip(golden, calls)] == [True] * len(golden)
+        elif p["is_update"] == "True" and p["original"]:  # the probe: 10 memories
+            assert kinds == [("judge", "update")] and "turn 9" in calls[0].messages[0]["content"]
+            assert "turn 10" not in calls[0].messages[0]["content"]
+        else:
+            assert kinds == ([("judge", "integrity")] if golden else [])
+    assert seen == {"answer qa", "judge qa", "judge accuracy", "judge update", "judge integrity"}

@@ -18,10 +18,15 @@ is assumed, and the output says so:
   ANSWER_TOKENS long (the template's own words are not counted). The contexts are built
   without the responder, so the estimate itself makes no call.
 
+An interactive suite counts when it plans each item's calls (`Suite.planned_calls`, given
+what a retrieval of n is assumed to return: the context's first n turns, or every turn from
+a system that does not honour k): its `answer` calls for the responder, its `judge` calls
+once per judge of the run that fits the suite.
+
 Tokens are counted as `memory.tokens.count_tokens` counts them (words and punctuation,
-close to BPE counts on English). Interactive suites (their protocol decides the calls), a
-judge that asks from what the run retrieved (memfail's staged judge) and the memory
-systems' own LLM calls are not estimated; the ingest line says what there is to
+close to BPE counts on English). Interactive suites that plan no calls (their protocol
+decides them as it goes), a judge that asks from what the run retrieved (memfail's staged
+judge) and the memory systems' own LLM calls are not estimated; the ingest line says what there is to
 store. A run of several repeats makes each call once per repeat.
 """
 
@@ -46,7 +51,7 @@ from ..running.state import RunState
 from ..types import Answer, Item, Memory
 
 if TYPE_CHECKING:
-    from ..config.judge_specs import PanelMember
+    from ..config.judge_specs import JudgeSpec, PanelMember
     from ..llm.judge import PanelFactory, ProtocolPrompt
 
 ANSWER_TOKENS = 16
@@ -72,7 +77,7 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
     totals: dict[tuple[str, str], Tokens] = {}
     notes: dict[str, None] = {}
     sessions: dict[tuple[str, str, str], tuple[int, int]] = {}
-    memories: dict[tuple[str, str, bool, int], list[Memory]] = {}
+    memories: dict[tuple[str, str, bool, int | None], list[Memory]] = {}
     judge_prompts: dict[str, list[Any]] = {}
     for node in items:
         key = item_key(node, settings.memsystems[0], settings.k)
@@ -80,15 +85,19 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             continue
         suite_ref, system, k, item_id, _ = key
         suite = state.suite(suite_ref)
-        if suite.interactive:
-            notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
-            continue
         item = suite.item(item_id)
         model = responder_model(settings.responder)
         # never the responder's storage turns: they would be spent here
         source = state.offline_suite(suite_ref) if suite.responder_stores_replies else suite
         # an oracle run (--memeval-oracle) is counted as its system's whole fill: an upper bound
         honours_k = declares_honours_k(state.memsystems[oracle_base(system)[0]].load())
+        if suite.interactive:
+            turns = (suite_ref, item.context_id, honours_k, None)
+            if turns not in memories:
+                memories[turns] = _memories(source, item.context_id, None)
+            if not _add_planned(totals, suite, item, memories[turns], honours_k, k, model, settings.judges):
+                notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
+                continue
         context = (suite_ref, item.context_id, honours_k, k)
         if context not in memories:
             memories[context] = _memories(source, item.context_id, k if honours_k else None)
@@ -101,6 +110,8 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             if model is not None and suite.responder_stores_replies:
                 for prompt_tokens in _storage_turns(context_sessions):
                     _add(totals, "ingest", model, prompt_tokens, ANSWER_TOKENS)
+        if suite.interactive:
+            continue  # its calls were added above
         if model is not None:
             prompt = suite.llm_prompt()
             if prompt is not None:  # a suite without an LLM path is refused before any test runs
@@ -172,6 +183,34 @@ def _cost(phase: PhaseEstimate, prices: Prices | None) -> float | None:
 
 def _add(totals: dict[tuple[str, str], Tokens], phase: str, model: str, prompt: int, completion: int) -> None:
     totals[(phase, model)] = totals.get((phase, model), Tokens()) + Tokens(1, prompt, completion)
+
+
+def _add_planned(
+    totals: dict[tuple[str, str], Tokens],
+    suite: Suite,
+    item: Item,
+    turns: Sequence[Memory],
+    honours_k: bool,
+    k: int,
+    responder: str | None,
+    judges: Sequence[JudgeSpec],
+) -> bool:
+    """The calls an interactive suite plans for `item` (`Suite.planned_calls`), added to
+    `totals` for the responder and each of the run's judges that fit the suite; False when
+    the suite plans none."""
+    planned = suite.planned_calls(item, lambda n: turns[:n] if honours_k else turns, k)
+    if planned is None:
+        return False
+    specs = fitting(judges, suite.judge_prompts, suite.name)
+    judge_models = [member.model for member in panel_members(specs, suite.judge_prompts, suite.name)] if specs else []
+    for call in planned:
+        if call.phase == "answer":
+            callers, completion = [responder] if responder else [], ANSWER_TOKENS
+        else:
+            callers, completion = judge_models, VERDICT_TOKENS
+        for model in callers:
+            _add(totals, call.phase, model, _tokens(call.messages), completion)
+    return True
 
 
 def _memories(suite: Suite, context_id: str, k: int | None) -> list[Memory]:

@@ -18,10 +18,10 @@ as an accuracy with a cluster-adjusted interval, unless it overrides `judge` and
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from ..config.judge_specs import JudgeOption
 from ..config.llm_settings import LLMSettings
@@ -194,6 +194,15 @@ class ItemSource(ABC):
         return split
 
 
+@dataclass(frozen=True)
+class PlannedCall:
+    """One LLM call an interactive suite's protocol makes for an item: the responder's
+    (`answer`), or one made by each of the run's judges (`judge`), with its messages."""
+
+    phase: Literal["answer", "judge"]
+    messages: list[dict[str, str]]
+
+
 class Answering:
     """Role: how an item is answered, offline, by an LLM, or through an interactive protocol."""
 
@@ -211,6 +220,15 @@ class Answering:
         item) as the item's protocol requires, asking `responder`, and return the answer that
         the judge scores (its detail may hold a trajectory)."""
         raise NotImplementedError(f"suite {self.name} is not interactive")
+
+    def planned_calls(
+        self, item: Item, retrieve: Callable[[int], Sequence[Memory]], k: int
+    ) -> list[PlannedCall] | None:
+        """For interactive suites: the LLM calls the item's protocol makes, for the estimate
+        before a run (campaigns/estimate.py); `retrieve(n)` is what a retrieval of n is
+        assumed to return. None: the protocol decides its calls as it goes, and they are
+        not estimated."""
+        return None
 
     def llm_prompt(self) -> ResponsePrompt | None:
         """The prompt an LLM responder answers with; None when the suite has no LLM path."""

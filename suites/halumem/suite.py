@@ -16,7 +16,7 @@ offline word-overlap rules that are floors, not HaluMem's metrics.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +26,15 @@ from pytest_memeval.config.judge_specs import off_protocol
 from pytest_memeval.errors import MemevalError
 from pytest_memeval.framework.canonical import canonical_params, canonical_seeds
 from pytest_memeval.framework.data_files import data_note
-from pytest_memeval.framework.suite import IndexEntry, ItemMemory, Suite, SuiteOptions
+from pytest_memeval.framework.suite import IndexEntry, ItemMemory, PlannedCall, Suite, SuiteOptions
 from pytest_memeval.llm.judge import PanelFactory
 from pytest_memeval.llm.repetition import current_repeat
 from pytest_memeval.protocols import ResponseModel
 from pytest_memeval.results.records import PairedMetric, Record, SuiteSummary
-from pytest_memeval.types import Answer, Context, Item
+from pytest_memeval.types import Answer, Context, Item, Memory
 
 from .catalog import DOWNLOAD, RELEASED_NAMES, Catalog, file_setting, markers
+from .estimate import CallPlanner
 from .judge import OfficialJudge, OfflineRules
 from .llm import HALUMEM, HALUMEM_OPTION, HaluMemPrompt, judge_protocols
 from .protocol import UserRuns, messages, run_user
@@ -63,6 +64,7 @@ class HaluMemSuite(Suite):
         super().__init__(options)
         self.catalog = Catalog(options)
         self.runs = UserRuns()
+        self._planner: CallPlanner | None = None
 
     def protocol_params(self, params: Mapping[str, str]) -> dict[str, str]:
         return canonical_params(params, {"file": file_setting})
@@ -120,6 +122,13 @@ class HaluMemSuite(Suite):
             None if shown is None else memories_text(shown),
             detail={"extracted": extracted, "probe": None if probe is None else list(probe)},
         )
+
+    def planned_calls(self, item: Item, retrieve: Callable[[int], Sequence[Memory]], k: int) -> list[PlannedCall]:
+        if self._planner is None:
+            self._planner = CallPlanner()
+        session = self.catalog.user(item.private["user"]).sessions[item.private["session"]]
+        golden = [point.content for point in session.points if not point.interference]
+        return self._planner.calls(item, golden, retrieve, k)
 
     def reader(self) -> HaluMemReader:
         return HaluMemReader()
