@@ -145,7 +145,8 @@ def test_a_retry_after_beyond_the_budget_gives_up_at_once():
     with LLMServer(Reply.error(429, retry_after=60)) as server:
         error, elapsed = failure_of(settings_for(server, retry_budget_s=5.0))
         assert server.count == 1
-    assert elapsed < 1.0 and "Retry-After" in str(error)
+    # at once: well inside the 5 s budget, not after it (1 s was missed at load 9 with -n 2)
+    assert elapsed < 3.0 and "Retry-After" in str(error)
 
 
 def test_slow_responses_time_out_and_are_retried_within_bounds():
