@@ -519,7 +519,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     campaign: Campaign | None = config.pluginmanager.get_plugin(CAMPAIGN_NAME)
     if collector is None or campaign is None:
         return
-    collector.records.extend(_crash_records(session, state, collector))
+    for record in _crash_records(session, state, collector):
+        collector.add(record)
     end = SessionEnd(_stopped(session, campaign), _selected(config, session, state), _resume_command(config, state))
     try:
         report = SessionReport.build(
@@ -534,6 +535,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             campaign.protocol_notes,
             _selection(config),
             end,
+            collector.full_records,
         )
         report = _judged_again(report, state)
         write_files(report, state.suite)
@@ -550,7 +552,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config.stash[REPORT_KEY] = report
     complete = _complete(session, collector) and not report.write_errors and report.report.incomplete is None
     campaign.finish(complete=complete)
-    session.exitstatus = report.decide(campaign.status_with_resumed(session.exitstatus, report.report.records))
+    session.exitstatus = report.decide(campaign.status_with_resumed(session.exitstatus, collector.kept_earlier()))
 
 
 class ClosingLines:

@@ -21,7 +21,7 @@ from pytest_memeval.memory.context import ContextMemory
 from pytest_memeval.memory.none import NoMemory
 from pytest_memeval.results.records import Record, RunKey
 from pytest_memeval.results.schema import SchemaError
-from pytest_memeval.running import frozen_heap
+from pytest_memeval.running import frozen_heap, record_collector
 from pytest_memeval.running.adapter_guard import AdapterGuard
 from pytest_memeval.running.fixtures import attach, teardown_properties
 from pytest_memeval.running.record_collector import RECORD_PROPERTY, RecordCollector, record_from_wire, record_to_wire
@@ -116,18 +116,27 @@ def _teardown_report(properties: list[tuple[str, object]]) -> pytest.TestReport:
     return pytest.TestReport("t.py::q1", ("t.py", 0, "q1"), {}, "passed", None, "teardown", user_properties=properties)
 
 
-def test_a_record_made_in_the_controllers_process_is_handed_over_not_parsed_back() -> None:
+def test_a_record_made_in_the_controllers_process_is_handed_over_not_parsed_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     collector = RecordCollector()
     item = SimpleNamespace(stash=pytest.Stash(), user_properties=[], config=SimpleNamespace(option=None))
     record = _record()
     attach(item, record)  # type: ignore[arg-type]
     properties = teardown_properties(item, collector)  # type: ignore[arg-type]
     assert properties is not None
+    parsed: list[str] = []
+
+    def parse(text: str) -> Record:
+        parsed.append(text)
+        return record_from_wire(text)
+
+    monkeypatch.setattr(record_collector, "record_from_wire", parse)
     collector.pytest_runtest_logreport(_teardown_report(properties))
-    assert collector.records == [record] and collector.records[0] is record
+    assert parsed == [] and list(collector.full_records(collector.records)) == [record]
     # a report from a worker (nothing handed over) is still read back, field by field
     collector.pytest_runtest_logreport(_teardown_report(properties))
-    assert collector.records[1] == record and collector.records[1] is not record
+    assert len(parsed) == 1 and collector.records[1] == collector.records[0]
     bad = [(RECORD_PROPERTY, str(properties[0][1]).replace('"correct":true', '"correct":"true"'))]
     with pytest.raises(SchemaError):
         collector.pytest_runtest_logreport(_teardown_report(bad))
@@ -155,7 +164,7 @@ def test_the_heap_frozen_for_the_loop_is_given_back_once() -> None:
 EXIT_SCRIPT = """
 import atexit, gc, sys
 atexit.register(lambda: print("frozen at the end:", gc.get_freeze_count() > 0, flush=True))
-from pytest_memeval.running import frozen_heap
+from pytest_memeval.running import frozen_heap, record_collector
 
 class Finalized:
     def __del__(self):

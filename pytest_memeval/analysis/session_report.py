@@ -70,6 +70,14 @@ class SessionReport:
     headlines: dict[RunKey, Headline | None] = field(default_factory=dict)
     #: the run's exit status and why, once `decide` made it
     decision: ExitDecision | None = None
+    #: the records as the statistics read them, in the report's order: on the controller,
+    #: their statistics views (the report's records are read from disk); None: the report's
+    statistics: Sequence[Record] | None = None
+
+    @property
+    def counted(self) -> Sequence[Record]:
+        """The records to count and group by (`statistics`, else the report's own)."""
+        return self.report.records if self.statistics is None else self.statistics
 
     @classmethod
     def build(
@@ -85,10 +93,13 @@ class SessionReport:
         protocol_notes: Sequence[str] = (),
         selection: Mapping[str, str] | None = None,
         end: SessionEnd | None = None,
+        full_records: Callable[[Sequence[Record]], Sequence[Record]] | None = None,
     ) -> SessionReport:
         """`selection` records what picked the items (-k, -m, the shard): it is not part of
         the fingerprint. `end` says how the session ended (what it collected, whether it
-        stopped early): the runs' subset and incomplete labels come from it (`partial`)."""
+        stopped early): the runs' subset and incomplete labels come from it (`partial`).
+        `full_records`: where `grouped` holds statistics views (`results.record_spool`),
+        the whole records of such views, in their order, for the report."""
         end = end if end is not None else SessionEnd()
         grouped = {key: sorted(records, key=lambda r: (r.id, r.repeat)) for key, records in grouped.items()}
         refs = {key: records[0].suite_ref for key, records in grouped.items() if records}
@@ -139,7 +150,7 @@ class SessionReport:
         report = Report(
             dict(settings_json(settings), selection=dict(selection or {})),
             tuple(runs),
-            records,
+            records if full_records is None else full_records(records),
             comparisons,
             gates,
             tuple(errors),
@@ -154,7 +165,8 @@ class SessionReport:
             suite_class = suite(refs[run.key])
             metric = suite_class.headline()
             headlines[run.key] = Headline(metric, metric in suite_class.lower_is_better)
-        return cls(settings, report, sorted(snapshot_changes), headlines=headlines)
+        statistics = records if full_records is not None else None
+        return cls(settings, report, sorted(snapshot_changes), headlines=headlines, statistics=statistics)
 
     @property
     def n_errors(self) -> int:
@@ -201,7 +213,7 @@ class SessionReport:
             return ExitDecision(failed, f"a report could not be written: {self.write_errors[0]}")
         if self.settings.gates:
             return self._gates_decision()
-        wrong = sum(1 for r in self.report.records if r.is_scored and r.correct is False)
+        wrong = sum(1 for r in self.counted if r.is_scored and r.correct is False)
         if not tests:
             return ExitDecision(pytest_status, "merged; without --gate a merge's wrong answers fail nothing")
         if pytest_status == pytest.ExitCode.OK:

@@ -198,14 +198,15 @@ class Campaign:
         if note is not None and note not in self.protocol_notes:
             self.protocol_notes.append(note)
 
-    def record_arrived(self, record: Record) -> None:
-        """A record reached the controller: its suite joins the fingerprint, the record goes
-        to the journal (a journal that cannot be written is one error; the run goes on), and
-        its cost counts against --memeval-max-cost."""
+    def record_arrived(self, record: Record, wire: str | None = None) -> None:
+        """A record reached the controller (`wire`: its `record_to_wire` form, when made):
+        its suite joins the fingerprint, the record goes to the journal (a journal that
+        cannot be written is one error; the run goes on), and its cost counts against
+        --memeval-max-cost."""
         if record.suite_ref not in self._refs:
             self._refs.add(record.suite_ref)
             self._join(record.suite_ref)
-        self._journal_write(lambda journal: journal.append_record(record))
+        self._journal_write(lambda journal: journal.append_record(record, wire))
         self._count_cost(record)
 
     def _count_cost(self, record: Record) -> None:
@@ -262,13 +263,13 @@ class Campaign:
             self.journal.close()
             self.journal = None
 
-    def status_with_resumed(self, status: int, records: Sequence[Record]) -> int:
+    def status_with_resumed(self, status: int, kept: Sequence[Record]) -> int:
         """pytest's exit status as if the resumed items had run now: one of them not judged
-        correct fails the run, as its test did; a run that had nothing left to run is OK."""
+        correct fails the run, as its test did; a run that had nothing left to run is OK.
+        `kept`: the resumed records the report holds (those no record of this run replaced)."""
         if not self.resumed or status not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             return status
-        resumed = {id(r) for r in self.resumed}
-        if any(r.correct is not True for r in records if id(r) in resumed):
+        if any(r.correct is not True for r in kept):
             return pytest.ExitCode.TESTS_FAILED
         return pytest.ExitCode.OK
 

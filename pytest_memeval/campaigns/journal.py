@@ -117,8 +117,9 @@ class Journal:
             raise
         return cls(path, fd), resumed
 
-    def append_record(self, record: Record) -> None:
-        self._write(f'{{"record":{record_to_wire(record)}}}\n', sync=False)
+    def append_record(self, record: Record, wire: str | None = None) -> None:
+        """One record's line; `wire`: its `record_to_wire` form, when made already."""
+        self._write(f'{{"record":{record_to_wire(record) if wire is None else wire}}}\n', sync=False)
 
     def append_fingerprint(self, fingerprint: Fingerprint) -> None:
         self._write_json({"fingerprint": fingerprint.to_json()}, sync=True)

@@ -296,7 +296,9 @@ class Statistics:
     def summarize(self, records: Sequence[Record]) -> SuiteSummary:
         """Metrics with confidence intervals and breakdowns for the scored records of one run.
 
-        The default: `accuracy`, the share of correct records with a 95% Wilson interval at
+        On the controller of a run the records are statistics views: without the texts kept
+        for a reader (`memories`, `question`, `judge_reason`, `raw`; `record_spool`), which
+        stay on disk. The default: `accuracy`, the share of correct records with a 95% Wilson interval at
         the design-effect-adjusted n (items of one cluster are not independent)."""
         from ..stats import clustered_wilson
 
@@ -305,7 +307,8 @@ class Statistics:
         )
 
     def compare(self, a: Sequence[Record], b: Sequence[Record]) -> Mapping[str, PairedMetric]:
-        """Paired differences a - b of the headline metrics; records are aligned item by item.
+        """Paired differences a - b of the headline metrics; records are aligned item by item
+        (statistics views, as `summarize` gets them).
 
         The default fits a success rate: the cluster sign-flip test and the interval that
         inverts it (p and CI agree). Suites with macro or graded metrics override it.
@@ -319,8 +322,9 @@ class Statistics:
     def figures(self, report: Report) -> Sequence[Figure]:
         """Extra figures for the HTML report.
 
-        `report` is the whole session; a suite picks its own runs and records by name.
-        The standard figures (breakdown bars, paired differences) need nothing from here.
+        `report` is the whole session; a suite picks its own runs and records by name. Its
+        records are statistics views, as `summarize` gets them. The standard figures
+        (breakdown bars, paired differences) need nothing from here.
         """
         return []
 

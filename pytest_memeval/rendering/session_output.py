@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from ..analysis.session_report import SessionReport, SuiteLookup
 from ..files.atomic_file import write_atomic
@@ -23,8 +24,9 @@ def write_files(session: SessionReport, suite: SuiteLookup) -> None:
     if settings.report is not None:
         _write(session, settings.report, "--memeval-report", lambda path: write_atomic(path, report_chunks(report)))
     if settings.html is not None:
-        refs = {r.key.suite: r.suite_ref for r in report.records}
-        figures = {name: suite(refs[name]).figures(report) for name in report.suites() if name in refs}
+        refs = {r.key.suite: r.suite_ref for r in session.counted}
+        counted = replace(report, records=session.counted)  # what the statistics read, in memory
+        figures = {name: suite(refs[name]).figures(counted) for name in report.suites() if name in refs}
         _write(
             session, settings.html, "--memeval-html", lambda path: write_html(path, report, figures, session.headlines)
         )
@@ -67,4 +69,4 @@ def write_terminal(session: SessionReport, terminal: pytest.TerminalReporter, wr
             files.append(("memeval html", str(settings.html)))
         if settings.bundle is not None:
             files.append(("memeval bundle", str(settings.bundle)))
-    write_overview(terminal, report, session.headlines, files, wrong_printed)
+    write_overview(terminal, report, session.headlines, files, wrong_printed, session.counted)

@@ -28,6 +28,7 @@ from ..results.records import (
     JudgeAudit,
     JudgeSensitivity,
     Metric,
+    Record,
     Report,
     RunKey,
     RunSummary,
@@ -557,11 +558,13 @@ def overview_lines(
     files: Sequence[tuple[str, str]],
     width: int = WIDTH,
     wrong_printed: int | None = None,
+    counted: Sequence[Record] | None = None,
 ) -> tuple[str, list[str]]:
     """The closing overview, for a newcomer: the heading (items, suites, memory systems),
     one line per run (items, wrong answers, errors, what makes its numbers partial, the
     headline metric with its interval), what the labels and the wrong answers are, and where
-    the reports are. `wrong_printed` counts the WRONG lines printed above (None: all)."""
+    the reports are. `wrong_printed` counts the WRONG lines printed above (None: all);
+    `counted`: the records to count wrong answers in (None: the report's)."""
     systems = list(dict.fromkeys(run.key.memsystem for run in report.runs))
     n_items = sum(run.n_items for run in report.runs)
     suites = report.suites()
@@ -569,7 +572,8 @@ def overview_lines(
         f"memeval: {n_items:,} items, {len(suites)} suite{'s' if len(suites) != 1 else ''}, "
         f"memory system{'s' if len(systems) != 1 else ''} {', '.join(systems)}"
     )
-    wrong = Counter(r.key for r in report.records if r.is_scored and r.correct is False)
+    counted = report.records if counted is None else counted
+    wrong = Counter(r.key for r in counted if r.is_scored and r.correct is False)
     labelled = any(run.labels for run in report.runs)
     table = [
         ["suite", "run", "items", "wrong", "errors", *(["labels"] if labelled else []), "headline metric [95% CI]"]
@@ -609,10 +613,11 @@ def write_overview(
     headlines: Mapping[RunKey, Headline | None],
     files: Sequence[tuple[str, str]],
     wrong_printed: int | None = None,
+    counted: Sequence[Record] | None = None,
 ) -> None:
     if not report.runs:
         return
-    heading, lines = overview_lines(report, headlines, files, terminal_width(terminal), wrong_printed)
+    heading, lines = overview_lines(report, headlines, files, terminal_width(terminal), wrong_printed, counted)
     terminal.write_sep("=", printable(heading))
     for line in lines:
         write_line(terminal, line)

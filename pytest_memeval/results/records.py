@@ -595,7 +595,9 @@ class Report(Value, frozen=True):
 
     settings: Mapping[str, Any]
     runs: tuple[RunSummary, ...]
-    records: tuple[Record, ...]
+    #: a tuple, or on the controller the records read back from disk as they are iterated
+    #: (`record_spool.SpooledRecords`)
+    records: Sequence[Record]
     comparisons: tuple[Comparison, ...] = ()
     gates: tuple[GateVerdict, ...] = ()
     #: failures not tied to one item (a memory system failing in close), one line each
@@ -619,8 +621,9 @@ class Report(Value, frozen=True):
     def runs_of(self, suite: str) -> list[RunSummary]:
         return [r for r in self.runs if r.key.suite == suite]
 
-    def records_of(self, suite: str) -> list[Record]:
-        return [r for r in self.records if r.key.suite == suite]
+    def records_of(self, suite: str) -> Iterator[Record]:
+        """The suite's records, one at a time (the report's may be read from disk)."""
+        return (r for r in self.records if r.key.suite == suite)
 
     def keys_of(self, suite: str) -> list[RunKey]:
         return [r.key for r in self.runs_of(suite)]
@@ -782,7 +785,7 @@ class ReportDocument(Value, frozen=True):
             usage,
             report.incomplete,
             report.judge_audits,
-            report.records,
+            tuple(report.records),
         )
 
     def report(self) -> Report:
@@ -811,7 +814,7 @@ def report_chunks(report: Report) -> Iterator[str]:
     `json.dumps(..., indent=1, sort_keys=True)` writes the whole; the records one at a time,
     so that no more than one of them is ever held as dicts. Raises ValueError for a NaN or an
     infinity, TypeError for a value JSON cannot hold."""
-    rest = _dumps(to_builtins(replace(ReportDocument.of(report), records=())))
+    rest = _dumps(to_builtins(ReportDocument.of(replace(report, records=()))))
     head, tail = rest.split(_NO_RECORDS, 1)  # the top level's key, one space in: met once
     if not report.records:
         yield rest + "\n"
