@@ -19,13 +19,15 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Mapping
+from array import array
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
 from ..analysis.judge_sensitivity import panel_verdicts
-from ..results.records import Record, Report
+from ..results.records import Record, Report, RunKey
 from .failures import stage_of
 
 #: characters of a record's detail (and answer detail) shown, as compact JSON
@@ -56,59 +58,79 @@ def stage(record: Record) -> str:
 
 
 def explorer_data(report: Report) -> dict[str, Any]:
-    """Runs, memory texts and items (each with its records, one per run and repeat)."""
-    keys = {suite: report.keys_of(suite) for suite in report.suites()}
-    runs: dict[Any, int] = {}
-    run_list: list[dict[str, str]] = []
-    for run in report.runs:
-        runs[run.key] = len(run_list)
-        run_list.append(
-            {"suite": run.key.suite, "label": run.key.label(keys[run.key.suite] or None), "full": run.key.label()}
-        )
+    """Runs, memory texts and items (each with its records, one per run and repeat): the
+    rows `packed_data` packs and `unpack` gives back."""
+    runs = _Runs(report)
     texts: dict[str, int] = {}
     items: dict[tuple[str, str], dict[str, Any]] = {}
     for record in report.records:
-        if record.key not in runs:  # a record of a run the report does not list
-            runs[record.key] = len(run_list)
-            run_list.append({"suite": record.key.suite, "label": record.key.label(), "full": record.key.label()})
-        item = items.setdefault(
-            (record.key.suite, record.id),
-            {
-                "suite": record.key.suite,
-                "id": record.id,
-                "question": record.question,
-                "task": record.task,
-                "strata": dict(record.strata),
-                "gold": _short_json(record.gold),
-                "records": [],
-            },
-        )
+        item = items.setdefault((record.key.suite, record.id), {**_item(record), "records": []})
         item["question"] = item["question"] or record.question
-        item["records"].append(_record(record, runs[record.key], texts))
+        item["records"].append(_record(record, runs.index(record.key), texts))
     flaky = _flaky(items.values())
-    disagree = {
+    disagree = _disagreeing(report)
+    return {
+        "runs": runs.table,
+        "texts": list(texts),
+        "items": [dict(item, flaky=key in flaky, disagree=key in disagree) for key, item in items.items()],
+        "flips": _flips(report, runs),
+    }
+
+
+class _Runs:
+    """The explorer's table of runs: the report's, then any run only a record names."""
+
+    def __init__(self, report: Report) -> None:
+        self.keys = {suite: report.keys_of(suite) for suite in report.suites()}
+        self.numbers: dict[Any, int] = {}
+        self.table: list[dict[str, str]] = []
+        for run in report.runs:
+            self.numbers[run.key] = len(self.table)
+            label = run.key.label(self.keys[run.key.suite] or None)
+            self.table.append({"suite": run.key.suite, "label": label, "full": run.key.label()})
+
+    def index(self, key: RunKey) -> int:
+        if key not in self.numbers:  # a record of a run the report does not list
+            self.numbers[key] = len(self.table)
+            self.table.append({"suite": key.suite, "label": key.label(), "full": key.label()})
+        return self.numbers[key]
+
+
+def _item(record: Record) -> dict[str, Any]:
+    """An item's fields, from its first record (the question: the first one not empty)."""
+    return {
+        "suite": record.key.suite,
+        "id": record.id,
+        "question": record.question,
+        "task": record.task,
+        "strata": dict(record.strata),
+        "gold": _short_json(record.gold),
+    }
+
+
+def _disagreeing(report: Report) -> set[tuple[str, str]]:
+    """Items whose judges disagreed, by (suite, item id)."""
+    return {
         (run.key.suite, item)
         for run in report.runs
         if run.judge_sensitivity is not None
         for item, _, _ in run.judge_sensitivity.disagreements
     }
-    return {
-        "runs": run_list,
-        "texts": list(texts),
-        "items": [dict(item, flaky=key in flaky, disagree=key in disagree) for key, item in items.items()],
-        "flips": [
-            {
-                "suite": c.suite,
-                "a": runs.get(c.a),
-                "b": runs.get(c.b),
-                "source": c.source,
-                "labels": list(c.labels(keys.get(c.suite) or None)),
-                "items": [[f.id, f.a, f.b] for f in c.flipped],
-            }
-            for c in report.comparisons
-            if c.flipped
-        ],
-    }
+
+
+def _flips(report: Report, runs: _Runs) -> list[dict[str, Any]]:
+    return [
+        {
+            "suite": c.suite,
+            "a": runs.numbers.get(c.a),
+            "b": runs.numbers.get(c.b),
+            "source": c.source,
+            "labels": list(c.labels(runs.keys.get(c.suite) or None)),
+            "items": [[f.id, f.a, f.b] for f in c.flipped],
+        }
+        for c in report.comparisons
+        if c.flipped
+    ]
 
 
 def _record(record: Record, run: int, texts: dict[str, int]) -> dict[str, Any]:
@@ -201,47 +223,121 @@ def packed_data(report: Report) -> dict[str, Any]:
     scores, characters not kept). A column of few distinct values is stored as a dictionary
     and codes (the items of one context mostly get the same memories), a column of one value
     once. No key repeats per record, so the page grows by what each record holds (`unpack`
-    reverses it)."""
-    data = explorer_data(report)
-    items = data.pop("items")
-    records = [record for item in items for record in item["records"]]
-    texts = data["texts"]
-    item_columns = {name: _column([item[name] for item in items]) for name in ITEM_COLUMNS}
-    item_columns["n_records"] = _column([len(item["records"]) for item in items])
-    record_columns = {name: _column([record[name] for record in records]) for name in RECORD_COLUMNS}
-    memories = [record["memories"] for record in records]
-    record_columns |= {
-        "memory_texts": _column([[m[0] for m in kept] for kept in memories]),
-        "memory_ids": _column([[m[1] for m in kept] for kept in memories]),
-        "memory_scores": _column([[m[2] for m in kept] for kept in memories]),
-        # characters not kept: 0 unless the text was shortened
-        "memory_cuts": _column([[m[3] - len(texts[m[0]]) for m in kept] for kept in memories]),
-    }
+    reverses it).
+
+    Made in one pass over the records, one at a time (the report's records may be read from
+    disk as they come): each column keeps its distinct values and a code per record; the
+    records are put in item order at the end."""
+    runs = _Runs(report)
+    texts: dict[str, int] = {}
+    items: dict[tuple[str, str], int] = {}
+    item_columns = {name: _Column() for name in ITEM_COLUMNS[:6]}
+    questions: dict[int, str] = {}  # items whose first record had no question
+    record_columns = {name: _Column() for name in (*RECORD_COLUMNS, *MEMORY_COLUMNS)}
+    item_of = array("q")
+    verdicts: dict[tuple[int, int], set[Any]] = {}
+    for record in report.records:
+        key = (record.key.suite, record.id)
+        if key not in items:
+            items[key] = len(items)
+            for name, value in _item(record).items():
+                item_columns[name].add(value)
+            if not record.question:
+                questions[items[key]] = ""
+        number = items[key]
+        if number in questions and not questions[number]:
+            questions[number] = record.question
+        item_of.append(number)
+        row = _record(record, runs.index(record.key), texts)
+        for name in RECORD_COLUMNS:
+            record_columns[name].add(row[name])
+        for name, values in _memory_columns(record, row["memories"]).items():
+            record_columns[name].add(values)
+        if row["correct"] is not None:
+            verdicts.setdefault((number, row["run"]), set()).add(row["correct"])
+    for number, question in questions.items():
+        item_columns["question"].set(number, question)
+    n_records = Counter(item_of)
+    flaky = {number for (number, _), seen in verdicts.items() if len(seen) > 1}
+    disagree = _disagreeing(report)
+    order = sorted(range(len(item_of)), key=item_of.__getitem__)  # stable: each item's records in report order
+    item_keys = list(items)
+    packed_items = {name: column.packed() for name, column in item_columns.items()}
+    packed_items["flaky"] = _Column.of([number in flaky for number in range(len(items))]).packed()
+    packed_items["disagree"] = _Column.of([key in disagree for key in item_keys]).packed()
+    packed_items["n_records"] = _Column.of([n_records[number] for number in range(len(items))]).packed()
     return {
-        **data,
-        "counts": {"items": len(items), "records": len(records)},
-        "items": item_columns,
-        "records": record_columns,
+        "runs": runs.table,
+        "texts": list(texts),
+        "flips": _flips(report, runs),
+        "counts": {"items": len(items), "records": len(item_of)},
+        "items": {name: packed_items[name] for name in (*ITEM_COLUMNS, "n_records")},
+        "records": {name: column.packed(order) for name, column in record_columns.items()},
     }
 
 
-def _column(values: list[Any]) -> list[Any]:
-    """["k", value] when every value is the same, ["d", dictionary, codes] when at most half
-    of them are distinct, else ["v", values]."""
-    codes: dict[Any, int] = {}
-    dictionary: list[Any] = []
-    indexes = []
-    for value in values:
+#: a record's memories, as four columns of lists (see `packed_data`)
+MEMORY_COLUMNS = ("memory_texts", "memory_ids", "memory_scores", "memory_cuts")
+
+
+def _memory_columns(record: Record, memories: list[list[Any]]) -> dict[str, list[Any]]:
+    """Text indexes, ids, scores and the characters not kept (0 unless the text was
+    shortened) of the record's `memories` (as `_record` lists them)."""
+    return {
+        "memory_texts": [m[0] for m in memories],
+        "memory_ids": [m[1] for m in memories],
+        "memory_scores": [m[2] for m in memories],
+        "memory_cuts": [m.length - len(m.text) for m in record.memories],
+    }
+
+
+class _Column:
+    """One column as it is filled: its distinct values (by `_key`) and each row's code."""
+
+    def __init__(self) -> None:
+        self._codes: dict[Any, int] = {}
+        self._values: list[Any] = []
+        self._rows = array("q")
+
+    def add(self, value: Any) -> None:
         key = _key(value)
-        if key not in codes:
-            codes[key] = len(dictionary)
-            dictionary.append(value)
-        indexes.append(codes[key])
-    if len(dictionary) == 1:
-        return ["k", dictionary[0]]
-    if 2 * len(dictionary) <= len(values):
-        return ["d", dictionary, indexes]
-    return ["v", values]
+        if key not in self._codes:
+            self._codes[key] = len(self._values)
+            self._values.append(value)
+        self._rows.append(self._codes[key])
+
+    def set(self, row: int, value: Any) -> None:
+        """Row `row` holds `value` instead."""
+        key = _key(value)
+        if key not in self._codes:
+            self._codes[key] = len(self._values)
+            self._values.append(value)
+        self._rows[row] = self._codes[key]
+
+    @classmethod
+    def of(cls, values: Sequence[Any]) -> _Column:
+        column = cls()
+        for value in values:
+            column.add(value)
+        return column
+
+    def packed(self, order: Sequence[int] | None = None) -> list[Any]:
+        """The column, its rows in `order` (None: as added): ["k", value] when every value
+        is the same, ["d", dictionary, codes] when at most half of them are distinct (the
+        dictionary in the order the rows first hold them), else ["v", values]."""
+        rows: Sequence[int] = self._rows if order is None else [self._rows[i] for i in order]
+        codes: dict[int, int] = {}
+        indexes = []
+        for code in rows:
+            if code not in codes:
+                codes[code] = len(codes)
+            indexes.append(codes[code])
+        dictionary = [self._values[code] for code in codes]
+        if len(dictionary) == 1:
+            return ["k", dictionary[0]]
+        if 2 * len(dictionary) <= len(rows):
+            return ["d", dictionary, indexes]
+        return ["v", [self._values[code] for code in rows]]
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, default=str)
