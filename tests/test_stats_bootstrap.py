@@ -96,6 +96,21 @@ def test_seeded_weights_drawn_once_are_the_same_draws_and_each_caller_gets_its_o
     assert not np.array_equal(resample_weights(50, 100, seed=None), resample_weights(50, 100, seed=None))
 
 
+@pytest.mark.parametrize(
+    ("n_clusters", "n_resamples", "seed"),
+    [(1, 1, 0), (7, 3, 1), (1920, 2000, 0), (SHARED_WEIGHT_CELLS // 3 + 1, 7, 5), (SHARED_WEIGHT_CELLS + 1, 2, 2)],
+)
+def test_weights_drawn_a_block_at_a_time_are_the_counts_of_one_draw_of_the_whole_matrix(
+    n_clusters: int, n_resamples: int, seed: int
+) -> None:
+    """A block of resamples at a time (a few megabytes; the last three cases take several
+    blocks) draws what one call over the whole matrix does: seeded intervals stay the same."""
+    draws = np.random.default_rng(seed).integers(0, n_clusters, size=(n_resamples, n_clusters))
+    draws += np.arange(n_resamples)[:, None] * n_clusters
+    whole = np.bincount(draws.ravel(), minlength=draws.size).reshape(draws.shape).astype(float)
+    assert np.array_equal(_draw_weights(n_clusters, n_resamples, seed), whole)
+
+
 def test_rejects_bad_input():
     with pytest.raises(ValueError):
         bootstrap_mean([1.0, np.nan])

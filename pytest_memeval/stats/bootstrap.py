@@ -164,11 +164,18 @@ def _kept_weights(n_clusters: int, n_resamples: int, seed: int) -> np.ndarray:
 
 
 def _draw_weights(n_clusters: int, n_resamples: int, seed: int | None) -> np.ndarray:
+    """Drawn and counted a block of resamples at a time, straight into the matrix: the
+    generator keeps its place between calls, so the blocks draw what one call over the whole
+    matrix would. One call held its draws, their counts and the counts as floats at once:
+    92 MB for a run of 34,560 items (1,920 clusters), where the matrix is 31 MB."""
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_clusters, size=(n_resamples, n_clusters))
-    draws += np.arange(n_resamples)[:, None] * n_clusters
-    counts = np.bincount(draws.ravel(), minlength=n_resamples * n_clusters)
-    return counts.reshape(n_resamples, n_clusters).astype(float)
+    weights = np.empty((n_resamples, n_clusters))
+    block = max(1, SHARED_WEIGHT_CELLS // max(1, n_clusters))
+    for start in range(0, n_resamples, block):
+        rows = rng.integers(0, n_clusters, size=(min(block, n_resamples - start), n_clusters))
+        rows += np.arange(rows.shape[0])[:, None] * n_clusters
+        weights[start : start + rows.shape[0]] = np.bincount(rows.ravel(), minlength=rows.size).reshape(rows.shape)
+    return weights
 
 
 def _replicate(weights: np.ndarray, cells: np.ndarray) -> np.ndarray:
