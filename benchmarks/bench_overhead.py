@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import subprocess
 import sys
@@ -33,7 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from paired import Figures, median_of, ratio_line, run_pairs  # benchmarks/, the script's own directory
+from isolated_env import isolated_env, machine_line  # benchmarks/, the script's own directory
+from paired import Figures, median_of, ratio_line, run_pairs
 
 ITEMS = {"smoke": 216, "small": 2160, "full": 8640}
 TRIVIAL = """import pytest
@@ -78,16 +77,10 @@ def main() -> None:
     parser.add_argument("--workers", default="0,2", help="xdist worker counts (0: one process)")
     options = parser.parse_args()
     n_items = ITEMS[options.size]
-    print(f"{platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, load {os.getloadavg()}")
+    print(machine_line())
     with tempfile.TemporaryDirectory(prefix="memeval-overhead-") as tmp:
         root = Path(tmp)
-        env = dict(
-            os.environ,
-            MEMEVAL_CACHE_DIR=str(root / "cache"),
-            PYTHONPYCACHEPREFIX=str(root / "pycache"),
-            PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parent), os.environ.get("PYTHONPATH", "")]),
-        )
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = isolated_env(root)
         plugin_dir, bare_dir = root / "plugin", root / "bare"
         plugin_dir.mkdir()
         bare_dir.mkdir()
