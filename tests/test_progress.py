@@ -173,7 +173,9 @@ def _predicted_ends(weighed: bool) -> list[float]:
         for i in range(items)
     }
     sizes = {f"{suite}::c{c}::chroma": chars for suite, contexts, _, chars in SMOKE_RUN for c in range(contexts)}
-    display = ProgressDisplay(None, 10.0, list, groups=lambda: groups, sizes=(lambda _: sizes) if weighed else (lambda _: {}))  # type: ignore[arg-type]
+    display = ProgressDisplay(
+        None, 10.0, list, groups=lambda: groups, sizes=(lambda _: sizes) if weighed else (lambda _: {})
+    )  # type: ignore[arg-type]
     display.collected([f"test_x.py::test_x[{params}]" for params in groups])
     clock, finished, ends = 0.0, 0, []
     contexts = sum(n for _, n, _, _ in SMOKE_RUN)
