@@ -127,6 +127,7 @@ LOCAL_SELECT_memfail ?= cond_easy and (000 or 001 or 002)
 LOCAL_SELECT_knowme ?= life00
 LOCAL_SELECT_behavior ?= p01 and C5 and (q01 or q02 or q03 or q04)
 LOCAL_SELECT_bayes ?= coin-single_turn
+LOCAL_SELECT_locomo ?= sample-2024-0
 LOCAL_BASE = $(BIN)/pytest -p no:cacheprovider --memeval-k=3 --memeval-snapshot \
 	--memeval-llm-cache-file=$(LOCAL_CACHE) --memeval-max-errors=100000
 LOCAL_RUN = $(LOCAL_BASE) --memsystem=chroma
@@ -139,7 +140,9 @@ LOCAL_ARGS_knowme = $(SMOL) --memeval-judge=openai:smollm2-135m
 # (one line: tests/test_local_replay.py reads these variables)
 LOCAL_ARGS_behavior = $(SMOL) --memeval-judge=openai:smollm2-135m,openai:gemma3-270m --memeval-max-tokens=160 --memeval-suite-option=behavior.judge_call=schema
 LOCAL_ARGS_bayes = --memeval-responder=openai:gemma3-270m --memeval-api=completions --memeval-suite-option=bayes.probe_every=25
-LOCAL_SUITES = multisource memfail knowme behavior bayes
+# locomo: the judge audit (issue 37) of SmolLM2 under Mem0's J prompt, on the suite's reader
+LOCAL_ARGS_locomo = --memeval-judge=openai:smollm2-135m@mem0-j --memeval-judge-audit=4
+LOCAL_SUITES = multisource memfail knowme behavior bayes locomo
 # exit status 1 (wrong answers, changed snapshots on record) is a finding, not a failed step
 LOCAL_MODELS = --memeval-local-model=smollm2-135m,smollm2-135m-tools,gemma3-270m
 local_run = $(LOCAL_RUN) --memeval-suite=$(1) -k "$(LOCAL_SELECT_$(1))" $(LOCAL_ARGS_$(1)) $(2) || [ $$? -eq 1 ]
@@ -163,6 +166,7 @@ SYSTEMS_memfail ?= mem0 amem langmem graphiti letta memos
 SYSTEMS_knowme ?= letta memos graphiti mem0 amem langmem
 SYSTEMS_behavior ?= mem0 memos letta amem graphiti langmem
 SYSTEMS_bayes ?= mem0 amem memos letta graphiti langmem
+SYSTEMS_locomo ?=
 SYSTEM_SELECT_multisource ?= stable_121-A1
 SYSTEM_SELECT_memfail ?= cond_easy-000
 SYSTEM_SELECT_knowme ?= dataset1-T1-1

@@ -97,6 +97,12 @@ def test_the_committed_recording_replays_offline_with_the_same_verdicts(
     assert misses == [], f"{len(misses)} items were not recorded (re-record with make record-local): {misses[:3]}"
     assert "differs from its snapshot" not in result.stdout.str(), result.stdout.str()[-3000:]
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)  # wrong answers are findings
+    if suite == "locomo":  # the judge audit's probes replay too: SmolLM2 under J as recorded
+        (audit,) = json.loads((suite_pytester.path / "report.json").read_text())["judge_audits"]
+        (judge,) = audit["judges"]
+        assert (audit["probes"], audit["unjudged"], judge["judge"]) == (24, 0, "smollm2-135m@mem0-j")
+        assert (judge["false_accept"]["n"], judge["false_accept"]["value"]) == (17, 1.0)
+        assert (judge["false_reject"]["n"], judge["false_reject"]["value"]) == (7, 0.0)
 
 
 EDITED_SCHEMA = """
