@@ -195,8 +195,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[WRONG_ANSWERS_KEY] = WrongAnswerSummary()
         if settings.active and scheduling.uses_context_scheduler(config):
             config.stash[GROUPS_DIR_KEY] = scheduling.make_groups_dir()
-        if settings.active and settings.progress_s > 0:
-            _register_progress(config, state)
+        if settings.active and settings.progress_s > 0 and not config.option.collectonly:
+            _register_progress(config, state)  # sized from the contexts: nothing to show a collection
     else:
         workerinput = config.workerinput  # type: ignore[attr-defined]
         if PROGRESS_DIR in workerinput:

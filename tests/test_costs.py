@@ -357,3 +357,43 @@ def test_the_estimate_of_memfail_counts_its_storage_turns_and_calls_nothing(
     assert match is not None, output
     assert int(match[1]) == stored  # one reply per stored user message
     assert "memfail: its judge asks from what the run retrieves and stores: judge calls not estimated" in output
+
+
+def test_the_estimate_builds_no_context_of_an_interactive_suite_that_plans_no_calls(
+    suite_pytester: pytest.Pytester,
+) -> None:
+    """bayes plans no calls: its contexts (the recommender's calibration) are not built for nothing."""
+    from pytest_memeval.suites.bayes.suite import BayesSuite
+
+    assert BayesSuite.interactive and not BayesSuite.plans_calls
+    suite_pytester.syspathinsert()
+    suite_pytester.makepyfile(
+        test_unplanned="""
+import pytest
+from pytest_memeval import check
+from pytest_memeval.suites.bayes.suite import BayesSuite
+
+class Unplanned(BayesSuite):
+    name = "unplanned"
+
+    def context(self, context_id):
+        raise RuntimeError("the estimate built a context")
+
+@pytest.mark.memeval("test_unplanned:Unplanned")
+def test_unplanned(memeval_result):
+    check(memeval_result)
+"""
+    )
+    result = suite_pytester.runpytest_subprocess(
+        "test_unplanned.py",
+        "--memsystem=context",
+        "--memeval-suite=test_unplanned:Unplanned",
+        "--memeval-responder=openai:answerer",
+        "--memeval-base-url=http://127.0.0.1:9/v1",
+        "--collect-only",
+        "-q",
+    )
+    output = result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK, output
+    assert "unplanned: interactive (its protocol decides its calls): not estimated" in output
+    assert "the estimate built a context" not in output

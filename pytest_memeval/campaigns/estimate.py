@@ -18,9 +18,9 @@ is assumed, and the output says so:
   ANSWER_TOKENS long (the template's own words are not counted). The contexts are built
   without the responder, so the estimate itself makes no call.
 
-An interactive suite counts when it plans each item's calls (`Suite.planned_calls`, given
-what a retrieval of n is assumed to return: the context's first n turns, or every turn from
-a system that does not honour k): its `answer` calls for the responder, its `judge` calls
+An interactive suite counts when it plans each item's calls (`Suite.plans_calls` and
+`planned_calls`, given what a retrieval of n is assumed to return: the context's first n
+turns, or every turn from a system that does not honour k): its `answer` calls for the responder, its `judge` calls
 once per judge of the run that fits the suite.
 
 Tokens are counted as `memory.tokens.count_tokens` counts them (words and punctuation,
@@ -85,6 +85,9 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             continue
         suite_ref, system, k, item_id, _ = key
         suite = state.suite(suite_ref)
+        if suite.interactive and not suite.plans_calls:
+            notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
+            continue
         item = suite.item(item_id)
         model = responder_model(settings.responder)
         # never the responder's storage turns: they would be spent here
@@ -95,9 +98,7 @@ def estimate(state: RunState, items: Sequence[pytest.Item]) -> tuple[list[PhaseE
             turns = (suite_ref, item.context_id, honours_k, None)
             if turns not in memories:
                 memories[turns] = _memories(source, item.context_id, None)
-            if not _add_planned(totals, suite, item, memories[turns], honours_k, k, model, settings.judges):
-                notes[f"{suite.name}: interactive (its protocol decides its calls): not estimated"] = None
-                continue
+            _add_planned(totals, suite, item, memories[turns], honours_k, k, model, settings.judges)
         context = (suite_ref, item.context_id, honours_k, k)
         if context not in memories:
             memories[context] = _memories(source, item.context_id, k if honours_k else None)
@@ -194,13 +195,10 @@ def _add_planned(
     k: int,
     responder: str | None,
     judges: Sequence[JudgeSpec],
-) -> bool:
+) -> None:
     """The calls an interactive suite plans for `item` (`Suite.planned_calls`), added to
-    `totals` for the responder and each of the run's judges that fit the suite; False when
-    the suite plans none."""
+    `totals` for the responder and each of the run's judges that fit the suite."""
     planned = suite.planned_calls(item, lambda n: turns[:n] if honours_k else turns, k)
-    if planned is None:
-        return False
     specs = fitting(judges, suite.judge_prompts, suite.name)
     judge_models = [member.model for member in panel_members(specs, suite.judge_prompts, suite.name)] if specs else []
     for call in planned:
@@ -210,7 +208,6 @@ def _add_planned(
             callers, completion = judge_models, VERDICT_TOKENS
         for model in callers:
             _add(totals, call.phase, model, _tokens(call.messages), completion)
-    return True
 
 
 def _memories(suite: Suite, context_id: str, k: int | None) -> list[Memory]:

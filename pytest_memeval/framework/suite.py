@@ -209,6 +209,9 @@ class Answering:
     name: ClassVar[str]
     #: True when the suite drives the memory itself for each item (see `interact`)
     interactive: ClassVar[bool] = False
+    #: True when an interactive suite plans each item's calls (`planned_calls`): the estimate
+    #: before a run builds no context of a suite that plans none
+    plans_calls: ClassVar[bool] = False
 
     def reader(self) -> ResponseModel:
         """The offline, deterministic response model of this suite (needed to run without an
@@ -221,14 +224,11 @@ class Answering:
         the judge scores (its detail may hold a trajectory)."""
         raise NotImplementedError(f"suite {self.name} is not interactive")
 
-    def planned_calls(
-        self, item: Item, retrieve: Callable[[int], Sequence[Memory]], k: int
-    ) -> list[PlannedCall] | None:
-        """For interactive suites: the LLM calls the item's protocol makes, for the estimate
-        before a run (campaigns/estimate.py); `retrieve(n)` is what a retrieval of n is
-        assumed to return. None: the protocol decides its calls as it goes, and they are
-        not estimated."""
-        return None
+    def planned_calls(self, item: Item, retrieve: Callable[[int], Sequence[Memory]], k: int) -> list[PlannedCall]:
+        """For interactive suites that declare `plans_calls`: the LLM calls the item's protocol
+        makes, for the estimate before a run (campaigns/estimate.py); `retrieve(n)` is what a
+        retrieval of n is assumed to return."""
+        raise NotImplementedError(f"suite {self.name} plans no calls")
 
     def llm_prompt(self) -> ResponsePrompt | None:
         """The prompt an LLM responder answers with; None when the suite has no LLM path."""

@@ -53,6 +53,7 @@ class HaluMemSuite(Suite):
     metric_bounds = {name: (0.0, 1.0) for name in (*METRIC_NAMES, "integrity_acc", "update_acc", "memory_acc")}
     reads_data_dir = True
     interactive = True
+    plans_calls = True
     parameters = {
         "file": "which released file: "
         + ", ".join(f"{k} ({' or '.join(names)})" for k, names in RELEASED_NAMES.items())
