@@ -10,6 +10,12 @@ OpenAI API takes, and the nearest request it takes.
   know (HTTP 500 with an empty message), and a missing `tool_choice` beside tools, with
   which it drops the tools: the nearest is the one tool by name when there is one, else
   `"auto"` (the model may then answer in text; OpenAI's default with tools is "auto").
+
+And one thing it takes but does not bound: with `tool_choice` "auto" that handler generates a
+tool's arguments without `max_tokens`, so a small model looping inside a JSON string fills
+the whole context window (4,783 tokens in one LangMem call). A string parameter of a tool
+that is not `strict` gets a `maxLength` (`with_bounded_tool_strings`), which the handler's
+grammar enforces; its free-text answer under "auto" stays bounded only by the window.
 """
 
 from __future__ import annotations
@@ -70,6 +76,39 @@ def with_tool_choice(body: Mapping[str, Any]) -> dict[str, Any]:
             out["tool_choice"] = {"type": "function", "function": {"name": tools[0]["function"]["name"]}}
         else:
             out["tool_choice"] = "auto"  # the nearest the handler takes: the model may also answer in text
+    return out
+
+
+#: characters per token allowed to a tool's string argument (English BPE runs about 4)
+CHARS_PER_TOKEN = 4
+
+
+def with_bounded_tool_strings(body: Mapping[str, Any], max_tokens: int) -> dict[str, Any]:
+    """`body` with a `maxLength` of `max_tokens` tokens' worth of characters on each string
+    parameter (at any depth) of its non-strict tools that has none; strict tools (OpenAI's
+    structured outputs, which refuse the keyword) are left as they are."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return dict(body)
+    limit = max_tokens * CHARS_PER_TOKEN
+    return {**body, "tools": [_bounded_tool(tool, limit) for tool in tools]}
+
+
+def _bounded_tool(tool: Any, limit: int) -> Any:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    if not isinstance(function, dict) or function.get("strict") or not isinstance(function.get("parameters"), dict):
+        return tool
+    return {**tool, "function": {**function, "parameters": _bounded_strings(function["parameters"], limit)}}
+
+
+def _bounded_strings(schema: Any, limit: int) -> Any:
+    if isinstance(schema, list):
+        return [_bounded_strings(part, limit) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _bounded_strings(value, limit) for key, value in schema.items()}
+    if schema.get("type") == "string" and "maxLength" not in schema and "enum" not in schema:
+        out["maxLength"] = limit
     return out
 
 

@@ -9,7 +9,9 @@ openai SDK (sync or async) and LangChain clients all get the same behaviour:
   `json_schema` format the server refuses is sent again in the server's own form, and
   every later request of that client is sent that way at once.
 - Small models can loop inside a JSON grammar until the context is full. Every request
-  is capped at `max_tokens` (a request asking for more is lowered to the cap).
+  is capped at `max_tokens` (a request asking for more is lowered to the cap), and each
+  string argument of a tool at as many tokens' worth of characters (llama.cpp's handler
+  ignores `max_tokens` for tool arguments; see `llm.llama_cpp`).
 - llama-cpp-python's tool-calling handler (`--chat_format chatml-function-calling`) drops
   the tools of a request without `tool_choice` and rejects `"required"`: the default
   (`"auto"`) is sent explicitly; `"required"` names the tool when there is one, and is
@@ -28,7 +30,12 @@ from typing import Any
 import httpx
 
 from ..config.adapter_settings import AdapterLLM
-from ..llm.llama_cpp import refuses_json_schema, with_json_object_schema, with_tool_choice
+from ..llm.llama_cpp import (
+    refuses_json_schema,
+    with_bounded_tool_strings,
+    with_json_object_schema,
+    with_tool_choice,
+)
 
 
 class SchemaFormat:
@@ -57,7 +64,7 @@ class SchemaFormat:
                 out[key] = min(out[key], self.max_tokens)
         if "max_tokens" not in out and "max_completion_tokens" not in out:
             out["max_tokens"] = self.max_tokens
-        out = with_tool_choice(out)
+        out = with_bounded_tool_strings(with_tool_choice(out), self.max_tokens)
         return with_json_object_schema(out) if self.as_json_object else out
 
     def refused(self, sent: dict[str, Any], status: int, content: bytes) -> bool:
