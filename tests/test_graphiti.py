@@ -28,6 +28,16 @@ _ROLE = re.compile(r"^(user|assistant|system): ", re.MULTILINE)
 _CODE = re.compile(r"\b[A-Z]{2,}-[\w-]*\w")
 
 
+@pytest.fixture(autouse=True)
+def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """graphiti sleeps 5 to 120 s between the attempts of a failed LLM call (tenacity): the
+    attempts are under test here, the sleeps are not (they took 50 s of a worker)."""
+    from graphiti_core.llm_client.client import LLMClient
+    from tenacity import wait_none
+
+    monkeypatch.setattr(LLMClient._generate_response_with_retry.retry, "wait", wait_none())
+
+
 def _block(prompt: str, tag: str) -> str:
     """The text between <TAG> and </TAG> (graphiti writes some tags with spaces, some with '_')."""
     for name in (tag, tag.replace(" ", "_")):
