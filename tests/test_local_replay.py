@@ -169,11 +169,11 @@ def _snapshot_dir(suite: str, memsystem: str) -> Path:
 #: system's replays measured on 2026-11-29 (graphiti's on bayes makes no call it must retry:
 #: on the others graphiti sleeps 5 s or more before each retry of a reply it cannot parse)
 CI_SUITE = {
-    "mem0": "knowme",
-    "amem": "memfail",
+    "mem0": "behavior",
+    "amem": "bayes",
     "langmem": "multisource",
     "graphiti": "bayes",
-    "letta": "behavior",
+    "letta": "knowme",
     "memos": "memfail",
 }
 
