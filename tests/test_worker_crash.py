@@ -52,9 +52,10 @@ def test_a_crash_whose_item_ran_again_keeps_the_rerun_and_fails_the_run(
     toy_pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
     result, data = _run(toy_pytester, tmp_path, "CrashesOnce")
+    output = result.stdout.str()
     crashed = (tmp_path / "crashed").read_text()  # the query of the item that killed its worker
-    assert "node down" in result.stdout.str() or "replacing crashed worker" in result.stdout.str()
-    assert result.ret == pytest.ExitCode.TESTS_FAILED  # the gate passes; the crash fails the run
+    assert "node down" in output or "replacing crashed worker" in output, output[-6000:]
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, output[-6000:]  # the gate passes; the crash fails the run
     statuses = _statuses(data)
     assert len(statuses) == 12 and set(statuses.values()) == {"scored"}  # the re-run's record, once
     [error] = data["session_errors"]
