@@ -22,6 +22,9 @@ from pytest_memeval.types import Message
 pytest.importorskip("graphiti_core", reason="the graphiti extra is not installed")
 pytest.importorskip("kuzu", reason="the graphiti extra is not installed")
 
+from no_graphiti_backoff import graphiti_retrying
+from tenacity import wait_none
+
 from pytest_memeval.memory.graphiti import GraphitiMemory
 
 _ROLE = re.compile(r"^(user|assistant|system): ", re.MULTILINE)
@@ -30,12 +33,8 @@ _CODE = re.compile(r"\b[A-Z]{2,}-[\w-]*\w")
 
 @pytest.fixture(autouse=True)
 def no_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
-    """graphiti sleeps 5 to 120 s between the attempts of a failed LLM call (tenacity): the
-    attempts are under test here, the sleeps are not (they took 50 s of a worker)."""
-    from graphiti_core.llm_client.client import LLMClient
-    from tenacity import wait_none
-
-    monkeypatch.setattr(LLMClient._generate_response_with_retry.retry, "wait", wait_none())
+    """graphiti's sleeps between attempts removed, as no_graphiti_backoff does for a run."""
+    monkeypatch.setattr(graphiti_retrying(), "wait", wait_none())
 
 
 def _block(prompt: str, tag: str) -> str:
