@@ -23,7 +23,7 @@ pytest.importorskip("graphiti_core", reason="the graphiti extra is not installed
 pytest.importorskip("kuzu", reason="the graphiti extra is not installed")
 
 from no_graphiti_backoff import graphiti_retrying
-from tenacity import wait_none
+from tenacity import stop_after_attempt, wait_none
 
 from pytest_memeval.memory.graphiti import GraphitiMemory
 
@@ -282,7 +282,9 @@ def test_the_graph_stays_in_its_directory_and_reopens(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.live_model
 @pytest.mark.xdist_group("live_model")
-def test_a_real_local_model_builds_a_graph_of_one_episode(make_graphiti, smollm2: LocalModel) -> None:
+def test_a_real_local_model_builds_a_graph_of_one_episode(
+    make_graphiti, smollm2: LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The real path end to end: graphiti's prompts, llama.cpp's JSON-schema output, Kuzu.
 
     One one-message episode (three LLM calls): small enough for two shared cores. Every
@@ -292,8 +294,10 @@ def test_a_real_local_model_builds_a_graph_of_one_episode(make_graphiti, smollm2
     prompts: the reference time is in them, and with the message dated 2024-03-01T09:00:00
     the model filled its 256-token cap inside a JSON string, and graphiti's four attempts
     of the same request (temperature 0) all ended in `JSONDecodeError: Unterminated string`.
-    The whole kit runs against the scripted LLM above.
+    The whole kit runs against the scripted LLM above. graphiti's own retries are cut to one
+    attempt here: at temperature 0 each repeats the same request and gets the same answer.
     """
+    monkeypatch.setattr(graphiti_retrying(), "stop", stop_after_attempt(1))
     memory = make_graphiti(
         llm_base_url=smollm2.base_url, llm_model=smollm2.alias, llm_timeout=900.0, llm_max_tokens=256, llm_max_retries=0
     )
