@@ -278,9 +278,11 @@ def test_a_real_local_model_writes_memos_json_or_the_session_fails_saying_so(mak
 
     What the model writes is not judged: either MemOS reads a memory list from its answer
     and stores it, or the session fails in one line naming MemOS's JSON, never an empty memory.
+    96 tokens (was 256) hold a short memory list; at about 6 tokens a second under the JSON
+    grammar the longer cap was most of the test's two minutes.
     """
     memory = make_memos(
-        llm_model=smollm2.alias, llm_base_url=smollm2.base_url, llm_timeout=600.0, llm_max_tokens=256, llm_max_retries=0
+        llm_model=smollm2.alias, llm_base_url=smollm2.base_url, llm_timeout=600.0, llm_max_tokens=96, llm_max_retries=0
     )
     session = [
         Message("user", "Alice keeps the harbour ferry timetable in the blue folder."),
