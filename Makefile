@@ -96,8 +96,9 @@ lock-memos: $(UV)
 # every slow test, whatever their lengths). With the locked pytest 9.2 and xdist 3.8 the
 # xdist_group marks reach no node id (a group's tests ran on both workers): they group nothing.
 TEST_WORKERS = -n 2 --dist loadgroup
+# the 25 slowest tests are listed at the end, so that a CI log says where its minutes went
 test: setup letta-venv memos-venv lint docs
-	$(BIN)/pytest $(TEST_WORKERS)
+	$(BIN)/pytest $(TEST_WORKERS) --durations=25
 
 # The contributors' fast tier: every test not marked slow (no pytest subprocess or pytester
 # run, no server, no real model), on two workers; see docs/contributing.md.
