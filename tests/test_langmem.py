@@ -48,7 +48,10 @@ def server() -> Iterator[LLMServer]:
 
 def test_settings_are_checked_against_the_constructor() -> None:
     resolved = resolve_memsystem("langmem")
-    check_settings(resolved, {"llm_model": "m", "query_limit": 3, "enable_deletes": False})
+    check_settings(
+        resolved, {"llm_model": "m", "query_limit": 3, "enable_deletes": False, "llm_tool_string_chars": 512}
+    )
+    assert constructor_arguments(LangMemMemory, {"llm_tool_string_chars": 512})["llm"].tool_string_chars == 512
     with pytest.raises(ConfigError, match="query_limit must be int"):
         check_settings(resolved, {"query_limit": "3"})
     with pytest.raises(ConfigError, match="unknown setting 'embedder'"):
@@ -87,11 +90,21 @@ def test_memories_are_what_langmems_llm_wrote(server: LLMServer) -> None:
     assert first.body["tool_choice"] == "auto" and [t["function"]["name"] for t in first.body["tools"]] == ["Memory"]
     assert second.body["tool_choice"] == "auto" and len(second.body["tools"]) == 3
     assert "VX-1" in str(second.messages[0]["content"])  # the existing memory is shown to the LLM
-    # llama.cpp's handler generates tool arguments without max_tokens: the grammar bounds them
-    content = first.body["tools"][0]["function"]["parameters"]["properties"]["content"]
-    assert content["type"] == "string" and content["maxLength"] == AdapterLLM().max_tokens * 4
+    # the tools go as LangMem wrote them unless llm_tool_string_chars is set (next test)
+    assert "maxLength" not in first.body["tools"][0]["function"]["parameters"]["properties"]["content"]
     assert memory.retrieve("ada", "violin invoice", 1)[0].text == "The violin invoice is filed under VX-1."
     assert memory.retrieve("bob", "violin invoice", 5) == []
+
+
+def test_tool_string_chars_bounds_each_string_argument_of_langmems_tools(server: LLMServer) -> None:
+    """llama.cpp's tool handler generates arguments without max_tokens: the grammar bounds them."""
+    llm = AdapterLLM(model="scripted", base_url=server.base_url, max_retries=0, tool_string_chars=40)
+    memory = LangMemMemory(HashingEmbedder(), llm=llm)
+    memory.ingest("ada", [Message("user", "The violin invoice is filed under VX-1.")])
+    (request,) = server.requests
+    content = request.body["tools"][0]["function"]["parameters"]["properties"]["content"]
+    assert (content["type"], content["maxLength"]) == ("string", 40)
+    assert [m.text for m in memory.dump("ada")] == ["The violin invoice is filed under VX-1."]
 
 
 def test_an_llm_outage_is_an_error() -> None:
@@ -128,7 +141,12 @@ def test_a_real_local_model_writes_memories_and_keeps_namespaces_apart(smollm2_t
     memory = LangMemMemory(
         make_embedder("minilm"),
         llm=AdapterLLM(
-            model=smollm2_tools.alias, base_url=smollm2_tools.base_url, timeout=300.0, max_retries=0, max_tokens=128
+            model=smollm2_tools.alias,
+            base_url=smollm2_tools.base_url,
+            timeout=300.0,
+            max_retries=0,
+            max_tokens=128,
+            tool_string_chars=512,  # CI's SmolLM2 looped inside a tool argument past a 900 s timeout
         ),
     )
     memory.ingest("a", [Message("user", "The harbour ferry timetable is filed under the code ZX-a-00-111.")])

@@ -22,7 +22,7 @@ def test_each_string_of_a_tool_is_bounded_at_any_depth_and_nothing_else_changes(
         },
     }
     body = {"model": "m", "tools": [_tool(parameters)], "max_tokens": 64}
-    out = with_bounded_tool_strings(body, 128)
+    out = with_bounded_tool_strings(body, 512)
     props = out["tools"][0]["function"]["parameters"]["properties"]
     assert props["content"] == {"type": "string", "maxLength": 512}
     assert props["kept"] == {"type": "string", "maxLength": 10}  # its own bound is kept
@@ -36,5 +36,5 @@ def test_each_string_of_a_tool_is_bounded_at_any_depth_and_nothing_else_changes(
 
 def test_a_strict_tool_and_a_body_without_tools_are_left_as_they_are() -> None:
     strict = _tool({"type": "object", "properties": {"content": {"type": "string"}}}, strict=True)
-    assert with_bounded_tool_strings({"tools": [strict]}, 128) == {"tools": [strict]}
-    assert with_bounded_tool_strings({"messages": []}, 128) == {"messages": []}
+    assert with_bounded_tool_strings({"tools": [strict]}, 512) == {"tools": [strict]}
+    assert with_bounded_tool_strings({"messages": []}, 512) == {"messages": []}

@@ -35,6 +35,10 @@ class AdapterLLM:
     #: the cap on every answer (small models can loop inside a JSON grammar)
     max_tokens: int = 512
     temperature: float = 0.0
+    #: None, or a cap in characters on each string argument of a tool the system offers its
+    #: LLM: llama-cpp-python's tool-calling handler generates tool arguments without
+    #: `max_tokens`, and a small model looping inside one fills the whole context window
+    tool_string_chars: int | None = None
 
 
 _FIELDS = tuple(field.name for field in fields(AdapterLLM))

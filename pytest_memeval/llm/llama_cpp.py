@@ -13,9 +13,10 @@ OpenAI API takes, and the nearest request it takes.
 
 And one thing it takes but does not bound: with `tool_choice` "auto" that handler generates a
 tool's arguments without `max_tokens`, so a small model looping inside a JSON string fills
-the whole context window (4,783 tokens in one LangMem call). A string parameter of a tool
-that is not `strict` gets a `maxLength` (`with_bounded_tool_strings`), which the handler's
-grammar enforces; its free-text answer under "auto" stays bounded only by the window.
+the whole context window (4,783 tokens in one LangMem call). `with_bounded_tool_strings`
+gives a tool's string parameters a `maxLength`, which the handler's grammar enforces (an
+adapter's `llm_tool_string_chars`); its free-text answer under "auto" stays bounded only by
+the window.
 """
 
 from __future__ import annotations
@@ -79,19 +80,14 @@ def with_tool_choice(body: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: characters per token allowed to a tool's string argument (English BPE runs about 4)
-CHARS_PER_TOKEN = 4
-
-
-def with_bounded_tool_strings(body: Mapping[str, Any], max_tokens: int) -> dict[str, Any]:
-    """`body` with a `maxLength` of `max_tokens` tokens' worth of characters on each string
-    parameter (at any depth) of its non-strict tools that has none; strict tools (OpenAI's
-    structured outputs, which refuse the keyword) are left as they are."""
+def with_bounded_tool_strings(body: Mapping[str, Any], max_chars: int) -> dict[str, Any]:
+    """`body` with a `maxLength` of `max_chars` on each string parameter (at any depth) of its
+    non-strict tools that has none; strict tools (OpenAI's structured outputs, which refuse
+    the keyword) are left as they are."""
     tools = body.get("tools")
     if not isinstance(tools, list):
         return dict(body)
-    limit = max_tokens * CHARS_PER_TOKEN
-    return {**body, "tools": [_bounded_tool(tool, limit) for tool in tools]}
+    return {**body, "tools": [_bounded_tool(tool, max_chars) for tool in tools]}
 
 
 def _bounded_tool(tool: Any, limit: int) -> Any:

@@ -9,9 +9,9 @@ openai SDK (sync or async) and LangChain clients all get the same behaviour:
   `json_schema` format the server refuses is sent again in the server's own form, and
   every later request of that client is sent that way at once.
 - Small models can loop inside a JSON grammar until the context is full. Every request
-  is capped at `max_tokens` (a request asking for more is lowered to the cap), and each
-  string argument of a tool at as many tokens' worth of characters (llama.cpp's handler
-  ignores `max_tokens` for tool arguments; see `llm.llama_cpp`).
+  is capped at `max_tokens` (a request asking for more is lowered to the cap), and with
+  `tool_string_chars` each string argument of a tool at that many characters (llama.cpp's
+  handler ignores `max_tokens` for tool arguments; see `llm.llama_cpp`).
 - llama-cpp-python's tool-calling handler (`--chat_format chatml-function-calling`) drops
   the tools of a request without `tool_choice` and rejects `"required"`: the default
   (`"auto"`) is sent explicitly; `"required"` names the tool when there is one, and is
@@ -41,10 +41,13 @@ from ..llm.llama_cpp import (
 class SchemaFormat:
     """Shared by the requests of one client: whether to send schemas in llama.cpp's form."""
 
-    def __init__(self, max_tokens: int) -> None:
+    def __init__(self, max_tokens: int, tool_string_chars: int | None = None) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
+        if tool_string_chars is not None and tool_string_chars < 1:
+            raise ValueError(f"tool_string_chars must be at least 1, got {tool_string_chars}")
         self.max_tokens = max_tokens
+        self.tool_string_chars = tool_string_chars
         self._as_json_object = False
         self._lock = threading.Lock()
 
@@ -64,7 +67,9 @@ class SchemaFormat:
                 out[key] = min(out[key], self.max_tokens)
         if "max_tokens" not in out and "max_completion_tokens" not in out:
             out["max_tokens"] = self.max_tokens
-        out = with_bounded_tool_strings(with_tool_choice(out), self.max_tokens)
+        out = with_tool_choice(out)
+        if self.tool_string_chars is not None:
+            out = with_bounded_tool_strings(out, self.tool_string_chars)
         return with_json_object_schema(out) if self.as_json_object else out
 
     def refused(self, sent: dict[str, Any], status: int, content: bytes) -> bool:
@@ -134,11 +139,13 @@ def api_key() -> str:
 
 
 def http_client(llm: AdapterLLM) -> httpx.Client:
-    return httpx.Client(transport=_Transport(SchemaFormat(llm.max_tokens)), timeout=llm.timeout)
+    return httpx.Client(transport=_Transport(SchemaFormat(llm.max_tokens, llm.tool_string_chars)), timeout=llm.timeout)
 
 
 def async_http_client(llm: AdapterLLM) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=_AsyncTransport(SchemaFormat(llm.max_tokens)), timeout=llm.timeout)
+    return httpx.AsyncClient(
+        transport=_AsyncTransport(SchemaFormat(llm.max_tokens, llm.tool_string_chars)), timeout=llm.timeout
+    )
 
 
 def openai_client(llm: AdapterLLM) -> Any:
