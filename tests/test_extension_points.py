@@ -225,7 +225,7 @@ def test_an_adapter_llm_parameter_stands_for_the_llm_settings(tmp_path: Path, mo
         ConfigError, match=r"^--memeval-adapter-config \[with-llm\]: llm_max_tokens must be int, got '9'$"
     ):
         check_settings(resolved, {"llm_max_tokens": "9"})
-    settings = "llm_model, llm_base_url, llm_timeout, llm_max_retries, llm_max_tokens, llm_temperature, mode"
+    settings = "llm_model, llm_base_url, llm_timeout, llm_max_retries, llm_max_tokens, llm_temperature, llm_tool_string_chars, mode"
     with pytest.raises(
         ConfigError, match=rf"^--memeval-adapter-config \[with-llm\]: unknown setting 'llm' \(settings: {settings}\)$"
     ):
