@@ -17,8 +17,12 @@ TORCH_SOURCE ?= $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS),--extra-in
 # advertise AMX tiles that its sandbox does not let a process use, and then llama.cpp's server
 # dies with SIGILL at its first completion (seen on this project's machines). CMAKE_ARGS
 # reaches llama-cpp-python's build through uv; -mno-* wins over the -march=native it adds.
+# LLAVA_BUILD=OFF: llama-cpp-python's multimodal library (mtmd, 53 of its 193 compile steps)
+# is left out; nothing here serves images, and the server loads it only for a vision model.
+# Installing llama-cpp-python[server] with an empty uv cache: 373 s without it, 473 s with it
+# (one run each, 2026-11-29, load 2-3).
 NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
-LLAMA_CMAKE_ARGS ?= -DCMAKE_C_FLAGS='$(NO_AMX)' -DCMAKE_CXX_FLAGS='$(NO_AMX)'
+LLAMA_CMAKE_ARGS ?= -DCMAKE_C_FLAGS='$(NO_AMX)' -DCMAKE_CXX_FLAGS='$(NO_AMX)' -DLLAVA_BUILD=OFF
 INSTALL = CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(UV) pip install --python $(BIN)/python -c requirements.lock $(TORCH_SOURCE)
 
 # Python writes the bytecode of what it imports (__pycache__, git-ignored) even where the
