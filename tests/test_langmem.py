@@ -59,7 +59,12 @@ def test_settings_are_checked_against_the_constructor() -> None:
 
 
 @pytest.mark.parametrize(
-    "settings, message", [({}, "needs llm_model"), ({"llm_model": "m", "query_limit": 0}, "query_limit")]
+    "settings, message",
+    [
+        ({}, "needs llm_model"),
+        ({"llm_model": "m", "query_limit": 0}, "query_limit"),
+        ({"llm_model": "m", "llm_tool_string_chars": 0}, "tool_string_chars must be at least 1, got 0"),
+    ],
 )
 def test_bad_settings_fail_when_built(settings: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):

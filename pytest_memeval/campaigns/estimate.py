@@ -20,8 +20,9 @@ is assumed, and the output says so:
 
 An interactive suite counts when it plans each item's calls (`Suite.plans_calls` and
 `planned_calls`, given what a retrieval of n is assumed to return: the context's first n
-turns, or every turn from a system that does not honour k): its `answer` calls for the responder, its `judge` calls
-once per judge of the run that fits the suite.
+turns, or every turn from a system that does not honour k): its `answer` calls for the
+responder, its `judge` calls once per judge of the run that fits the suite. One that plans
+none is skipped before its items and contexts are built.
 
 Tokens are counted as `memory.tokens.count_tokens` counts them (words and punctuation,
 close to BPE counts on English). Interactive suites that plan no calls (their protocol
