@@ -150,3 +150,17 @@ def test_key_files_in_pem_and_openssh_form(tmp_path: Path) -> None:
         read_public_key("--memeval-public-key", pem)
     with pytest.raises(ConfigError, match="cannot read"):
         read_private_key("--memeval-sign", tmp_path / "missing.pem")
+
+
+def test_the_plugin_imports_cryptography_only_to_read_or_check_a_key() -> None:
+    """cryptography is about 7 MiB of every process that loads the plugin (the xdist
+    controller's peak counts it); a run that signs and verifies nothing never imports it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, pytest_memeval.plugin, pytest_memeval.campaigns.bundle_report; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography'))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]"

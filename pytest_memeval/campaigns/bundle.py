@@ -39,12 +39,9 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import rfc8785
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from ..errors import MemevalError
 from ..files import json_input
@@ -53,6 +50,9 @@ from ..files.user_files import read_bytes
 from ..llm.cache import CallRow
 from ..memory.embedding_cache import EmbeddingRow
 from ..results.records import Report, SchemaError
+
+if TYPE_CHECKING:  # imported where a signature is checked: cryptography is about 7 MiB
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 FORMAT = "memeval-bundle/1"
 PARTS = ("report", "run", "calls", "embeddings")
@@ -173,6 +173,8 @@ def key_id(public_key: bytes) -> str:
 
 
 def public_bytes(key: Ed25519PublicKey) -> bytes:
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
     return key.public_bytes(Encoding.Raw, PublicFormat.Raw)
 
 
@@ -181,6 +183,9 @@ def _check_signature(signature: Signature | None, manifest: dict[str, str], trus
         if trusted is not None:
             raise BundleError(f"the bundle is not signed; key {key_id(public_bytes(trusted))} was expected")
         return
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(signature.public_key).verify(signature.value, _signed_bytes(manifest))
     except (InvalidSignature, ValueError):

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from typing import TYPE_CHECKING, Any
 
 from .bundle import Bundle, read_bundle, write_bundle
 from .run_bundle import run_info
 from .verify import OUTPUT_OPTIONS, Reproduced, VerifyError, compare, rerun_arguments, run_again
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
 def bundle_report(

@@ -14,24 +14,26 @@ A private key protected by a passphrase is refused (a run cannot ask for it).
 from __future__ import annotations
 
 from pathlib import Path
-
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import (
-    load_pem_private_key,
-    load_pem_public_key,
-    load_ssh_private_key,
-    load_ssh_public_key,
-)
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..files.user_files import read_bytes
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 #: a key file is a few hundred bytes; anything far larger is not one
 _MAX_BYTES = 64 * 1024
 
 
+# cryptography is imported where a key is read: it is about 7 MiB of every process that
+# loads the plugin, and a run that signs nothing never needs it
+
 def read_private_key(option: str, path: Path) -> Ed25519PrivateKey:
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key, load_ssh_private_key
+
     raw = _read(option, path)
     key = None
     for load in (load_pem_private_key, load_ssh_private_key):
@@ -50,6 +52,10 @@ def read_private_key(option: str, path: Path) -> Ed25519PrivateKey:
 
 
 def read_public_key(option: str, path: Path) -> Ed25519PublicKey:
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key, load_ssh_public_key
+
     raw = _read(option, path)
     key = None
     for load in (load_pem_public_key, load_ssh_public_key):
