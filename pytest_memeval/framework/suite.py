@@ -73,7 +73,7 @@ class SuiteOptions:
     responder_llm: LLMSettings | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexEntry:
     """One item as collection sees it: no gold, nothing expensive."""
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from .personas import DIFFICULTIES
 from .questions import FAILURE_MODES, QUESTIONS, REASONING_TYPES, Question
 
@@ -27,6 +29,9 @@ def marker_descriptions() -> dict[str, str]:
     return markers
 
 
+# a few hundred distinct tuples for 34,560 items at full size: each item shares one, where
+# strings of its own took about 15 MiB of every process that indexes the suite
+@cache
 def question_marks(question: Question, difficulty: str, gold: str, unreachable: bool) -> tuple[str, ...]:
     marks = [
         f"type_{question.type_letter}",
