@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,7 @@ def test_a_failing_render_leaves_the_previous_page_whole(tmp_path: Path, monkeyp
     def killed(*args: object) -> str:
         raise KeyboardInterrupt  # the run is interrupted while the page renders
 
-    monkeypatch.setattr(html_module, "render_html", killed)
+    monkeypatch.setattr(html_module, "packed_element", killed)
     with pytest.raises(KeyboardInterrupt):
         write_html(page, _report())
     assert page.read_text() == before
@@ -73,6 +74,28 @@ def test_an_atomic_write_follows_a_link_and_keeps_the_permissions_of_open(tmp_pa
         pass
     write_atomic(made, "x")
     assert made.stat().st_mode == (tmp_path / "by-open.json").stat().st_mode
+
+
+def test_pieces_larger_than_a_slice_are_written_whole_and_a_failing_piece_leaves_the_old_file(
+    tmp_path: Path,
+) -> None:
+    """The writer encodes a slice of a piece at a time; the file holds every character, a
+    character outside the BMP across a slice's edge included."""
+    from pytest_memeval.files import atomic_file
+
+    target = tmp_path / "page.html"
+    big = "a" * (atomic_file._SLICE - 1) + "\U0001f600" + "é" * (atomic_file._SLICE + 3)
+    atomic_file.write_atomic(target, ["<p>", big, "</p>"])
+    assert target.read_text(encoding="utf-8") == f"<p>{big}</p>"
+
+    def pieces_then_interrupted() -> Iterator[str]:
+        yield big
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        atomic_file.write_atomic(target, pieces_then_interrupted())
+    assert target.read_text(encoding="utf-8") == f"<p>{big}</p>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
 
 
 def test_non_finite_scores_never_reach_the_explorer_data() -> None:

@@ -13,6 +13,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+#: characters encoded and written at a time
+_SLICE = 1 << 20
+
 
 def write_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> None:
     """Replace `path` with `text` (UTF-8; or its pieces, written as they come) in one step;
@@ -24,7 +27,11 @@ def write_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> Non
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         with open(descriptor, "w", encoding="utf-8") as handle:
-            handle.writelines([text] if isinstance(text, str) else text)
+            for piece in [text] if isinstance(text, str) else text:
+                # a slice at a time: the writer encodes what it is given whole, a second
+                # copy of a page's megabytes of data
+                for start in range(0, len(piece), _SLICE):
+                    handle.write(piece[start : start + _SLICE])
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)

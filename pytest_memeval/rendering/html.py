@@ -104,6 +104,13 @@ def render_html(
     mapping from suite name to its figures, shown in that suite's section. `headlines`
     names each run's headline metric (the suite's choice; by default its first metric).
     """
+    return "".join(_page_pieces(report, extra_figures, headlines))
+
+
+def _page_pieces(
+    report: Report, extra_figures: ExtraFigures, headlines: Mapping[RunKey, Headline | None] | None
+) -> list[str]:
+    """The page's text in pieces, in order (the explorer's data one of them)."""
     page = _Page()
     names = report.suites()
     by_suite = extra_figures if isinstance(extra_figures, Mapping) else {}
@@ -118,22 +125,20 @@ def render_html(
         figures = "".join(page.figure(f) for f in loose)
         sections.append(f'<section id="suite-figures"><h2>Suite figures</h2>{figures}</section>')
     sections += [explorer_section(packed), _settings_section(report)]
-    return "".join(
-        [
-            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',  # a constant: no escaping
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>memeval report</title><style>{STYLE}</style></head><body>",
-            _header(report),
-            "<main>",
-            _navigation(report, bool(loose)),
-            *sections,
-            "</main>",
-            packed_element(packed),
-            script_element(),
-            "</body></html>\n",
-        ]
-    )
+    return [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',  # a constant: no escaping
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>memeval report</title><style>{STYLE}</style></head><body>",
+        _header(report),
+        "<main>",
+        _navigation(report, bool(loose)),
+        *sections,
+        "</main>",
+        packed_element(packed),
+        script_element(),
+        "</body></html>\n",
+    ]
 
 
 def write_html(
@@ -143,8 +148,9 @@ def write_html(
     headlines: Mapping[RunKey, Headline | None] | None = None,
 ) -> None:
     """Render the whole page, then replace the file in one step (a run killed while writing
-    leaves the previous page whole)."""
-    write_atomic(path, render_html(report, extra_figures, headlines))
+    leaves the previous page whole). Written piece by piece: the page of a 34,560-item run
+    is 8.6 MB, held once more joined and once more encoded, which was its controller's peak."""
+    write_atomic(path, _page_pieces(report, extra_figures, headlines))
 
 
 class _Page:
