@@ -133,3 +133,16 @@ def test_an_item_that_kills_every_worker_is_an_error_record_and_the_rest_runs(
     [record] = [r for r in data["records"] if r["id"] == "p3-pet"]
     assert record["reason"] == "p3-pet: it crashed 2 xdist workers and was not run again"
     assert len(data["session_errors"]) == 2
+
+
+def test_the_item_table_reads_back_as_identities_and_a_damaged_one_as_empty(tmp_path: Path) -> None:
+    from pytest_memeval.running.crashes import ItemIdentity, read_items
+
+    table = tmp_path / "items.json"
+    table.write_text(json.dumps({"test_x.py::test[a]": ["toy", "a", "mem0", 5, 1]}))
+    assert read_items(str(tmp_path)) == {"test_x.py::test[a]": ItemIdentity("toy", "a", "mem0", 5, 1)}
+    for damaged in ('{"test_x.py::test[a]": ["toy", "a", "mem0", "five", 1]}', '{"cut', "[]"):
+        table.write_text(damaged)
+        assert read_items(str(tmp_path)) == {}
+    table.unlink()
+    assert read_items(str(tmp_path)) == {}
