@@ -29,6 +29,7 @@ _MAX_BYTES = 64 * 1024
 # cryptography is imported where a key is read: it is about 7 MiB of every process that
 # loads the plugin, and a run that signs nothing never needs it
 
+
 def read_private_key(option: str, path: Path) -> Ed25519PrivateKey:
     from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
