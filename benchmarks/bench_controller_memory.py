@@ -28,6 +28,7 @@ import json
 import subprocess
 import sys
 import tempfile
+import time
 from functools import partial
 from pathlib import Path
 
@@ -68,14 +69,27 @@ def run(args: list[str], cwd: Path, env: dict[str, str]) -> Figures:
     )
     if done.returncode not in (0, 1):
         sys.exit(f"pytest {' '.join(args)} exited {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    # xdist's workers write theirs as they exit, which may be after the controller has
+    deadline = time.monotonic() + 20
+    while len(list(probes.glob("gw*.json"))) < workers(args) and time.monotonic() < deadline:
+        time.sleep(0.2)
     found = {path.stem: json.loads(path.read_text()) for path in probes.glob("*.json")}
     controller = found.pop("controller")
+    if len(found) < workers(args):
+        sys.exit(
+            f"pytest {' '.join(args)}: {len(found)} of {workers(args)} workers wrote their peak:\n"
+            f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        )
     finishing = next(p["rss_mib"] for p in controller["phases"] if p["phase"] == "session finishing")
     return {
         "controller": controller["peak_mib"],
         "worker": max(w["peak_mib"] for w in found.values()),
         "finishing": finishing,
     }
+
+
+def workers(args: list[str]) -> int:
+    return int(args[args.index("-n") + 1])
 
 
 def report(pair: int, arm: str, figures: Figures) -> None:

@@ -3,7 +3,8 @@
     PYTHONPATH=benchmarks MEMEVAL_RSS_DIR=out/ pytest -p rss_probe ...
 
 Every process that loads it (the controller, and under xdist each worker, which gets the
-same `-p`) writes `<dir>/<controller|gwN>.json` when it exits: its peak resident set
+same `-p`) writes `<dir>/<controller|gwN>.json` when it exits (a worker: when its session
+finishes, and again when pytest unconfigures it): its peak resident set
 (VmHWM, the kernel's high-water mark, in MiB) and, at each phase, its resident set then
 (VmRSS) and the peak so far. Phases: configured, collected, every 2,000th report,
 session finishing (before the controller aggregates), terminal summary start and end
@@ -39,11 +40,11 @@ def _mark(phase: str) -> None:
     _phases.append({"phase": phase, "rss_mib": _status_mib("VmRSS"), "peak_mib": _status_mib("VmHWM")})
 
 
-def _write() -> None:
+def _write(phase: str = "exit") -> None:
     target = os.environ.get("MEMEVAL_RSS_DIR")
     if not target:
         return
-    _mark("exit")
+    _mark(phase)
     out = {"process": _name, "peak_mib": _status_mib("VmHWM"), "reports": _reports, "phases": _phases}
     (Path(target) / f"{_name}.json").write_text(json.dumps(out, indent=1), encoding="utf-8")
 
@@ -54,7 +55,14 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     _name = str(workerinput["workerid"]) if workerinput else "controller"
     _mark("configured")
-    atexit.register(_write)
+    if not workerinput:
+        atexit.register(_write)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _name != "controller":
+        _write("unconfigured")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -71,6 +79,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_sessionfinish() -> Generator[None, Any, Any]:
     _mark("session finishing")
+    if _name != "controller":
+        # a worker writes now, and again when it is unconfigured: xdist's controller kills
+        # a worker that has not exited 10 s after it was told to (at 34,560 items, one that
+        # was still in its last hooks), before anything at its exit would have run
+        _write("session finishing, written")
     try:
         return (yield)
     finally:
