@@ -1,30 +1,33 @@
-"""How fast the --memeval-html page of a large run shows its first screen in headless Chromium.
+"""How fast the --memeval-html page of a large run shows its first screen in headless Chromium,
+against a small run's page, in A/B pairs alternated in the same minutes.
 
-    python benchmarks/bench_html_report.py PAGE.html [PAGE.html ...] [--repeat 3]
-    python benchmarks/bench_html_report.py --run [--size full] [--split all] [--keep DIR] [--repeat 3]
+    python benchmarks/bench_html_report.py --run [--size full] [--split all] [--keep DIR] [--pairs 5]
+    python benchmarks/bench_html_report.py LARGE.html SMALL.html [--pairs 5]
 
-With pages: each page is opened --repeat times, each time in a fresh headless Chromium
-(`chromium --headless --remote-debugging-pipe`, no network, a new profile) driven over the
-DevTools protocol (JSON messages on file descriptors 3 and 4, so nothing but the standard
-library is needed). Per page: its size in bytes, then the medians of what the browser's
-own clock reports, in ms since the navigation started (`performance` entries, so the
-browser's start-up is not counted):
+--run first runs the plugin itself twice, `pytest --memsystem=context --memeval-suite=multisource
+--memeval-size=SIZE --memeval-split=SPLIT -n 0 --memeval-html=...` (full, all: 34,560 items,
+about 5 minutes on 2 cores) and the same at --memeval-size=smoke (216 items) for the
+reference page, in temporary directories (the pages kept in --keep DIR if given).
+
+Each page is opened in a fresh headless Chromium (`chromium --headless
+--remote-debugging-pipe`, no network, a new profile) driven over the DevTools protocol
+(JSON messages on file descriptors 3 and 4, so nothing but the standard library is
+needed). Each arm (large page, small page) is opened once to warm up, then --pairs pairs
+(benchmarks/paired.py: the two pages back to back, their order alternating). What is
+read, in ms since the navigation started, by the browser's own clock (`performance`
+entries, so the browser's start-up is not counted):
 
 - first paint and first contentful paint (the `paint` entries): the first screen drawn;
 - DOMContentLoaded and load (`PerformanceNavigationTiming`): the page parsed / its script ran;
 - explorer ready: when the item explorer shows its first page of rows (the explorer marks
   `memeval-explorer-ready`; a page without the mark is polled for the explorer's rows);
 - headline on first screen: whether the headline comparison (`#headline`) starts inside
-  the first 1280x800 viewport.
+  the first 1280x800 viewport (every open of both pages);
 
-It also gives `dump-dom s`: the wall time of a whole `chromium --headless --dump-dom` process
-on the page (start-up included), the figure issue 28 quoted (10 s for the 29.4 MB page,
-1.1 s for a one-line page), and the same for a one-line page as the floor.
-
-With --run: first runs the plugin itself, `pytest --memsystem=context --memeval-suite=multisource
---memeval-size=full --memeval-split=all -n 0 --memeval-html=...` in a temporary directory
-(34,560 items; about 5 minutes on 2 cores), then measures the page it wrote (kept in --keep
-DIR if given).
+and `dump-dom s`: the wall time of a whole `chromium --headless --dump-dom` process on the
+page (start-up included), the figure issue 28 quoted. Prints each run, then per figure the
+medians of each page and the median of the per-pair ratios (large / small) with its range
+and the load averages.
 """
 
 from __future__ import annotations
@@ -34,19 +37,23 @@ import json
 import os
 import platform
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from paired import Figures, load_average, median_of, ratio_line, run_pairs  # benchmarks/, the script's own directory
 
 CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
 #: the page is local and its policy forbids every request: no network flags needed; no GPU here
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 FLAGS.append("--window-size=1280,800")  # the first screen the headline must start in
 TIMEOUT_S = 180
+#: the page's own timings, in ms since navigation started
+METRICS = ("first_paint", "first_contentful_paint", "dom_content_loaded", "load", "explorer_ready")
 #: what the page reports about itself once loaded (the browser's clock, ms since navigation start)
 PROBE = """(() => {
   const paint = Object.fromEntries(performance.getEntriesByType('paint').map(e => [e.name, e.startTime]));
@@ -170,20 +177,13 @@ def dump_dom_seconds(path: Path, workdir: Path) -> float:
     return time.perf_counter() - started
 
 
-def median(values: list[Any]) -> Any:
-    present = [v for v in values if v is not None]
-    return statistics.median(present) if present else None
-
-
-def measure(path: Path, repeat: int, workdir: Path) -> dict[str, Any]:
-    opened = [open_page(path, workdir) for _ in range(repeat)]
-    result = {"page": str(path), "bytes": path.stat().st_size}
-    for name in ("first_paint", "first_contentful_paint", "dom_content_loaded", "load", "explorer_ready"):
-        result[f"{name}_ms"] = median([o[name] for o in opened])
-    result["rows"] = opened[0]["rows"]
-    result["headline_on_first_screen"] = all(o["headline_on_first_screen"] for o in opened)
-    result["dump_dom_s"] = median([dump_dom_seconds(path, workdir) for _ in range(repeat)])
-    return result
+def measure(path: Path, workdir: Path) -> Figures:
+    """One fresh browser's figures of the page, and one --dump-dom process's seconds."""
+    opened = open_page(path, workdir)
+    figures = {f"{name}_ms": float(opened[name]) for name in METRICS if opened[name] is not None}
+    figures["headline_on_first_screen"] = float(opened["headline_on_first_screen"])
+    figures["dump_dom_s"] = dump_dom_seconds(path, workdir)
+    return figures
 
 
 def run_plugin(size: str, split: str, target: Path) -> float:
@@ -222,48 +222,56 @@ def machine() -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pages", nargs="*", type=Path)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--run", action="store_true", help="first write the page of a real multisource run")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pages", nargs="*", type=Path, help="LARGE.html SMALL.html (without --run)")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--run", action="store_true", help="first write both pages with real multisource runs")
     parser.add_argument("--size", default="full")
     parser.add_argument("--split", default="all")
-    parser.add_argument("--keep", type=Path, help="with --run: keep the page in this directory")
-    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--keep", type=Path, help="with --run: keep the pages in this directory")
+    parser.add_argument("--json", type=Path, help="also write every pair's figures here")
     options = parser.parse_args()
     if CHROMIUM is None:
         raise SystemExit("no chromium on PATH (apt-get install chromium)")
+    if options.run == bool(options.pages) or (options.pages and len(options.pages) != 2):
+        parser.error("give --run, or the two pages LARGE.html SMALL.html")
     print(machine())
     with tempfile.TemporaryDirectory(prefix="memeval-bench-html-") as tmp:
         workdir = Path(tmp)
-        pages = list(options.pages)
         if options.run:
-            target = (options.keep or workdir) / "report.html"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            seconds = run_plugin(options.size, options.split, target)
-            print(f"run: {seconds:.1f} s, page {target}")
-            pages.append(target)
-        floor = workdir / "one-line.html"
-        floor.write_text("<!DOCTYPE html><title>x</title><p>one line</p>\n", encoding="utf-8")
+            folder = options.keep or workdir
+            folder.mkdir(parents=True, exist_ok=True)
+            large, small = folder / "report.html", folder / "report-smoke.html"
+            for size, split, target in ((options.size, options.split, large), ("smoke", "all", small)):
+                print(f"run {size}/{split}: {run_plugin(size, split, target):.1f} s, page {target}", flush=True)
+        else:
+            large, small = options.pages
         print(
-            f"one-line page: dump-dom {median([dump_dom_seconds(floor, workdir) for _ in range(options.repeat)]):.2f} s"
+            f"large: {large} ({large.stat().st_size / 1e6:.2f} MB)\nsmall: {small} ({small.stat().st_size / 1e6:.2f} MB)"
         )
-        results = []
-        print(
-            f"{'MB':>7} {'FP ms':>7} {'FCP ms':>7} {'DCL ms':>7} {'load ms':>8} {'explorer ms':>11} "
-            f"{'dump-dom s':>10} {'headline':>8}  page"
-        )
-        for page in pages:
-            r = measure(page, options.repeat, workdir)
-            results.append(r)
-            cells = [r[f"{k}_ms"] for k in ("first_paint", "first_contentful_paint", "dom_content_loaded", "load")]
+
+        def report(pair: int, arm: str, figures: Figures) -> None:
+            cells = ", ".join(f"{name} {value:.0f}" for name, value in figures.items() if name.endswith("_ms"))
+            print(f"  pair {pair}, {arm}: {cells}, dump-dom {figures['dump_dom_s']:.2f} s, load {load_average():.1f}")
+
+        arms = {"large": partial(measure, large, workdir), "small": partial(measure, small, workdir)}
+        pairs = run_pairs(arms, options.pairs, report)
+        for name in (*(f"{m}_ms" for m in METRICS), "dump_dom_s"):
+            if not all(name in pair[arm] for pair in pairs for arm in arms):
+                print(f"{name}: not reported by every open")
+                continue
+            ratios = [pair["large"][name] / pair["small"][name] for pair in pairs]
+            unit = "s" if name.endswith("_s") else "ms"
+            digits = 2 if unit == "s" else 0
             print(
-                f"{r['bytes'] / 1e6:>7.2f} "
-                + " ".join(f"{c:>7.0f}" if c is not None else f"{'-':>7}" for c in cells)
-                + f" {r['explorer_ready_ms']:>11.0f} {r['dump_dom_s']:>10.2f} {str(r['headline_on_first_screen']):>8}  {page}"
+                f"{name}: large {median_of(pairs, 'large', name):.{digits}f} {unit}, small "
+                f"{median_of(pairs, 'small', name):.{digits}f} {unit} (medians); "
+                + ratio_line("large / small", ratios, pairs)
             )
+        on_screen = all(pair[arm]["headline_on_first_screen"] for pair in pairs for arm in arms)
+        print(f"headline on the first screen in every open: {on_screen}")
         if options.json:
-            options.json.write_text(json.dumps({"machine": machine(), "results": results}, indent=1))
+            options.json.write_text(json.dumps({"machine": machine(), "pairs": [p.arms for p in pairs]}, indent=1))
 
 
 if __name__ == "__main__":
