@@ -42,16 +42,19 @@ def group_sizes(state: RunState, wanted: Collection[str] | None = None) -> dict[
         suite = state.suite(suite_ref)
         if suite.responder_stores_replies:  # built with the LLM responder, a context costs calls
             suite = state.offline_suite(suite_ref)
+        looked_at: set[str] = set()  # each context once, not once per item
         for entry in state.index(suite_ref):
+            if entry.context_id in looked_at:
+                continue
+            looked_at.add(entry.context_id)
             key = (suite_ref, entry.context_id)
             if wanted is not None and not any(group_name(*key, system, k) in wanted for system, k in groups):
                 continue
-            if key not in measured:
-                context = suite.context(entry.context_id)
-                sessions[key] = len(context.sessions)
-                measured[key] = context_chars(context, may_stream=streamed + sessions[key] <= READ_SESSIONS)
-                if not isinstance(context.sessions, (tuple, list)) and measured[key] is not None:
-                    streamed += sessions[key]
+            context = suite.context(entry.context_id)
+            sessions[key] = len(context.sessions)
+            measured[key] = context_chars(context, may_stream=streamed + sessions[key] <= READ_SESSIONS)
+            if not isinstance(context.sessions, (tuple, list)) and measured[key] is not None:
+                streamed += sessions[key]
     known = [(chars, sessions[key]) for key, chars in measured.items() if chars is not None]
     per_session = sum(c for c, _ in known) / max(1, sum(n for _, n in known)) if known else 1.0
     sizes: dict[str, int] = {}

@@ -54,15 +54,20 @@ def score_retrieval(evidence: Evidence, memories: Sequence[Memory], k: int, keep
     for rank, memory in enumerate(memories, start=1):
         if keeps_sources and memory.sources:
             by_sources += 1
-            maps_to = set(ids.intersection(memory.sources))
+            # most memories map to nothing: `context` returns a whole context for each item
+            if ids.isdisjoint(memory.sources):
+                continue
+            maps_to = ids.intersection(memory.sources)
         else:
             held = words(message_text(memory))
-            maps_to = {m.id for m in evidence.messages if m.id and text_covers(held, m)}
-        if maps_to and not reciprocal_rank:
+            maps_to = frozenset(m.id for m in evidence.messages if m.id and text_covers(held, m))
+            if not maps_to:
+                continue
+        if not reciprocal_rank:
             reciprocal_rank = 1.0 / rank
-        if maps_to - covered:
+        if not maps_to <= covered:
             dcg += 1.0 / math.log2(rank + 1)
-        covered |= maps_to
+            covered |= maps_to
     depth = max(k, len(memories))
     ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(len(ids), depth) + 1))
     return RetrievalScore(
