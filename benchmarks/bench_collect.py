@@ -1,24 +1,30 @@
-"""Collection time of the full multisource suite against bare pytest, side by side.
+"""Collection time of the full multisource suite against bare pytest, in A/B pairs.
 
-    python benchmarks/bench_collect.py [--repeat 3]
+    python benchmarks/bench_collect.py [--pairs 5]
 
 Bare: `pytest --collect-only -q -p no:memeval` of one test parametrized 34,560 times.
 Suite: `pytest --collect-only -q --memsystem=none --memeval-size=full --memeval-suite=multisource`
-in an empty directory, with a warm cache (the item index and gold facts on disk, the
-normal case after the first run) and with a cold one (a fresh cache directory, so every
-persona of four seeds is generated). Wall-clock medians of separate processes.
+in an empty directory. First one run on a cold cache (a fresh cache directory: every persona
+of four seeds is generated; a single run, the first of every installation), then --pairs
+A/B pairs (benchmarks/paired.py: each arm warmed up once, the arms of a pair back to back,
+their order alternating) of the suite on the warm cache (the item index and gold facts on
+disk, the normal case after the first run) against bare pytest, both from warm bytecode
+(benchmarks/isolated_env.py). Wall seconds of separate processes; prints the median of the
+per-pair ratios with its range and the load averages.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+
+from isolated_env import isolated_env, machine_line  # benchmarks/, the script's own directory
+from paired import Figures, load_average, median_of, ratio_line, run_pairs
 
 ITEMS = 34_560
 BARE_TEST = f"""
@@ -28,53 +34,50 @@ import pytest
 def test_trivial(i):
     pass
 """
+SUITE = ["--memsystem=none", "--memeval-size=full", "--memeval-suite=multisource"]
+COMMON = ["--collect-only", "-q", "-p", "no:cacheprovider"]
 
 
-def timed(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, str]:
+def timed(args: list[str], cwd: Path, env: dict[str, str]) -> Figures:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
-    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()
     if done.returncode != 0:
+        last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr.strip()
         raise SystemExit(f"pytest {' '.join(args)} failed ({done.returncode}): {last}")
-    return elapsed, last
+    return {"wall_s": elapsed}
 
 
-def median_of(repeat: int, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, str]:
-    runs = [timed(args, cwd, env) for _ in range(repeat)]
-    return statistics.median(t for t, _ in runs), runs[-1][1]
+def report(pair: int, arm: str, figures: Figures) -> None:
+    print(f"  pair {pair}, {arm}: {figures['wall_s']:.2f} s, load {load_average():.1f}", flush=True)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=3)
-    repeat = parser.parse_args().repeat
-    with tempfile.TemporaryDirectory() as tmp:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=5)
+    options = parser.parse_args()
+    print(machine_line())
+    with tempfile.TemporaryDirectory(prefix="memeval-collect-") as tmp:
         root = Path(tmp)
         bare_dir, suite_dir = root / "bare", root / "suite"
         bare_dir.mkdir()
         suite_dir.mkdir()
         (bare_dir / "test_bare.py").write_text(BARE_TEST)
-        env = dict(os.environ, MEMEVAL_CACHE_DIR=str(root / "cache"), PYTHONDONTWRITEBYTECODE="1")
-        suite_args = [
-            "--collect-only",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--memsystem=none",
-            "--memeval-size=full",
-            "--memeval-suite=multisource",
-        ]
-
-        cold, cold_line = timed(suite_args, suite_dir, env)  # fills the cache
-        bare, bare_line = median_of(
-            repeat, ["--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:memeval"], bare_dir, env
-        )
-        warm, warm_line = median_of(repeat, suite_args, suite_dir, env)
-
-    print(f"bare pytest, {ITEMS} trivial parameters: {bare:6.2f} s  ({bare_line})")
-    print(f"multisource full, warm cache:          {warm:6.2f} s  ({warm_line})  ratio {warm / bare:.2f}x")
-    print(f"multisource full, cold cache:          {cold:6.2f} s  ({cold_line})  ratio {cold / bare:.2f}x")
+        env = isolated_env(root)
+        cold = timed([*COMMON, *SUITE], suite_dir, env)["wall_s"]  # fills the cache
+        print(f"multisource full, cold cache (one run, every persona generated): {cold:.2f} s", flush=True)
+        arms = {
+            "suite": partial(timed, [*COMMON, *SUITE], suite_dir, env),
+            "bare": partial(timed, [*COMMON, "-p", "no:memeval"], bare_dir, env),
+        }
+        pairs = run_pairs(arms, options.pairs, report)
+    ratios = [pair["suite"]["wall_s"] / pair["bare"]["wall_s"] for pair in pairs]
+    print(
+        f"--collect-only of {ITEMS:,} items: suite {median_of(pairs, 'suite', 'wall_s'):.2f} s, bare "
+        f"{median_of(pairs, 'bare', 'wall_s'):.2f} s (medians)"
+    )
+    print(ratio_line("suite (warm cache) / bare", ratios, pairs))
+    print(f"cold cache / bare (median): {cold / median_of(pairs, 'bare', 'wall_s'):.2f}x")
 
 
 if __name__ == "__main__":
