@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -526,3 +527,45 @@ def test_the_request_as_the_system_sent_it_is_stored_for_review(gateway: LLMGate
     assert (model, label, stored["route"]) == (MODEL, "memsystem 'toy' chat/completions", "chat/completions")
     assert stored["body"]["messages"] == [{"role": "user", "content": "review me"}]
     assert stored["body"]["max_tokens"] == 7
+
+
+def test_the_probe_the_gateway_and_the_client_share_one_verifying_tls_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each HTTP client built with the default verification loads the CA bundle again (80-120
+    ms of CPU each here); the plugin's clients share one context, which verifies. The openai
+    client's HTTP library is its own (httpx2 in this environment), so both are watched."""
+    import importlib
+    import ssl
+
+    from pytest_memeval.llm import tls
+    from pytest_memeval.llm.preflight import check_endpoint
+
+    asked: list[tuple[str, object]] = []
+    for library in ("httpx", "httpx2"):
+        try:
+            transports = importlib.import_module(f"{library}._transports.default")
+        except ImportError:
+            continue
+
+        def spy(
+            verify: object = True,
+            *args: object,
+            _real: Any = transports.create_ssl_context,
+            _name: str = library,
+            **kwargs: object,
+        ) -> ssl.SSLContext:
+            asked.append((_name, verify))
+            return _real(verify, *args, **kwargs)  # type: ignore[no-any-return]
+
+        monkeypatch.setattr(transports, "create_ssl_context", spy)
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    tls.tls_context.cache_clear()
+    with LLMServer(lambda request: "ok") as server:
+        llm = settings(tmp_path, base_url=server.base_url)
+        check_endpoint(llm, "--memeval-responder")  # a client of its own
+        with LLMGateway(llm):  # the gateway's client
+            ChatClient(llm).close()  # the openai client
+    shared = tls.tls_context()
+    assert len(asked) == 3 and all(verify is shared for _, verify in asked), asked
+    assert shared.verify_mode == ssl.CERT_REQUIRED and shared.check_hostname

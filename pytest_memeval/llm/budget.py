@@ -37,6 +37,7 @@ from ..config.llm_settings import LLMSettings
 from ..errors import ResponseError
 from .calls import ChatRequest, plain_prompt
 from .deadline import DeadlineExceeded, call_within
+from .tls import tls_context
 
 TEMPLATE_TOKENS = 32
 MESSAGE_TOKENS = 8
@@ -159,7 +160,7 @@ class PromptBudget:
     def _client(self) -> httpx.Client:
         with self._lock:
             if self._http is None:
-                self._http = httpx.Client(headers=self._headers, timeout=self.settings.timeout_s)
+                self._http = httpx.Client(headers=self._headers, timeout=self.settings.timeout_s, verify=tls_context())
             return self._http
 
     def _root(self) -> str:

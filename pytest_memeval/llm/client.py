@@ -39,6 +39,7 @@ from .calls import ChatRequest, Completion, TokenLogprob, plain_prompt
 from .deadline import DeadlineExceeded, call_within
 from .secret import Secret, api_key_from_env
 from .structured import FORMS, JSON_SCHEMA, refuses_schema_form, response_format
+from .tls import tls_context
 
 log = logging.getLogger("pytest_memeval.llm")
 
@@ -78,6 +79,7 @@ class ChatClient:
             base_url=self.base_url,
             max_retries=0,
             timeout=settings.timeout_s,
+            http_client=openai.DefaultHttpxClient(verify=tls_context()),
         )
         self._sleep = sleep
         self._clock = clock

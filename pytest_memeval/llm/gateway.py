@@ -91,6 +91,7 @@ from .metering import LLMUsage, Meter
 from .run_slots import RunSlots
 from .secret import Secret, api_key_from_env
 from .streams import CONTENT_TYPE, stream_events
+from .tls import tls_context
 
 log = logging.getLogger("pytest_memeval.llm.gateway")
 
@@ -139,6 +140,7 @@ class LLMGateway:
         # default, and beyond them each call opened a new connection (a TLS handshake on https)
         keep_alive = max(20, settings.concurrency)
         self._http = httpx.Client(
+            verify=tls_context(),
             timeout=settings.timeout_s,
             limits=httpx.Limits(max_connections=max(100, keep_alive), max_keepalive_connections=keep_alive),
         )

@@ -20,6 +20,7 @@ import httpx
 from ..config.llm_settings import LLMSettings
 from ..errors import ConfigError
 from .secret import api_key_from_env
+from .tls import tls_context
 
 #: the most a probe may wait for the endpoint, whatever the run's per-call timeout
 PROBE_TIMEOUT_S = 10.0
@@ -41,7 +42,9 @@ def check_endpoint(settings: LLMSettings, option: str) -> None:
     timeout = min(settings.timeout_s, PROBE_TIMEOUT_S)
     models = url.copy_with(path=url.path.rstrip("/") + "/models")  # its userinfo and query kept, as openai's
     try:
-        response = httpx.get(models, headers={"Authorization": f"Bearer {secret.reveal()}"}, timeout=timeout)
+        response = httpx.get(
+            models, headers={"Authorization": f"Bearer {secret.reveal()}"}, timeout=timeout, verify=tls_context()
+        )
     except httpx.TimeoutException:
         why = f"no answer within {timeout:g} s"
     except httpx.TransportError as exc:
