@@ -9,6 +9,9 @@ Both take the forms the usual tools write:
     ssh-keygen -t ed25519 -N '' -f memeval-key                    # or OpenSSH's: memeval-key(.pub)
 
 A private key protected by a passphrase is refused (a run cannot ask for it).
+
+cryptography is imported where a key is read: it is about 7 MiB of every process that loads
+the plugin, and a run that signs nothing never needs it.
 """
 
 from __future__ import annotations
@@ -24,10 +27,6 @@ if TYPE_CHECKING:
 
 #: a key file is a few hundred bytes; anything far larger is not one
 _MAX_BYTES = 64 * 1024
-
-
-# cryptography is imported where a key is read: it is about 7 MiB of every process that
-# loads the plugin, and a run that signs nothing never needs it
 
 
 def read_private_key(option: str, path: Path) -> Ed25519PrivateKey:
