@@ -569,3 +569,11 @@ def test_the_probe_the_gateway_and_the_client_share_one_verifying_tls_context(
     shared = tls.tls_context()
     assert len(asked) == 3 and all(verify is shared for _, verify in asked), asked
     assert shared.verify_mode == ssl.CERT_REQUIRED and shared.check_hostname
+    # an adapter's clients for its system's LLM (memory.llm_clients) share it too
+    from pytest_memeval.config.adapter_settings import AdapterLLM
+    from pytest_memeval.memory.llm_clients import async_http_client, http_client
+
+    adapter_llm = AdapterLLM(model=MODEL, base_url="https://llm.invalid/v1")
+    http_client(adapter_llm).close()
+    async_http_client(adapter_llm)
+    assert len(asked) == 5 and all(verify is shared for _, verify in asked), asked

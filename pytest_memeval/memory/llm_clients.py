@@ -36,6 +36,7 @@ from ..llm.llama_cpp import (
     with_json_object_schema,
     with_tool_choice,
 )
+from ..llm.tls import tls_context
 
 
 class SchemaFormat:
@@ -79,7 +80,7 @@ class SchemaFormat:
 
 class _Transport(httpx.HTTPTransport):
     def __init__(self, schema: SchemaFormat) -> None:
-        super().__init__()
+        super().__init__(verify=tls_context())
         self.schema = schema
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -99,7 +100,7 @@ class _Transport(httpx.HTTPTransport):
 
 class _AsyncTransport(httpx.AsyncHTTPTransport):
     def __init__(self, schema: SchemaFormat) -> None:
-        super().__init__()
+        super().__init__(verify=tls_context())
         self.schema = schema
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
