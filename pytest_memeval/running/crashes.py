@@ -20,7 +20,6 @@ workers (`--tx ssh=...`) write on their own machine: there, a crash is a session
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -37,6 +36,11 @@ from .collection import ITEM_ARG, K_ARG, REPEAT_ARG, SYSTEM_ARG
 #: the workerinput key naming the directory of the table
 ITEMS_DIR = "memeval_items_dir"
 _TABLE = "items.json"
+#: a row of the table: suite, item, memory system, k, repeat
+_Row = tuple[str, str, str, int, int]
+#: read as tuples (the controller reads 34,560 rows at the end of a full multisource run,
+#: beside everything else it holds then)
+_TABLE_DECODER = msgspec.json.Decoder(dict[str, _Row])
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +88,14 @@ def write_items(directory: str, items: Sequence[pytest.Item], default_system: st
     target = Path(directory) / _TABLE
     if target.exists():
         return
-    table = {
-        item.nodeid: [identity.suite_ref, identity.item_id, identity.memsystem, identity.k, identity.repeat]
+    table: dict[str, _Row] = {
+        item.nodeid: (identity.suite_ref, identity.item_id, identity.memsystem, identity.k, identity.repeat)
         for item in items
         if (identity := identity_of(item, default_system, default_k)) is not None
     }
     partial = target.with_name(f"{_TABLE}.{os.getpid()}.part")
     try:
-        partial.write_text(json.dumps(table), encoding="utf-8")
+        partial.write_bytes(msgspec.json.encode(table))
         partial.replace(target)  # the controller never reads half a table
     except OSError:  # a remote worker: the directory is on the controller's machine
         partial.unlink(missing_ok=True)
@@ -104,11 +108,6 @@ def read_items(directory: str) -> Mapping[str, ItemIdentity]:
     except (OSError, msgspec.MsgspecError):
         return {}
     return {nodeid: ItemIdentity(*fields) for nodeid, fields in table.items()}
-
-
-#: the table as written, its rows as tuples (the controller reads 34,560 of them at the end
-#: of a full multisource run, beside everything else it holds then)
-_TABLE_DECODER = msgspec.json.Decoder(dict[str, tuple[str, str, str, int, int]])
 
 
 def missing_records(
